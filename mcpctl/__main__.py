@@ -1,0 +1,3 @@
+from mcpctl.cli.app import main
+
+main()

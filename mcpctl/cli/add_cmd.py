@@ -1,0 +1,130 @@
+"""`mcpctl add` and `mcpctl remove`: the user tier, and only the user tier."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+
+from mcpctl.cli import render
+from mcpctl.cli.options import ConfigOption, WorkspaceOption, context
+from mcpctl.errors import ExitCode, UsageError
+from mcpctl.server_entry import EntryOptions, build_entry, check_name
+
+_NO_WORKSPACE_WRITES = (
+    "mcpctl writes only the user tier (config.toml); a repo's MCP files belong to the "
+    "repo and are never edited."
+)
+
+OutputOption = Annotated[
+    str, typer.Option("--output", help="text or json.", metavar="text|json")
+]
+
+
+def register(app: typer.Typer) -> None:
+    app.command(
+        "add",
+        help=(
+            "Add a server to the user tier (config.toml).\n\n"
+            "Everything after -- is the command line, taken literally. "
+            + _NO_WORKSPACE_WRITES
+            + "\n\nExamples:\n\n"
+            "  mcpctl add github -- docker run -i --rm ghcr.io/github/github-mcp-server\n\n"
+            "  mcpctl add docs --url https://docs.example.com/mcp --header 'X-Team=core'\n\n"
+            "  mcpctl add fs --command-line \"npx -y @scope/server '/Users/me/My Documents'\""
+        ),
+    )(add_command)
+    app.command(
+        "remove",
+        help="Remove a server from the user tier.\n\n" + _NO_WORKSPACE_WRITES
+        + "\n\nExample: mcpctl remove github",
+    )(remove_command)
+
+
+def add_command(
+    name: Annotated[str, typer.Argument(help="Server name: letters, digits, _ and -.")],
+    command: Annotated[
+        list[str] | None, typer.Argument(help="The command and its arguments, after --.")
+    ] = None,
+    env: Annotated[
+        list[str] | None, typer.Option("--env", "-e", help="KEY=VALUE (repeatable).")
+    ] = None,
+    cwd: Annotated[str | None, typer.Option("--cwd", help="Working directory.")] = None,
+    url: Annotated[str | None, typer.Option("--url", help="A remote server's URL.")] = None,
+    header: Annotated[
+        list[str] | None, typer.Option("--header", help="K=V for a remote server (repeatable).")
+    ] = None,
+    transport: Annotated[
+        str | None, typer.Option("--transport", help="http or sse, for --url.")
+    ] = None,
+    entry_json: Annotated[
+        str | None, typer.Option("--json", help="A whole entry in the usual mcpServers shape.")
+    ] = None,
+    command_line: Annotated[
+        str | None,
+        typer.Option("--command-line", help="The command as one string, split like a shell "
+                     "would split it, with no expansion."),
+    ] = None,
+    replace: Annotated[
+        bool, typer.Option("--replace", help="Overwrite a different definition of NAME.")
+    ] = False,
+    config: ConfigOption = None,
+    workspace: WorkspaceOption = None,
+    output: OutputOption = "text",
+) -> int:
+    from mcpctl.user_config_edit import add_server  # noqa: PLC0415 - tomlkit behind it
+
+    check_name(name)
+    entry = build_entry(name, EntryOptions(
+        argv=command or [], env=env or [], cwd=cwd, url=url, headers=header or [],
+        transport=transport, entry_json=entry_json, command_line=command_line,
+    ))
+    ctx = context(workspace, config)
+    result = add_server(ctx.config_file, name, entry, replace=replace)
+    _report(output, {"name": name, "status": result.status, "path": str(ctx.config_file),
+                     "entry": entry if result.status != "unchanged" else result.previous})
+    if output == "text":
+        verb = {"added": "added", "replaced": "replaced", "unchanged": "unchanged:"}
+        render.say(f"{verb[result.status]} {name} in {render.display_path(ctx.config_file)}"
+                   + (" (already defined like this)" if result.status == "unchanged" else ""))
+    return ExitCode.OK
+
+
+def remove_command(
+    name: Annotated[str, typer.Argument(help="Server name.")],
+    missing_ok: Annotated[
+        bool, typer.Option("--missing-ok", help="Exit 0 when NAME is not in the user tier.")
+    ] = False,
+    config: ConfigOption = None,
+    workspace: WorkspaceOption = None,
+    output: OutputOption = "text",
+) -> int:
+    from mcpctl.user_config_edit import remove_server  # noqa: PLC0415
+    from mcpctl.workspace import load_workspace  # noqa: PLC0415
+
+    ctx = context(workspace, config)
+    result = remove_server(ctx.config_file, name)
+    if result.status == "absent":
+        in_workspace = [d for d in load_workspace(ctx.root).definitions if d.name == name]
+        if in_workspace:
+            where = in_workspace[0].source
+            raise UsageError(
+                f"server {name!r} is defined by the workspace ({render.display_path(where.path)}"
+                f":{where.line}), not the user tier; the repo owns that file and mcpctl never "
+                f"edits it; to withdraw an approval use: mcpctl revoke {name}"
+            )
+        if not missing_ok:
+            raise UsageError(f"no server named {name!r} in the user tier "
+                             f"({render.display_path(ctx.config_file)})")
+    _report(output, {"name": name, "status": result.status, "path": str(ctx.config_file)})
+    if output == "text":
+        said = "removed" if result.status == "removed" else "not present:"
+        render.say(f"{said} {name} in {render.display_path(ctx.config_file)}")
+    return ExitCode.OK
+
+
+def _report(output: str, document: dict[str, Any]) -> None:
+    if output not in ("text", "json"):
+        raise UsageError(f"--output must be text or json, not {output!r}")
+    if output == "json":
+        render.print_json(document)

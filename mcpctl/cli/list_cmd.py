@@ -1,0 +1,179 @@
+"""`mcpctl list` and `mcpctl show NAME`."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from mcpctl import listing
+from mcpctl.cli import render
+from mcpctl.cli.options import ConfigOption, JsonOption, WorkspaceOption, context
+from mcpctl.errors import ExitCode, UsageError
+from mcpctl.merge import MergedServer, find
+from mcpctl.model import Tier
+from mcpctl.trust import Status
+from mcpctl.trust_state import NEEDS_ATTENTION
+from mcpctl.trust_view import TrustStates
+from mcpctl.view import load_view
+
+
+def register(app: typer.Typer) -> None:
+    app.command("list")(list_command)
+    app.command("show")(show_command)
+
+
+def list_command(
+    workspace: WorkspaceOption = None,
+    config: ConfigOption = None,
+    as_json: JsonOption = False,
+    tier: Annotated[
+        Tier | None, typer.Option("--tier", help="Only this tier: user or workspace.")
+    ] = None,
+    needs_attention: Annotated[
+        bool, typer.Option("--needs-attention",
+                           help="Exit 1 when a workspace server is untrusted or changed "
+                                "(for onboarding scripts and CI).")
+    ] = False,
+) -> int:
+    """List every server that would run here, with its tier, state and source.
+
+    Shadowed definitions are listed too, with what shadows them. States: user,
+    trusted, untrusted, changed (with what changed), shadowed. Exit 3 when a config
+    file or the trust store is invalid (the rest is still listed); with
+    --needs-attention, exit 1 when a workspace server is untrusted or changed.
+
+    Example: mcpctl list --workspace ~/src/project --json
+    """
+
+    ctx = context(workspace, config)
+    view = load_view(ctx.root, ctx.config_file, frozenset({tier}) if tier else None)
+    states = TrustStates(ctx.root, ctx.paths.trust_file)
+    rows = list(listing.rows(view.servers, states.state_of))
+    problems = [*view.problems, *states.problems]
+    if as_json:
+        render.print_json({
+            "schema_version": listing.LIST_SCHEMA_VERSION,
+            "workspace": str(view.root),
+            "user_config": str(view.config_file),
+            "servers": [listing.row_document(row) for row in rows],
+            "problems": [listing.problem_document(p) for p in problems],
+        })
+    else:
+        _print_rows(rows)
+        for problem in problems:
+            render.warn(f"{render.display_path(problem.path)}:{problem.line}:{problem.column}: "
+                        f"error: {problem.message}")
+    if problems:
+        return ExitCode.INVALID_CONFIG
+    attention = [row for row in rows if row.state in NEEDS_ATTENTION]
+    if needs_attention and attention:
+        render.warn(f"{len(attention)} workspace server(s) need attention: "
+                    + ", ".join(f"{row.name} ({row.state})" for row in attention)
+                    + "; review with `mcpctl show NAME`, approve with `mcpctl trust NAME`")
+        return ExitCode.FINDINGS
+    return ExitCode.OK
+
+
+def _print_rows(rows: list[listing.Row]) -> None:
+    table: list[list[str]] = []
+    for row in rows:
+        source = f"{render.display_path(row.definition.source.path)}:{row.definition.source.line}"
+        state = row.state
+        if row.shadowed_by is not None:
+            by = row.shadowed_by
+            state = f"shadowed by {render.display_path(by.path)}:{by.line}"
+        elif row.note:
+            state = f"{row.state} ({row.note})"
+        table.append([row.name, row.definition.source.tier.value, state,
+                      row.definition.spec.transport.value,
+                      listing.command_line(row.definition.spec), source])
+    if not table:
+        render.say("no servers")
+        return
+    headers = ["NAME", "TIER", "STATE", "TRANSPORT", "COMMAND", "SOURCE"]
+    fixed = sum(max(len(h), *(len(r[i]) for r in table)) + 2
+                for i, h in enumerate(headers) if i != 4)
+    limit = max(20, render.width() - fixed - 2)
+    for line in table:
+        line[4] = render.middle_truncate(line[4], limit)
+    render.print_table(headers, table)
+
+
+def show_command(
+    name: Annotated[str, typer.Argument(help="Server name.")],
+    workspace: WorkspaceOption = None,
+    config: ConfigOption = None,
+    as_json: JsonOption = False,
+) -> int:
+    """Show everything about one server: each definition, which wins and why.
+
+    Example: mcpctl show github --json
+    """
+
+    ctx = context(workspace, config)
+    view = load_view(ctx.root, ctx.config_file)
+    server = find(view.servers, name)
+    if server is None:
+        raise UsageError(f"no server named {name!r} here (see: mcpctl list)")
+    states = TrustStates(ctx.root, ctx.paths.trust_file)
+    rows = list(listing.rows([server], states.state_of))
+    if as_json:
+        render.print_json({
+            "schema_version": listing.LIST_SCHEMA_VERSION,
+            "name": name,
+            "why": listing.why_wins(server),
+            "definitions": [{**listing.row_document(row),
+                             **listing.trust_document(states.status(row.definition))}
+                            for row in rows],
+            "problems": [listing.problem_document(p) for p in states.problems],
+        })
+    else:
+        for row in rows:
+            _print_definition(row, server, states.status(row.definition))
+        for problem in states.problems:
+            render.warn(f"error: {problem.message}")
+    return ExitCode.INVALID_CONFIG if states.problems else ExitCode.OK
+
+
+def _print_definition(row: listing.Row, server: MergedServer, status: Status) -> None:
+    spec = row.definition.spec
+    source = row.definition.source
+    render.say(f"{spec.name}  [{source.tier.value}] {render.display_path(source.path)}:"
+               f"{source.line}")
+    if row.shadowed_by is None:
+        render.say(f"  state:     {row.state}{f' ({row.note})' if row.note else ''}")
+        render.say(f"  wins:      {listing.why_wins(server)}")
+    else:
+        by = row.shadowed_by
+        render.say(f"  state:     shadowed by {render.display_path(by.path)}:{by.line}")
+    document = listing.spec_document(spec)
+    render.say(f"  transport: {spec.transport.value}")
+    if spec.url is not None:
+        render.say(f"  url:       {spec.url}")
+        for key, value in document["headers"].items():
+            render.say(f"  header:    {key}: {value}")
+    else:
+        render.say(f"  command:   {listing.command_line(spec)}")
+        for key, value in document["env"].items():
+            render.say(f"  env:       {key}={value}")
+        if spec.cwd is not None:
+            render.say(f"  cwd:       {spec.cwd}")
+    for key, value in spec.extra.items():
+        render.say(f"  other:     {key} = {value!r}")
+    refs = listing.references_in(spec)
+    if refs:
+        render.say("  variables: " + ", ".join(f"{r.text} ({r.kind.value})" for r in refs))
+    render.say(f"  fingerprint: {status.fingerprint}")
+    render.say("    made of: transport, command, args, env pairs, cwd, envFile, url, "
+               "header pairs" + (", pinned files:" if status.files else ""))
+    for path, digest in status.files:
+        render.say(f"      {path} {digest}")
+    if status.approval is not None:
+        render.say(f"  approved:  {status.approval.approved_at} at "
+                   f"{status.approval.fingerprint}")
+    if status.changes:
+        render.say("  changed since approval:")
+        for change in status.changes:
+            render.say(f"    {change}")
+    render.say()

@@ -1,0 +1,69 @@
+"""Output: rich tables on a terminal, plain aligned text otherwise, JSON on request."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+
+def is_terminal() -> bool:
+    return sys.stdout.isatty()
+
+
+def width() -> int:
+    return shutil.get_terminal_size((100, 24)).columns if is_terminal() else 10_000
+
+
+def middle_truncate(text: str, limit: int) -> str:
+    if len(text) <= limit or limit < 5:
+        return text
+    keep = limit - 1
+    head = (keep + 1) // 2
+    return text[:head] + "…" + text[len(text) - (keep - head):]
+
+
+def print_json(document: Any) -> None:
+    sys.stdout.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
+
+
+def print_table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
+    if is_terminal():
+        from rich.console import Console  # noqa: PLC0415 - rich costs ~70 ms; terminal only
+        from rich.table import Table  # noqa: PLC0415
+        from rich.text import Text  # noqa: PLC0415 - cells are data, never markup
+
+        table = Table(*headers, box=None, pad_edge=False, highlight=False)
+        for row in rows:
+            table.add_row(*(Text(cell) for cell in row))
+        Console(no_color="NO_COLOR" in os.environ).print(table)
+        return
+    widths = [max([len(h), *(len(r[i]) for r in rows)]) for i, h in enumerate(headers)]
+    for row in (headers, *rows):
+        line = "  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row))
+        sys.stdout.write(line.rstrip() + "\n")
+
+
+def say(text: str = "") -> None:
+    sys.stdout.write(text + "\n")
+
+
+def warn(text: str) -> None:
+    sys.stderr.write(text + "\n")
+
+
+def display_path(path: Path) -> str:
+    """Relative to the current folder when inside it, else with the home folder as `~`."""
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        pass
+    home = Path.home()
+    try:
+        return "~/" + str(path.relative_to(home))
+    except ValueError:
+        return str(path)

@@ -1,0 +1,127 @@
+"""Turn one raw server entry (a JSON object or TOML table) into a ServerSpec.
+
+Pure: the caller has parsed the file; this only interprets one mapping and says
+exactly which field is wrong.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from mcpctl.formats import TRANSPORT_ALIASES
+from mcpctl.model import ServerSpec, Transport
+
+KNOWN_FIELDS = frozenset(
+    {"command", "args", "env", "cwd", "envFile", "url", "headers", "type", "timeout"}
+)
+
+
+class EntryError(ValueError):
+    """An entry that does not describe a server; `field` names the culprit."""
+
+    def __init__(self, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+def spec_from_entry(
+    name: str, entry: Any, aliases: Mapping[str, str] | None = None
+) -> ServerSpec:
+    if not isinstance(entry, Mapping):
+        raise EntryError(f"server {name!r}: entry must be an object, not {_kind(entry)}")
+    fields = {(aliases or {}).get(key, key): value for key, value in entry.items()}
+    has_command = fields.get("command") is not None
+    has_url = fields.get("url") is not None
+    if has_command == has_url:
+        which = "both 'command' and 'url'" if has_command else "neither 'command' nor 'url'"
+        raise EntryError(f"server {name!r} has {which}; it needs exactly one")
+    transport = _transport(name, fields.get("type"), remote=has_url)
+    timeout = fields.get("timeout")
+    if timeout is not None and (
+        isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0
+    ):
+        raise EntryError(f"server {name!r}: 'timeout' must be a positive number", "timeout")
+    return ServerSpec(
+        name=name,
+        transport=transport,
+        command=_string(name, fields, "command"),
+        args=tuple(_string_list(name, fields, "args")),
+        env=_string_map(name, fields, "env"),
+        cwd=_string(name, fields, "cwd"),
+        env_file=_string(name, fields, "envFile"),
+        url=_string(name, fields, "url"),
+        headers=_string_map(name, fields, "headers"),
+        timeout=float(timeout) if timeout is not None else None,
+        extra={k: v for k, v in fields.items() if k not in KNOWN_FIELDS},
+    )
+
+
+def _transport(name: str, declared: Any, *, remote: bool) -> Transport:
+    if declared is None:
+        return Transport.HTTP if remote else Transport.STDIO
+    if not isinstance(declared, str) or declared not in TRANSPORT_ALIASES:
+        known = ", ".join(sorted(TRANSPORT_ALIASES))
+        raise EntryError(f"server {name!r}: unknown 'type' {declared!r} (known: {known})", "type")
+    transport = Transport(TRANSPORT_ALIASES[declared])
+    if (transport is Transport.STDIO) == remote:
+        needs = "'url'" if remote else "'command'"
+        raise EntryError(
+            f"server {name!r}: 'type' {declared!r} does not fit an entry with {needs}", "type"
+        )
+    return transport
+
+
+def _string(name: str, fields: Mapping[str, Any], key: str) -> str | None:
+    value = fields.get(key)
+    if value is None or isinstance(value, str):
+        return value
+    raise EntryError(f"server {name!r}: '{key}' must be a string, not {_kind(value)}", key)
+
+
+def _string_list(name: str, fields: Mapping[str, Any], key: str) -> list[str]:
+    value = fields.get(key)
+    if value is None:
+        return []
+    if isinstance(value, list) and all(isinstance(item, str) for item in value):
+        return value
+    raise EntryError(f"server {name!r}: '{key}' must be a list of strings", key)
+
+
+def _string_map(name: str, fields: Mapping[str, Any], key: str) -> dict[str, str]:
+    value = fields.get(key)
+    if value is None:
+        return {}
+    if isinstance(value, Mapping) and all(isinstance(v, str) for v in value.values()):
+        return dict(value)
+    raise EntryError(f"server {name!r}: '{key}' must map names to strings", key)
+
+
+def _kind(value: Any) -> str:
+    return {dict: "an object", list: "a list", str: "a string", bool: "a boolean"}.get(
+        type(value), "a number" if isinstance(value, int | float) else type(value).__name__
+    )
+
+
+def entry_from_spec(spec: ServerSpec) -> dict[str, Any]:
+    """The canonical `mcpServers`-shaped entry for a spec (fields mcpctl writes, in order)."""
+    entry: dict[str, Any] = {}
+    if spec.url is not None:
+        entry["type"] = spec.transport.value
+        entry["url"] = spec.url
+        if spec.headers:
+            entry["headers"] = dict(spec.headers)
+    else:
+        entry["command"] = spec.command
+        if spec.args:
+            entry["args"] = list(spec.args)
+        if spec.env:
+            entry["env"] = dict(spec.env)
+        if spec.cwd is not None:
+            entry["cwd"] = spec.cwd
+        if spec.env_file is not None:
+            entry["envFile"] = spec.env_file
+    if spec.timeout is not None:
+        entry["timeout"] = spec.timeout
+    entry.update(spec.extra)
+    return entry

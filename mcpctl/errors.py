@@ -1,0 +1,58 @@
+"""The one error hierarchy and the one table of exit codes (DESIGN §8).
+
+Every failure a user can cause is a `McpctlError` subclass whose class-level
+`exit_code` says how the process ends; one handler in `mcpctl.cli.app` turns it into
+a one-line message on stderr.
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+
+class ExitCode(IntEnum):
+    OK = 0
+    FINDINGS = 1
+    USAGE = 2
+    INVALID_CONFIG = 3
+    TRUST_REFUSED = 4
+    KEYRING_UNAVAILABLE = 5
+    SERVER_FAILED = 6
+    INTERNAL = 70  # an mcpctl bug: the message names the log with the traceback
+    INTERRUPTED = 130
+
+
+class McpctlError(Exception):
+    """Base of every error mcpctl reports to a user."""
+
+    exit_code: ExitCode = ExitCode.FINDINGS
+
+
+class UsageError(McpctlError):
+    """The command line asks for something that cannot be done as asked."""
+
+    exit_code = ExitCode.USAGE
+
+
+class ConfigError(McpctlError):
+    """A config file (ours or a repo's) cannot be read or does not mean anything valid."""
+
+    exit_code = ExitCode.INVALID_CONFIG
+
+
+class TrustRefused(McpctlError):
+    """A workspace server may not start: it is not approved at its current fingerprint."""
+
+    exit_code = ExitCode.TRUST_REFUSED
+
+
+class KeyringUnavailable(McpctlError):
+    """No usable OS keyring backend."""
+
+    exit_code = ExitCode.KEYRING_UNAVAILABLE
+
+
+class ServerFailed(McpctlError):
+    """A server failed to start or to answer."""
+
+    exit_code = ExitCode.SERVER_FAILED

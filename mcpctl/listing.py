@@ -1,0 +1,118 @@
+"""What `list` and `show` say about servers, as data (pure; the CLI renders it)."""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from mcpctl.merge import MergedServer
+from mcpctl.model import Definition, Problem, ServerSpec, Source, Tier
+from mcpctl.secretlike import looks_secret, mask
+from mcpctl.trust import Status
+from mcpctl.variables import references_in
+
+LIST_SCHEMA_VERSION = 1
+
+
+@dataclass(frozen=True)
+class Row:
+    definition: Definition
+    state: str
+    shadowed_by: Source | None
+    note: str = ""
+
+    @property
+    def name(self) -> str:
+        return self.definition.name
+
+
+StateOf = Callable[[Definition], tuple[str, str]]
+
+
+def default_state(definition: Definition) -> tuple[str, str]:
+    return definition.source.tier.value, ""
+
+
+def rows(servers: list[MergedServer], state_of: StateOf = default_state) -> Iterator[Row]:
+    """A row per definition: each winner, then what it shadows."""
+    for server in servers:
+        state, note = state_of(server.winner)
+        yield Row(server.winner, state, None, note)
+        for loser in server.shadowed:
+            yield Row(loser, "shadowed", server.winner.source)
+
+
+def command_line(spec: ServerSpec) -> str:
+    """As a user would type it; a remote server shows its URL."""
+    if spec.url is not None:
+        return spec.url
+    return shlex.join(spec.argv())
+
+
+def spec_document(spec: ServerSpec) -> dict[str, Any]:
+    """The definition as written, with secret-looking literal values masked."""
+    document: dict[str, Any] = {"transport": spec.transport.value}
+    if spec.url is not None:
+        document["url"] = spec.url
+        document["headers"] = masked_map(spec.headers)
+    else:
+        document["command"] = spec.command
+        document["args"] = list(spec.args)
+        document["env"] = masked_map(spec.env)
+        document["cwd"] = spec.cwd
+    if spec.env_file is not None:
+        document["envFile"] = spec.env_file
+    if spec.timeout is not None:
+        document["timeout"] = spec.timeout
+    document["extra"] = dict(spec.extra)
+    return document
+
+
+def masked_map(values: Any) -> dict[str, str]:
+    return {key: mask(value) if looks_secret(value) else value for key, value in values.items()}
+
+
+def source_document(source: Source) -> dict[str, Any]:
+    return {"tier": source.tier.value, "path": str(source.path), "line": source.line,
+            "format": source.format_id}
+
+
+def row_document(row: Row) -> dict[str, Any]:
+    spec = row.definition.spec
+    return {
+        "name": row.name,
+        "tier": row.definition.source.tier.value,
+        "state": row.state,
+        "note": row.note,
+        **spec_document(spec),
+        "source": source_document(row.definition.source),
+        "shadowed_by": source_document(row.shadowed_by) if row.shadowed_by else None,
+        "variables": [ref.text for ref in references_in(spec)],
+    }
+
+
+def problem_document(problem: Problem) -> dict[str, Any]:
+    return {"path": str(problem.path), "line": problem.line, "column": problem.column,
+            "message": problem.message}
+
+
+def why_wins(server: MergedServer) -> str:
+    winner = server.winner.source
+    if not server.shadowed:
+        return "only definition"
+    if winner.tier is Tier.USER:
+        return "the user tier wins over the workspace"
+    return "earlier in the workspace file order (.mcp.json, mcp.json, .vscode/mcp.json, " \
+           ".cursor/mcp.json)"
+
+
+def trust_document(status: Status) -> dict[str, Any]:
+    return {
+        "fingerprint": status.fingerprint,
+        "pinned_files": [{"path": path, "digest": digest} for path, digest in status.files],
+        "approved_at": status.approval.approved_at if status.approval else None,
+        "approved_fingerprint": status.approval.fingerprint if status.approval else None,
+        "changes": list(status.changes),
+    }

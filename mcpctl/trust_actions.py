@@ -1,0 +1,101 @@
+"""Changing approvals: approve, revoke, revoke the stale ones."""
+
+from __future__ import annotations
+
+import os
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from mcpctl.merge import MergedServer
+from mcpctl.trust import Status, status_of
+from mcpctl.trust_state import Approval, TrustState, approved_definition
+from mcpctl.trust_store import (
+    Store,
+    approvals_in,
+    read_store,
+    record_of,
+    update_store,
+    workspace_key,
+)
+from mcpctl.workspace import load_workspace
+
+
+def statuses(servers: list[MergedServer], root: Path, trust_file: Path
+             ) -> list[tuple[MergedServer, Status]]:
+    approvals = approvals_in(read_store(trust_file), root)
+    return [(server, status_of(server.winner, root, approvals)) for server in servers]
+
+
+def approve(server: MergedServer, status: Status, root: Path, trust_file: Path) -> None:
+    spec = server.winner.spec
+    approval = Approval(status.fingerprint, datetime.now(UTC).isoformat(timespec="seconds"),
+                        approved_definition(spec, status.files))
+
+    def mutate(store: Store) -> None:
+        store["workspaces"].setdefault(workspace_key(root), {})[spec.name] = record_of(approval)
+
+    update_store(trust_file, mutate)
+
+
+def revoke_in(trust_file: Path, root: Path, names: list[str] | None) -> list[dict[str, Any]]:
+    key = workspace_key(root)
+
+    def mutate(store: Store) -> list[dict[str, Any]]:
+        records = store["workspaces"].get(key, {})
+        chosen = list(records) if names is None else [n for n in names if n in records]
+        for name in chosen:
+            del records[name]
+        if not records:
+            store["workspaces"].pop(key, None)
+        return [{"workspace": key, "name": n, "reason": "revoked"} for n in chosen]
+
+    return update_store(trust_file, mutate)
+
+
+def revoke_all(trust_file: Path) -> list[dict[str, Any]]:
+    def mutate(store: Store) -> list[dict[str, Any]]:
+        removed = [{"workspace": key, "name": name, "reason": "revoked"}
+                   for key, records in store["workspaces"].items() for name in records]
+        store["workspaces"].clear()
+        return removed
+
+    return update_store(trust_file, mutate)
+
+
+def stale_records(store: Store) -> list[dict[str, Any]]:
+    """Records that are changed, or orphaned (workspace gone, server no longer defined)."""
+    stale: list[dict[str, Any]] = []
+    for key, records in store["workspaces"].items():
+        root = Path(key)
+        if not os.path.isdir(root):
+            stale += [{"workspace": key, "name": n, "reason": TrustState.ORPHANED.value,
+                       "detail": "workspace folder is gone"} for n in records]
+            continue
+        approvals = approvals_in(store, root)
+        workspace_defs = {d.name: d for d in load_workspace(root).definitions}
+        for name in records:
+            definition = workspace_defs.get(name)
+            if definition is None:
+                stale.append({"workspace": key, "name": name,
+                              "reason": TrustState.ORPHANED.value,
+                              "detail": "no longer defined in the workspace"})
+                continue
+            status = status_of(definition, root, approvals)
+            if status.state is TrustState.CHANGED:
+                stale.append({"workspace": key, "name": name, "reason": status.state.value,
+                              "detail": "; ".join(status.changes)})
+    return stale
+
+
+def revoke_stale(trust_file: Path) -> list[dict[str, Any]]:
+    def mutate(store: Store) -> list[dict[str, Any]]:
+        stale = stale_records(store)
+        for item in stale:
+            records = store["workspaces"][item["workspace"]]
+            records.pop(item["name"], None)
+            if not records:
+                del store["workspaces"][item["workspace"]]
+        return stale
+
+    return update_store(trust_file, mutate)

@@ -1,0 +1,92 @@
+"""The trust store: `<data dir>/trust.json` (DESIGN §4, STYLE 6-7).
+
+Versioned, mode 0600, replaced atomically under a lock for every read-modify-write.
+Keyed by the workspace root's resolved real path, then server name. A newer
+`schema_version` is refused and never overwritten; a corrupt store is reported with
+its path and left in place, and nothing is trusted while it is unreadable.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+from mcpctl.atomic import atomic_write_text, file_lock
+from mcpctl.errors import ConfigError
+from mcpctl.trust_state import Approval
+
+SCHEMA_VERSION = 1
+T = TypeVar("T")
+Store = dict[str, Any]
+
+
+class TrustStoreError(ConfigError):
+    """The trust store cannot be used; it is left as it is."""
+
+
+def workspace_key(root: Path) -> str:
+    return os.path.realpath(root)
+
+
+def empty_store() -> Store:
+    return {"schema_version": SCHEMA_VERSION, "workspaces": {}}
+
+
+def read_store(path: Path) -> Store:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return empty_store()
+    except (OSError, UnicodeDecodeError) as error:
+        raise TrustStoreError(f"trust store {path} cannot be read ({error}); "
+                              "nothing is trusted until it is fixed or removed") from None
+    return parse_store(text, path)
+
+
+def parse_store(text: str, path: Path) -> Store:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise TrustStoreError(
+            f"trust store {path} is corrupt (line {error.lineno}, column {error.colno}: "
+            f"{error.msg}); it was left in place and nothing is trusted until it is fixed "
+            "or removed") from None
+    version = data.get("schema_version") if isinstance(data, dict) else None
+    if not isinstance(version, int) or not isinstance(data.get("workspaces"), dict):
+        raise TrustStoreError(f"trust store {path} is not an mcpctl trust store "
+                              "(no schema_version or workspaces); it was left in place")
+    if version > SCHEMA_VERSION:
+        raise TrustStoreError(
+            f"trust store {path} has schema_version {version}, newer than this mcpctl "
+            f"understands ({SCHEMA_VERSION}); upgrade mcpctl — the file was not changed")
+    return data
+
+
+def approvals_in(store: Store, root: Path) -> dict[str, Approval]:
+    records = store["workspaces"].get(workspace_key(root), {})
+    approvals: dict[str, Approval] = {}
+    for name, record in records.items():
+        if isinstance(record, dict) and isinstance(record.get("fingerprint"), str):
+            approvals[name] = Approval(record["fingerprint"], str(record.get("approved_at", "")),
+                                       record.get("definition") or {})
+    return approvals
+
+
+def record_of(approval: Approval) -> dict[str, Any]:
+    return {"fingerprint": approval.fingerprint, "approved_at": approval.approved_at,
+            "definition": dict(approval.definition)}
+
+
+def update_store(path: Path, mutate: Callable[[Store], T]) -> T:
+    """Read, change and write the store under its lock; write only if `mutate` changed it."""
+    with file_lock(path):
+        store = read_store(path)
+        before = json.dumps(store, sort_keys=True)
+        result = mutate(store)
+        if json.dumps(store, sort_keys=True) != before:
+            atomic_write_text(path, json.dumps(store, indent=1, ensure_ascii=False) + "\n",
+                              mode=0o600)
+        return result

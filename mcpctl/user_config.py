@@ -1,0 +1,99 @@
+"""The user tier, read side: `config.toml` parsed with tomllib (fast, read-only)."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from mcpctl.entries import EntryError, spec_from_entry
+from mcpctl.model import Definition, Problem, Source, Tier
+from mcpctl.tier_load import TierLoad, read_config_text
+
+_TOMLLIB_POSITION = re.compile(r"\s*\(at line (\d+), column (\d+)\)$")
+_BARE_OR_QUOTED = r'(?:[A-Za-z0-9_-]+|"(?:[^"\\]|\\.)*"|\'[^\']*\')'
+_SERVER_HEADER = re.compile(rf"^\s*\[\s*servers\s*\.\s*({_BARE_OR_QUOTED})\s*\]")
+_SERVERS_HEADER = re.compile(r"^\s*\[\s*servers\s*\]")
+_ANY_HEADER = re.compile(r"^\s*\[")
+_KEY_LINE = re.compile(rf"^\s*(?:servers\s*\.\s*)?({_BARE_OR_QUOTED})\s*[.=]")
+
+
+def load_user_tier(path: Path) -> TierLoad:
+    load = TierLoad()
+    if not path.exists():
+        return load
+    load.files.append(path)
+    text = read_config_text(path)
+    if isinstance(text, Problem):
+        load.problems.append(text)
+        return load
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        load.problems.append(toml_problem(path, error))
+        return load
+    definitions, problems = definitions_from_toml(data, text, path)
+    load.definitions.extend(definitions)
+    load.problems.extend(problems)
+    return load
+
+
+def toml_problem(path: Path, error: tomllib.TOMLDecodeError) -> Problem:
+    message = str(error)
+    match = _TOMLLIB_POSITION.search(message)
+    if match is None:
+        return Problem(path, 1, 1, message)
+    return Problem(path, int(match[1]), int(match[2]), message[: match.start()])
+
+
+def definitions_from_toml(
+    data: dict[str, Any], text: str, path: Path
+) -> tuple[list[Definition], list[Problem]]:
+    """Pure: the `[servers.NAME]` tables of a parsed config.toml."""
+    servers = data.get("servers", {})
+    lines = server_lines(text)
+    if not isinstance(servers, dict):
+        return [], [Problem(path, 1, 1, "'servers' must be a table of [servers.NAME] tables")]
+    definitions: list[Definition] = []
+    problems: list[Problem] = []
+    for name, entry in servers.items():
+        line = lines.get(name, 1)
+        try:
+            spec = spec_from_entry(name, entry)
+        except EntryError as error:
+            problems.append(Problem(path, line, 1, str(error)))
+            continue
+        definitions.append(Definition(spec, Source(Tier.USER, path, line, 0, "config.toml")))
+    return definitions, problems
+
+
+def server_lines(text: str) -> dict[str, int]:
+    """Line of each server's name: `[servers.NAME]`, `servers.NAME = …` or `NAME = …`
+    inside `[servers]`. The first mention wins (`[servers.x.env]` comes later)."""
+    lines: dict[str, int] = {}
+    in_servers_table = False
+    top_level = True
+    for number, line in enumerate(text.splitlines(), start=1):
+        header = _SERVER_HEADER.match(line)
+        if header:
+            lines.setdefault(_unquote(header[1]), number)
+            in_servers_table = top_level = False
+            continue
+        if _ANY_HEADER.match(line):
+            in_servers_table = bool(_SERVERS_HEADER.match(line))
+            top_level = False
+            continue
+        key = _KEY_LINE.match(line)
+        if key and (in_servers_table or (top_level and line.lstrip().startswith("servers"))):
+            lines.setdefault(_unquote(key[1]), number)
+    return lines
+
+
+def _unquote(key: str) -> str:
+    if key[:1] == '"':
+        unquoted: str = tomllib.loads(f"k = {key}")["k"]
+        return unquoted
+    if key[:1] == "'":
+        return key[1:-1]
+    return key

@@ -1,0 +1,29 @@
+"""Load both tiers and merge them: what `list`, `show` and every launch look at."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from mcpctl.merge import MergedServer, merge
+from mcpctl.model import Problem, Tier
+from mcpctl.tier_load import TierLoad
+from mcpctl.user_config import load_user_tier
+from mcpctl.workspace import load_workspace
+
+
+@dataclass
+class View:
+    root: Path
+    config_file: Path
+    servers: list[MergedServer]
+    problems: list[Problem] = field(default_factory=list)
+
+
+def load_view(root: Path, config_file: Path, tiers: frozenset[Tier] | None = None) -> View:
+    loads = TierLoad()
+    if tiers is None or Tier.USER in tiers:
+        loads.extend(load_user_tier(config_file))
+    if tiers is None or Tier.WORKSPACE in tiers:
+        loads.extend(load_workspace(root))
+    return View(root, config_file, merge(loads.definitions), loads.problems)

@@ -1,0 +1,109 @@
+"""The workspace tier: a repo's MCP config files, read-only (DESIGN §2)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from mcpctl import jsonc
+from mcpctl.entries import EntryError, spec_from_entry
+from mcpctl.formats import ALL_TOP_KEYS, WORKSPACE_FORMATS, ConfigFormat
+from mcpctl.model import Definition, Problem, Source, Tier
+from mcpctl.tier_load import TierLoad, read_config_text
+
+
+def find_workspace_root(start: Path) -> Path:
+    """The nearest ancestor of `start` (itself included) holding `.git`, else `start`."""
+    start = start.resolve()
+    for candidate in (start, *start.parents):
+        if (candidate / ".git").exists():
+            return candidate
+    return start
+
+
+def load_workspace(root: Path) -> TierLoad:
+    """Every workspace format's file under `root`; a bad file never hides the others."""
+    load = TierLoad()
+    for precedence, fmt in enumerate(WORKSPACE_FORMATS, start=1):
+        path = root / fmt.relative_path
+        if path.is_file() or (path.exists() and not path.is_dir()):
+            load.extend(load_workspace_file(path, fmt, precedence))
+        elif path.is_dir():
+            load.problems.append(Problem(path, 1, 1, "is a directory, not a file"))
+    return load
+
+
+def load_workspace_file(path: Path, fmt: ConfigFormat, precedence: int) -> TierLoad:
+    load = TierLoad(files=[path])
+    text = read_config_text(path)
+    if isinstance(text, Problem):
+        load.problems.append(text)
+        return load
+    try:
+        document = jsonc.parse(text, jsonc=fmt.jsonc)
+    except jsonc.JsonSyntaxError as error:
+        hint = "" if fmt.jsonc else " (comments and trailing commas are not allowed here)"
+        load.problems.append(Problem(path, error.line, error.column, error.message + hint))
+        return load
+    definitions, problems = definitions_from_document(document, fmt, path, precedence)
+    load.definitions.extend(definitions)
+    load.problems.extend(problems)
+    return load
+
+
+def definitions_from_document(
+    document: jsonc.JsonDocument, fmt: ConfigFormat, path: Path, precedence: int
+) -> tuple[list[Definition], list[Problem]]:
+    """Pure: interpret a parsed file of format `fmt`."""
+    if document.duplicates:
+        # Two parsers that disagree about which duplicate wins is an attack: refuse the file.
+        return [], [
+            Problem(path, d.line, d.column,
+                    f"duplicate key {_dotted(d.path)} (first at line {d.first_line})")
+            for d in document.duplicates
+        ]
+    top = document.value
+    if not isinstance(top, dict):
+        return [], [Problem(path, 1, 1, "top level must be a JSON object")]
+    servers = _servers_object(top, fmt, path, document)
+    if isinstance(servers, Problem):
+        return [], [servers]
+    definitions: list[Definition] = []
+    problems: list[Problem] = []
+    for name, entry in servers.items():
+        line, column = document.position((fmt.top_key, name))
+        try:
+            spec = spec_from_entry(name, entry, fmt.aliases)
+        except EntryError as error:
+            if error.field is not None:
+                line, column = document.position((fmt.top_key, name, error.field))
+            problems.append(Problem(path, line, column, str(error)))
+            continue
+        source = Source(Tier.WORKSPACE, path, line, precedence, fmt.id)
+        definitions.append(Definition(spec, source))
+    return definitions, problems
+
+
+def _servers_object(
+    top: Mapping[str, Any], fmt: ConfigFormat, path: Path, document: jsonc.JsonDocument
+) -> Mapping[str, Any] | Problem:
+    if fmt.top_key not in top:
+        wrong = sorted((ALL_TOP_KEYS - {fmt.top_key}) & top.keys())
+        unexpected = sorted(set(top) - fmt.companion_keys)
+        if wrong or unexpected:
+            found = wrong or unexpected
+            line, column = document.position((found[0],))
+            return Problem(path, line, column,
+                           f"expected top-level key {fmt.top_key!r} for {fmt.relative_path}, "
+                           f"found {found[0]!r}")
+        return {}
+    servers = top[fmt.top_key]
+    if not isinstance(servers, dict):
+        line, column = document.position((fmt.top_key,))
+        return Problem(path, line, column, f"{fmt.top_key!r} must be an object of servers")
+    return servers
+
+
+def _dotted(path: jsonc.JsonPath) -> str:
+    return ".".join(str(part) for part in path)
