@@ -68,7 +68,7 @@ def approved_definition(spec: ServerSpec, files: Sequence[PinnedFile]) -> dict[s
         "envFile": spec.env_file,
         "url": spec.url,
         "headers": {key: _stored_value(value) for key, value in sorted(spec.headers.items())},
-        "files": {path: digest for path, digest in sorted(files)},
+        "files": dict(sorted(files)),
     }
 
 

@@ -62,7 +62,8 @@ def parse_store(text: str, path: Path) -> Store:
         raise TrustStoreError(
             f"trust store {path} has schema_version {version}, newer than this mcpctl "
             f"understands ({SCHEMA_VERSION}); upgrade mcpctl — the file was not changed")
-    return data
+    store: Store = data
+    return store
 
 
 def approvals_in(store: Store, root: Path) -> dict[str, Approval]:

@@ -19,10 +19,9 @@ from typing import Any
 from mcpctl.atomic import atomic_write_text, file_lock
 from mcpctl.entries import EntryError, entry_from_spec, spec_from_entry
 from mcpctl.errors import ConfigError, UsageError
+from mcpctl.model import Problem
 from mcpctl.tier_load import read_config_text
 from mcpctl.user_config import server_lines, toml_problem
-from mcpctl.model import Problem
-
 
 _SERVER_TABLE = re.compile(r"^\s*\[\s*servers\s*\.")
 _HEADER = re.compile(r"^\s*\[\[?\s*([^\]]*?)\s*\]")
@@ -132,7 +131,7 @@ def _rewrite(text: str, name: str, entry: dict[str, Any]) -> str:
             else:
                 table[key] = value
         servers[name] = table
-    else:
+    elif servers is not None:
         del servers[name]
     return tomlkit.dumps(document)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import os
 import subprocess
 import sys
@@ -65,8 +66,6 @@ def cli(
     def invoke(*args: str, stdin: str | None = None) -> Result:
         capsys.readouterr()
         if stdin is not None:
-            import io
-
             monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
         code = run(list(args))
         captured = capsys.readouterr()

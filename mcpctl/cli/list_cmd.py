@@ -15,6 +15,7 @@ from mcpctl.model import Tier
 from mcpctl.trust import Status
 from mcpctl.trust_state import NEEDS_ATTENTION
 from mcpctl.trust_view import TrustStates
+from mcpctl.variables import references_in
 from mcpctl.view import load_view
 
 
@@ -161,9 +162,13 @@ def _print_definition(row: listing.Row, server: MergedServer, status: Status) ->
             render.say(f"  cwd:       {spec.cwd}")
     for key, value in spec.extra.items():
         render.say(f"  other:     {key} = {value!r}")
-    refs = listing.references_in(spec)
+    refs = references_in(spec)
     if refs:
         render.say("  variables: " + ", ".join(f"{r.text} ({r.kind.value})" for r in refs))
+    _print_trust(status)
+
+
+def _print_trust(status: Status) -> None:
     render.say(f"  fingerprint: {status.fingerprint}")
     render.say("    made of: transport, command, args, env pairs, cwd, envFile, url, "
                "header pairs" + (", pinned files:" if status.files else ""))

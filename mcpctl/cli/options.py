@@ -37,4 +37,4 @@ def context(workspace: Path | None, config: Path | None) -> Context:
 
     paths = Paths.from_environment(os.environ)
     root = workspace.resolve() if workspace is not None else find_workspace_root(Path.cwd())
-    return Context(paths, root, config if config is not None else paths.config_file)
+    return Context(paths, root, config.absolute() if config is not None else paths.config_file)
