@@ -71,7 +71,8 @@ def spec_document(spec: ServerSpec) -> dict[str, Any]:
 
 
 def masked_map(values: Any) -> dict[str, str]:
-    return {key: mask(value) if looks_secret(value) else value for key, value in values.items()}
+    return {key: mask(value) if looks_secret(value, name=key) else value
+            for key, value in values.items()}
 
 
 def source_document(source: Source) -> dict[str, Any]:

@@ -50,9 +50,9 @@ def state_of(tier: Tier, fingerprint: str, approval: Approval | None) -> TrustSt
     return TrustState.CHANGED
 
 
-def _stored_value(value: str) -> str | dict[str, str]:
+def _stored_value(key: str, value: str) -> str | dict[str, str]:
     """A literal that looks like a secret is kept only as its hash."""
-    if looks_secret(value):
+    if looks_secret(value, name=key):
         return {"sha256": hashlib.sha256(value.encode("utf-8")).hexdigest()}
     return value
 
@@ -63,11 +63,12 @@ def approved_definition(spec: ServerSpec, files: Sequence[PinnedFile]) -> dict[s
         "transport": spec.transport.value,
         "command": spec.command,
         "args": list(spec.args),
-        "env": {key: _stored_value(value) for key, value in sorted(spec.env.items())},
+        "env": {key: _stored_value(key, value) for key, value in sorted(spec.env.items())},
         "cwd": spec.cwd,
         "envFile": spec.env_file,
         "url": spec.url,
-        "headers": {key: _stored_value(value) for key, value in sorted(spec.headers.items())},
+        "headers": {key: _stored_value(key, value)
+                    for key, value in sorted(spec.headers.items())},
         "files": dict(sorted(files)),
     }
 

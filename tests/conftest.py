@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from mcpctl.cli.app import run
+from tests.secret_service import SecretService, running_secret_service
 
 REPO = Path(__file__).resolve().parent.parent
 REAL_HOME = Path.home()
@@ -85,3 +86,24 @@ def run_mcpctl(
         env={**os.environ, **(env or {})}, check=False,
     )
     return Result(proc.returncode, proc.stdout, proc.stderr)
+
+
+@pytest.fixture(scope="session")
+def _secret_service_session() -> Iterator[SecretService]:
+    with running_secret_service() as service:
+        yield service
+
+
+@pytest.fixture
+def secret_service(
+    _secret_service_session: SecretService, monkeypatch: pytest.MonkeyPatch
+) -> SecretService:
+    """The real keyring (gnome-keyring over a private D-Bus) for this test."""
+    monkeypatch.setenv("DBUS_SESSION_BUS_ADDRESS", _secret_service_session.bus_address)
+    return _secret_service_session
+
+
+@pytest.fixture
+def no_keyring(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No D-Bus session at all: keyring has no backend (run mcpctl as a process)."""
+    monkeypatch.delenv("DBUS_SESSION_BUS_ADDRESS", raising=False)

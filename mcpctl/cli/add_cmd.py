@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
 from mcpctl.cli import render
 from mcpctl.cli.options import ConfigOption, WorkspaceOption, context
+from mcpctl.cli.secret_cmd import read_secret_value
 from mcpctl.errors import ExitCode, UsageError
 from mcpctl.server_entry import EntryOptions, build_entry, check_name
 
@@ -68,6 +70,18 @@ def add_command(
     replace: Annotated[
         bool, typer.Option("--replace", help="Overwrite a different definition of NAME.")
     ] = False,
+    secret_env: Annotated[
+        list[str] | None,
+        typer.Option("--secret-env", help="KEY whose value is asked for (hidden) or read from "
+                     "--stdin, stored in the keyring and referenced as ${secret:NAME-KEY}."),
+    ] = None,
+    from_stdin: Annotated[
+        bool, typer.Option("--stdin", help="With --secret-env: read the value from stdin.")
+    ] = False,
+    plain: Annotated[
+        bool, typer.Option("--plain", help="Write secret-looking values as given (they are not "
+                           "moved to the keyring).")
+    ] = False,
     config: ConfigOption = None,
     workspace: WorkspaceOption = None,
     output: OutputOption = "text",
@@ -80,6 +94,11 @@ def add_command(
         transport=transport, entry_json=entry_json, command_line=command_line,
     ))
     ctx = context(workspace, config)
+    entry, moved = _move_secrets(name, entry, secret_env or [], from_stdin, plain,
+                                 ctx.paths.secrets_index)
+    for secret in moved:
+        render.warn(f"stored a secret-looking value in the OS keyring as {secret!r}; "
+                    f"config.toml references it as ${{secret:{secret}}}")
     result = add_server(ctx.config_file, name, entry, replace=replace)
     _report(output, {"name": name, "status": result.status, "path": str(ctx.config_file),
                      "entry": entry if result.status != "unchanged" else result.previous})
@@ -121,6 +140,32 @@ def remove_command(
         said = "removed" if result.status == "removed" else "not present:"
         render.say(f"{said} {name} in {render.display_path(ctx.config_file)}")
     return ExitCode.OK
+
+
+def _move_secrets(
+    name: str, entry: dict[str, Any], secret_env: list[str], from_stdin: bool, plain: bool,
+    index: Path,
+) -> tuple[dict[str, Any], list[str]]:
+    """Store secret values in the keyring first, so config never names a missing one."""
+    from mcpctl.secret_extraction import extract_secrets, reference, secret_name_for  # noqa: PLC0415
+
+    if secret_env and "command" not in entry:
+        raise UsageError("--secret-env is for servers started by command")
+    if len(secret_env) > 1 and from_stdin:
+        raise UsageError("--stdin reads one value: give one --secret-env per command")
+    found: dict[str, str] = {}
+    if not plain:
+        entry, found = extract_secrets(name, entry)
+    for key in secret_env:
+        secret = secret_name_for(name, key)
+        found[secret] = read_secret_value(from_stdin, f"Value for {key}: ")
+        entry = {**entry, "env": {**entry.get("env", {}), key: reference(secret)}}
+    if found:
+        from mcpctl.keyring_store import set_secret  # noqa: PLC0415
+
+        for secret, value in found.items():
+            set_secret(index, secret, value)
+    return entry, list(found)
 
 
 def _report(output: str, document: dict[str, Any]) -> None:

@@ -11,9 +11,11 @@ def register_all(app: typer.Typer) -> None:
     from mcpctl.cli import (  # noqa: PLC0415
         add_cmd,
         list_cmd,
+        run_cmd,
+        secret_cmd,
         trust_cmd,
     )
 
-    for module in (list_cmd, add_cmd, trust_cmd):
+    for module in (list_cmd, add_cmd, trust_cmd, secret_cmd, run_cmd):
         module.register(app)
     app._mcpctl_registered = True  # type: ignore[attr-defined]

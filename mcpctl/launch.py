@@ -1,0 +1,92 @@
+"""From an admitted definition to what exactly runs: variables and secrets resolved.
+
+Takes an `Admission`, which only the trust gate makes, so nothing reaches a process
+without passing the gate. Expansion happens here and only here, when a server is
+launched or probed (DESIGN §3).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from mcpctl.errors import ConfigError
+from mcpctl.gate import Admission
+from mcpctl.model import Transport
+from mcpctl.variables import Context, expand
+
+_ENV_LINE = re.compile(r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*?)\s*$")
+
+
+@dataclass(frozen=True)
+class Launch:
+    name: str
+    transport: Transport
+    argv: tuple[str, ...]
+    env: Mapping[str, str]  # the server's own variables, resolved (not the whole environ)
+    cwd: str | None
+    url: str | None
+    headers: Mapping[str, str]
+    timeout: float | None
+    root: Path
+
+
+def resolve_launch(
+    admission: Admission, environ: Mapping[str, str], home: Path,
+    secret: Callable[[str], str | None],
+) -> Launch:
+    spec = admission.definition.spec
+    context = Context(admission.root, home, environ, secret)
+
+    def value(text: str, field: str) -> str:
+        return expand(text, context, server=spec.name, field=field)
+
+    env: dict[str, str] = {}
+    if spec.env_file is not None:
+        env.update(read_env_file(_absolute(value(spec.env_file, "envFile"), admission.root)))
+    env.update({key: value(text, f"env {key}") for key, text in spec.env.items()})
+    cwd = _absolute(value(spec.cwd, "cwd"), admission.root) if spec.cwd is not None else None
+    return Launch(
+        name=spec.name,
+        transport=spec.transport,
+        argv=tuple(value(text, f"argv[{i}]") for i, text in enumerate(spec.argv()))
+        if spec.command is not None else (),
+        env=env,
+        cwd=str(cwd) if cwd is not None else None,
+        url=value(spec.url, "url") if spec.url is not None else None,
+        headers={key: value(text, f"header {key}") for key, text in spec.headers.items()},
+        timeout=spec.timeout,
+        root=admission.root,
+    )
+
+
+def _absolute(path: str, root: Path) -> Path:
+    candidate = Path(path).expanduser()
+    return candidate if candidate.is_absolute() else root / candidate
+
+
+def read_env_file(path: Path) -> dict[str, str]:
+    """KEY=VALUE lines (`export` allowed, `#` comments, optional matching quotes)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise ConfigError(f"envFile {path} cannot be read: {error}") from None
+    values: dict[str, str] = {}
+    for line in text.splitlines():
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        match = _ENV_LINE.match(line)
+        if match is None:
+            continue
+        raw = match[2]
+        if len(raw) >= 2 and raw[0] == raw[-1] and raw[0] in "\"'":
+            raw = raw[1:-1]
+        values[match[1]] = raw
+    return values
+
+
+def child_environment(environ: Mapping[str, str], launch: Launch) -> dict[str, str]:
+    """The user's environment plus the server's resolved variables."""
+    return {**environ, **launch.env}

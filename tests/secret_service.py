@@ -1,0 +1,85 @@
+"""A real Secret Service for tests: gnome-keyring in a private D-Bus session.
+
+Started once per test session by the `secret_service` fixture. Where gnome-keyring or
+dbus-daemon is missing the tests that need it skip — except on CI (`CI=true`), where
+a missing component fails them, so a green CI always means the keyring was tested.
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+
+@dataclass(frozen=True)
+class SecretService:
+    bus_address: str
+    home: Path
+
+
+def require(component: str) -> None:
+    """Skip the test, or fail it on CI, because `component` is missing."""
+    message = f"{component} is not installed (.ci/run installs it)"
+    if os.environ.get("CI", "").lower() == "true":
+        pytest.fail(message)
+    pytest.skip(message)
+
+
+def _read_line(stream: object, timeout: float) -> str:
+    assert hasattr(stream, "readline") and hasattr(stream, "fileno")
+    ready, _, _ = select.select([stream], [], [], timeout)
+    if not ready:
+        raise TimeoutError("no answer in time")
+    line: str = stream.readline()
+    return line.strip()
+
+
+@contextmanager
+def running_secret_service() -> Iterator[SecretService]:
+    for program in ("dbus-daemon", "gnome-keyring-daemon"):
+        if shutil.which(program) is None:
+            require(program)
+    home = Path(tempfile.mkdtemp(prefix="mcpctl-keyring-"))
+    runtime = home / "run"
+    runtime.mkdir(mode=0o700)
+    env = {**os.environ, "HOME": str(home), "XDG_DATA_HOME": str(home / "share"),
+           "XDG_RUNTIME_DIR": str(runtime)}
+    bus = subprocess.Popen(
+        ["dbus-daemon", "--session", "--nofork", "--print-address=1"],
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, text=True,
+    )
+    daemon: subprocess.Popen[str] | None = None
+    try:
+        address = _read_line(bus.stdout, 10)
+        env["DBUS_SESSION_BUS_ADDRESS"] = address
+        daemon = subprocess.Popen(
+            ["gnome-keyring-daemon", "--foreground", "--unlock", "--components=secrets"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+            env=env, text=True,
+        )
+        assert daemon.stdin is not None
+        daemon.stdin.write("test-keyring-password\n")
+        daemon.stdin.close()
+        _read_line(daemon.stdout, 10)  # it prints its control socket once it serves
+        yield SecretService(address, home)
+    finally:
+        for process in (daemon, bus):
+            if process is not None:
+                process.terminate()
+                try:
+                    process.wait(5)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+                    process.wait()
+                if process.stdout is not None:
+                    process.stdout.close()
+        shutil.rmtree(home, ignore_errors=True)
