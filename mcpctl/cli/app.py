@@ -35,7 +35,8 @@ def _register_commands() -> None:
 
 def run(argv: Sequence[str] | None = None) -> int:
     """Run one command line and return its exit code; never raises for user errors."""
-    import click  # noqa: PLC0415 - typer's own dependency, already imported by typer
+    # typer 0.27 carries its own copy of click; its exceptions are the ones raised.
+    from typer._click.exceptions import ClickException  # noqa: PLC0415
 
     _register_commands()
     command = typer.main.get_command(app)
@@ -48,10 +49,10 @@ def run(argv: Sequence[str] | None = None) -> int:
     except McpctlError as error:
         _say_error(str(error))
         return int(error.exit_code)
-    except click.exceptions.Abort:
+    except typer.Abort:
         _say_error("interrupted")
         return int(ExitCode.INTERRUPTED)
-    except click.ClickException as error:
+    except ClickException as error:
         error.show()
         return int(ExitCode.USAGE if error.exit_code == 2 else error.exit_code)
     except KeyboardInterrupt:
