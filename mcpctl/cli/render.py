@@ -40,7 +40,8 @@ def print_table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
         table = Table(*headers, box=None, pad_edge=False, highlight=False)
         for row in rows:
             table.add_row(*(Text(cell) for cell in row))
-        Console(no_color="NO_COLOR" in os.environ).print(table)
+        # NO_COLOR counts when set and not empty (no-color.org); rich reads it so.
+        Console().print(table)
         return
     widths = [max([len(h), *(len(r[i]) for r in rows)]) for i, h in enumerate(headers)]
     for row in (headers, *rows):
@@ -58,12 +59,19 @@ def warn(text: str) -> None:
 
 def display_path(path: Path) -> str:
     """Relative to the current folder when inside it, else with the home folder as `~`."""
-    try:
-        return str(path.relative_to(Path.cwd()))
-    except ValueError:
-        pass
-    home = Path.home()
-    try:
-        return "~/" + str(path.relative_to(home))
-    except ValueError:
-        return str(path)
+    # Plain string prefixes: this runs once per row, and Path.relative_to is slow.
+    text = str(path)
+    for base, shown in ((os.getcwd(), ""), (os.path.expanduser("~"), "~/")):
+        if text == base:
+            return shown.rstrip("/") or "."
+        if text.startswith(base.rstrip(os.sep) + os.sep):
+            return shown + text[len(base.rstrip(os.sep)) + 1:]
+    return text
+
+
+def age(seconds: float) -> str:
+    """A short human age: 45 s, 12 min, 3 h, 2 d."""
+    for unit, size in (("d", 86_400), ("h", 3_600), ("min", 60)):
+        if seconds >= size:
+            return f"{int(seconds // size)} {unit}"
+    return f"{int(max(seconds, 0))} s"

@@ -10,7 +10,7 @@ import asyncio
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 JSONRPC = "2.0"
 
@@ -125,11 +125,11 @@ def _message(item: Any, text: str) -> Message:
         return Response(request_id, result if isinstance(result, dict) else {}, None)
     if isinstance(item.get("error"), dict):
         # An error with a null id answers a request the server could not read.
-        return Response(request_id if _is_id(request_id) else -1, None, _error(item["error"]))
+        return Response(request_id if _is_id(request_id) else "", None, _error(item["error"]))
     raise NotJsonRpc(text)
 
 
-def _is_id(value: Any) -> bool:
+def _is_id(value: Any) -> TypeGuard[int | str]:
     return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
 
 

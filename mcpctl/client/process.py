@@ -39,6 +39,9 @@ class Limits:
     max_total_bytes: int = MAX_TOTAL_BYTES
 
 
+LIMITS = Limits()
+
+
 class StderrLog:
     """The first and last lines a server wrote to stderr, each line capped."""
 
@@ -112,7 +115,7 @@ class ServerProcess:
     async def spawn(
         cls, argv: Sequence[str], env: Mapping[str, str], cwd: str | None, *,
         on_line: Callable[[bytes], None], on_end: Callable[[OutputError | None], None],
-        limits: Limits = Limits(),
+        limits: Limits = LIMITS,
     ) -> ServerProcess:
         """Start `argv`; OSError (no such command, not executable, bad cwd) propagates."""
         process = cls(on_line, on_end, limits)
@@ -210,7 +213,6 @@ class ServerProcess:
     def kill_now(self) -> None:
         """SIGKILL the whole group without waiting: for cancellation (Ctrl-C)."""
         self._signal(signal.SIGKILL)
-        self._close_transport()
 
     async def _wait_group(self, timeout: float) -> bool:
         deadline = time.monotonic() + timeout

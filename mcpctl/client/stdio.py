@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 
 from mcpctl.client import jsonrpc
 from mcpctl.client.jsonrpc import Json, NotJsonRpc, RequestHandler
-from mcpctl.client.process import Limits, OutputError, ServerProcess
+from mcpctl.client.process import LIMITS, Limits, OutputError, ServerProcess
 from mcpctl.client.session import ChannelError
 
 _EXIT_WAIT = 0.5
@@ -36,7 +36,7 @@ class StdioChannel:
     @classmethod
     async def open(
         cls, argv: Sequence[str], env: Mapping[str, str], cwd: str | None,
-        handle: RequestHandler, limits: Limits = Limits(),
+        handle: RequestHandler, limits: Limits = LIMITS,
     ) -> StdioChannel:
         channel = cls(handle)
         if not argv or not argv[0]:
@@ -51,6 +51,8 @@ class StdioChannel:
         except OSError as error:
             raise ChannelError(f"cannot start {argv[0]}: {error.strerror or error}") from None
         channel.opened_at = channel._process.started_at
+        if channel._failure is not None:
+            channel._process.fail(OutputError(str(channel._failure)))
         return channel
 
     def start(self, method: str, params: Json | None) -> asyncio.Future[Json]:
@@ -86,13 +88,16 @@ class StdioChannel:
             self._process.write(jsonrpc.encode(message))
 
     def _line(self, line: bytes) -> None:
-        if not line.strip():
+        if self._failure is not None or not line.strip():
             return  # a blank line carries nothing; tolerated rather than fatal
         try:
             messages = jsonrpc.decode(line)
         except NotJsonRpc as error:
-            assert self._process is not None  # lines only come from a running process
-            self._process.fail(OutputError(_pollution(error.text)))
+            # The line may arrive while `spawn` is still returning, before `_process` is
+            # set: remember the failure either way, and stop the reader once it exists.
+            self._fail(ChannelError(_pollution(error.text)))
+            if self._process is not None:
+                self._process.fail(OutputError(_pollution(error.text)))
             return
         if self.first_answer_at is None:
             self.first_answer_at = time.monotonic()
@@ -106,8 +111,7 @@ class StdioChannel:
             self._ending = asyncio.get_running_loop().create_task(self._diagnose_exit())
 
     async def _diagnose_exit(self) -> None:
-        assert self._process is not None
-        code = await self._process.wait_exit(_EXIT_WAIT)
+        code = await self._process.wait_exit(_EXIT_WAIT) if self._process else None
         when = "in the middle of the exchange" if self._dispatcher.answered else "before answering"
         self._fail(ChannelError(f"{_exit_text(code)} {when}", closed=True))
 

@@ -1,6 +1,7 @@
 """A tiny MCP server (handshake style, stdlib only) for the tests.
 
-It answers `initialize` and `tools/list`. Its one tool's description carries the
+It answers `initialize` and `tools/list`. `TOKEN_SERVER_EXTRA_TOOL` in its
+environment adds a second tool of that name. Its one tool's description carries the
 SHA-256 of the environment variable named by `--token-var` (default API_TOKEN), so a
 test can prove a secret arrived without the secret ever being printed. With
 `--marker PATH` it creates that file on start: a test that must prove a server was
@@ -21,11 +22,16 @@ from typing import Any
 def tools(token_var: str) -> list[dict[str, Any]]:
     token = os.environ.get(token_var)
     digest = hashlib.sha256(token.encode()).hexdigest() if token is not None else "missing"
-    return [{
+    listed = [{
         "name": "whoami",
         "description": f"token-sha256:{digest}",
         "inputSchema": {"type": "object", "properties": {}},
     }]
+    extra = os.environ.get("TOKEN_SERVER_EXTRA_TOOL")
+    if extra:  # lets a test change the tool list without changing the definition
+        listed.append({"name": extra, "description": "added later",
+                       "inputSchema": {"type": "object"}})
+    return listed
 
 
 def answer(request: dict[str, Any], token_var: str) -> dict[str, Any] | None:

@@ -1,0 +1,141 @@
+"""`mcpctl cost`: what each server's tool definitions cost in context tokens."""
+
+from __future__ import annotations
+
+import time
+from typing import Annotated, Any
+
+import typer
+
+from mcpctl.cli import render
+from mcpctl.cli.options import ConfigOption, JsonOption, WorkspaceOption, context
+from mcpctl.cli.progress import progress
+from mcpctl.errors import ExitCode, UsageError
+from mcpctl.merge import MergedServer, find
+from mcpctl.probing import Outcome, ProbeOptions, admit_all, probe_admitted
+from mcpctl.view import load_view
+
+KNOWN_CAPABILITIES = ("roots", "sampling", "elicitation")
+
+TimeoutOption = Annotated[
+    float | None, typer.Option("--timeout", min=0.1,
+                               help="Seconds to wait for each server (default: its own "
+                                    "`timeout`, else 30).")
+]
+CapabilitiesOption = Annotated[
+    str, typer.Option("--capabilities", help="Client capabilities to declare, comma-separated "
+                      "(roots, sampling, elicitation); servers may list other tools for others.")
+]
+InsecureOption = Annotated[
+    bool, typer.Option("--allow-insecure", help="Allow plain http:// to a non-loopback host.")
+]
+
+
+def register(app: typer.Typer) -> None:
+    app.command("cost")(cost_command)
+
+
+def parse_capabilities(text: str) -> frozenset[str]:
+    chosen = frozenset(part.strip() for part in text.split(",") if part.strip())
+    unknown = sorted(chosen - set(KNOWN_CAPABILITIES))
+    if unknown:
+        raise UsageError(f"unknown capability {unknown[0]!r} (known: "
+                         f"{', '.join(KNOWN_CAPABILITIES)})")
+    return chosen
+
+
+def select(servers: list[MergedServer], names: list[str]) -> list[MergedServer]:
+    if not names:
+        return servers
+    chosen = []
+    for name in dict.fromkeys(names):
+        server = find(servers, name)
+        if server is None:
+            raise UsageError(f"no server named {name!r} here (see: mcpctl list)")
+        chosen.append(server)
+    return chosen
+
+
+def cost_command(
+    names: Annotated[list[str] | None, typer.Argument(help="Servers (default: all here).")
+                     ] = None,
+    tools: Annotated[bool, typer.Option("--tools", help="List every tool with its tokens.")
+                     ] = False,
+    refresh: Annotated[
+        bool, typer.Option("--refresh", help="Probe again even when the last probe is cached.")
+    ] = False,
+    timeout: TimeoutOption = None,
+    capabilities: CapabilitiesOption = "roots",
+    allow_insecure: InsecureOption = False,
+    workspace: WorkspaceOption = None,
+    config: ConfigOption = None,
+    as_json: JsonOption = False,
+) -> int:
+    """Start trusted servers, list their tools, and count the tokens each tool costs.
+
+    Counts the compact JSON of each tool's name, description and input schema as
+    received, with the o200k_base tokenizer (offline). Untrusted or changed workspace
+    servers are never started. The last probe of each server is cached: --refresh
+    probes again and says which tools were added, removed or changed since.
+    Exit 6 if a server failed; 4 if a server named on the command line was refused.
+
+    Example: mcpctl cost --tools --refresh
+    """
+    from mcpctl.cost_view import cost_document, report_for  # noqa: PLC0415
+    from mcpctl.trust_view import TrustStates  # noqa: PLC0415
+
+    options = ProbeOptions(parse_capabilities(capabilities), timeout, allow_insecure, refresh)
+    ctx = context(workspace, config)
+    view = load_view(ctx.root, ctx.config_file)
+    servers = select(view.servers, names or [])
+    outcomes = admit_all(servers, ctx.root, ctx.paths.trust_file)
+    started = sum(o.admission is not None for o in outcomes)
+    with progress("probing", started) as advance:
+        probe_admitted(outcomes, ctx.paths, options, advance)
+    report = report_for(outcomes)
+    states = TrustStates(ctx.root, ctx.paths.trust_file)
+    state_by_name = {o.name: states.state_of(o.server.winner)[0] for o in outcomes}
+    document = cost_document(outcomes, report, state_by_name, options.capabilities)
+    if as_json:
+        render.print_json(document)
+    else:
+        _print_report(document, outcomes, tools)
+    if any(o.failed for o in outcomes):
+        return ExitCode.SERVER_FAILED
+    if names and any(o.refused for o in outcomes):
+        return ExitCode.TRUST_REFUSED
+    return ExitCode.OK
+
+
+def _print_report(document: dict[str, Any], outcomes: list[Outcome], tools: bool) -> None:
+    servers = document["servers"]
+    measured = [s for s in servers if s["total_tokens"] is not None]
+    rows = [[s["name"], s["state"], f"{s['protocol_version']} ({s['style']})",
+             str(s["tool_count"]), f"{s['total_tokens']:,}", f"{s['share']:.0%}",
+             ", ".join(f"{t['name']} {t['tokens']:,}" for t in s["largest"])]
+            for s in measured]
+    if rows:
+        render.print_table(["SERVER", "STATE", "PROTOCOL", "TOOLS", "TOKENS", "SHARE",
+                            "LARGEST"], rows)
+    now = time.time()
+    for server in measured:
+        if server["status"] == "cached":
+            age = render.age(now - server["probed_at"])
+            render.say(f"{server['name']}: from the probe {age} ago (--refresh probes again)")
+        if tools:
+            for tool in server["tools"]:
+                render.say(f"  {server['name']}  {tool['name']}  {tool['tokens']:,}")
+    for server in servers:
+        if server["status"] == "failed":
+            render.say(f"failed: {server['name']}: {server['error']}")
+            for line in server["stderr_tail"][-5:]:
+                render.say(f"  stderr: {line}")
+        elif server["status"] == "refused":
+            render.say(f"not started: {server['error']}")
+    render.say(f"total: {document['total_tools']} tools, {document['total_tokens']:,} tokens "
+               f"in {len(measured)} server(s) (tokenizer {document['tokenizer']}; "
+               f"capabilities declared: {', '.join(document['capabilities']) or 'none'})")
+    warnings = [(s["name"], w["message"]) for s in measured for w in s["warnings"]]
+    warnings += [("all", w["message"]) for w in document["warnings"]]
+    for who, message in warnings:
+        render.say(f"warning: {who}: {message}")

@@ -1,0 +1,88 @@
+"""`doctor`'s static checks: why a server would or would not start, and the fix.
+
+Pure except for what the caller passes in: the environment, a PATH lookup and a
+secret lookup. Nothing here starts a server; the live probe is the caller's, and only
+for servers the gate admitted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import PurePath
+
+from mcpctl.entries import entry_from_spec
+from mcpctl.lint.argv import command_line_hits
+from mcpctl.model import ServerSpec
+from mcpctl.variables import Context, Kind, expand, references_in
+
+OK, WARN, FAIL = "ok", "warn", "fail"
+_RUNNER_CODES = frozenset({"MCP020", "MCP021"})
+
+
+@dataclass(frozen=True)
+class Check:
+    check: str
+    status: str  # ok | warn | fail
+    message: str
+
+
+@dataclass(frozen=True)
+class Environment:
+    workspace: PurePath
+    home: PurePath
+    environ: Mapping[str, str]
+    which: Callable[[str], str | None]
+    secret_exists: Callable[[str], bool | str]  # True/False, or why it cannot be known
+
+
+def static_checks(spec: ServerSpec, env: Environment) -> Iterator[Check]:
+    yield from _variable_checks(spec, env)
+    if spec.command is not None:
+        yield _command_check(spec.name, spec.command, env)
+        yield from _runner_checks(spec)
+
+
+def _variable_checks(spec: ServerSpec, env: Environment) -> Iterator[Check]:
+    for reference in references_in(spec):
+        match reference.kind:
+            case Kind.SECRET:
+                known = env.secret_exists(reference.name)
+                if known is True:
+                    yield Check("secret", OK, f"{reference.text} is in the keyring")
+                elif known is False:
+                    yield Check("secret", FAIL, f"{reference.text} is not in the keyring; set "
+                                f"it with: mcpctl secret set {reference.name}")
+                else:
+                    yield Check("secret", FAIL, f"{reference.text}: {known}")
+            case Kind.ENV if reference.name not in env.environ and reference.default is None:
+                yield Check("variable", FAIL, f"{reference.text}: environment variable "
+                            f"{reference.name} is not set")
+            case Kind.INPUT:
+                yield Check("variable", FAIL, f"{reference.text} is a VS Code input: only VS "
+                            "Code can prompt for it, so mcpctl cannot start this server")
+            case Kind.UNKNOWN:
+                yield Check("variable", FAIL, f"{reference.text} is not a variable mcpctl knows")
+            case _:
+                continue
+
+
+def _command_check(server: str, written: str, env: Environment) -> Check:
+    context = Context(env.workspace, env.home, env.environ, lambda _name: None)
+    try:
+        command = expand(written, context, server=server, field="command")
+    except ValueError as error:
+        return Check("command", FAIL, str(error))
+    found = env.which(command)
+    if found is None:
+        return Check("command", FAIL, f"{command!r} is not found on PATH (install it, or give "
+                     "its full path)")
+    return Check("command", OK, f"{command} → {found}")
+
+
+def _runner_checks(spec: ServerSpec) -> Iterator[Check]:
+    hits = command_line_hits((), entry_from_spec(spec))
+    for hit in hits:
+        if hit.code in _RUNNER_CODES:
+            yield Check("pinned", WARN, f"{hit.message} (a cold download can outlast a "
+                        "client's start timeout)")

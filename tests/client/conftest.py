@@ -1,0 +1,177 @@
+"""Helpers for client tests: plans for real subprocesses, hostile scripts, process scans."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import resource
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from mcpctl.client.probe import (
+    DEFAULT_CAPABILITIES,
+    LaunchPlan,
+    ProbeFailed,
+    ProbeFailure,
+    ProbeResult,
+    probe,
+)
+from mcpctl.model import Transport
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent.parent
+SCRIPTED = HERE / "scripted_server.py"
+SDK_SERVER = HERE / "sdk_server.py"
+NPM = REPO / "tests" / ".npm" / "node_modules" / "@modelcontextprotocol"
+FIXTURES = REPO.parent / "shared" / "fixtures" / "real-servers"
+ROOT_URI = "file:///work/space%20dir"
+
+
+def stdio_plan(*argv: str, timeout: float = 3.0, name: str = "s", cwd: str | None = None,
+               roots: tuple[str, ...] = (ROOT_URI,)) -> LaunchPlan:
+    return LaunchPlan(name, Transport.STDIO, argv=argv, env=dict(os.environ), cwd=cwd,
+                      timeout=timeout, roots=roots)
+
+
+def scripted(*flags: str, timeout: float = 3.0, name: str = "s") -> LaunchPlan:
+    return stdio_plan(sys.executable, str(SCRIPTED), *flags, timeout=timeout, name=name)
+
+
+def run_probe(plan: LaunchPlan, capabilities: frozenset[str] = DEFAULT_CAPABILITIES,
+              ) -> ProbeResult:
+    return asyncio.run(probe(plan, capabilities=capabilities))
+
+
+def run_failure(plan: LaunchPlan, capabilities: frozenset[str] = DEFAULT_CAPABILITIES,
+                ) -> ProbeFailure:
+    with pytest.raises(ProbeFailed) as caught:
+        run_probe(plan, capabilities)
+    return caught.value.failure
+
+
+# --- hostile servers -------------------------------------------------------------------
+
+
+Hostile = Callable[..., tuple[LaunchPlan, str]]
+
+
+@pytest.fixture
+def hostile(tmp_path: Path) -> Hostile:
+    """Write `code` as a server script whose command line carries a unique marker."""
+
+    def make(code: str, timeout: float = 1.0) -> tuple[LaunchPlan, str]:
+        marker = f"mcpctl-test-{uuid.uuid4().hex}"
+        script = tmp_path / f"{marker}.py"
+        script.write_text(PRELUDE + code, encoding="utf-8")
+        return stdio_plan(sys.executable, str(script), marker, timeout=timeout), marker
+
+    return make
+
+
+PRELUDE = '''\
+import json, os, signal, subprocess, sys, time
+MARKER = sys.argv[1]
+
+def send(message):
+    sys.stdout.write(json.dumps(message) + "\\n")
+    sys.stdout.flush()
+
+def requests():
+    for line in sys.stdin:
+        yield json.loads(line)
+
+def handshake_answer(request):
+    """Answer discover with -32601 and initialize like a handshake-era server."""
+    if request["method"] == "server/discover":
+        send({"jsonrpc": "2.0", "id": request["id"],
+              "error": {"code": -32601, "message": "Method not found"}})
+    elif request["method"] == "initialize":
+        send({"jsonrpc": "2.0", "id": request["id"], "result": {
+            "protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
+            "serverInfo": {"name": "hostile", "version": "0"}}})
+    elif request["method"] == "tools/list":
+        send({"jsonrpc": "2.0", "id": request["id"], "result": {"tools": [
+            {"name": "t", "inputSchema": {"type": "object"}}]}})
+
+def grandchild_ignoring_sigterm():
+    return subprocess.Popen([sys.executable, "-c",
+        "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(600)",
+        MARKER])
+
+'''
+
+
+def survivors(marker: str) -> list[int]:
+    """Live processes whose command line holds `marker` (zombies have an empty one)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes()
+            state = (entry / "stat").read_text().rsplit(")", 1)[-1].split()[0]
+        except OSError:
+            continue
+        if marker.encode() in cmdline and state not in ("Z", "X"):
+            found.append(int(entry.name))
+    return found
+
+
+def peak_rss_mib() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+# --- real servers ----------------------------------------------------------------------
+
+
+def require_npm_server(package: str) -> Path:
+    """The entry of an npm reference server; skipped locally, a failure in CI."""
+    entry = NPM / package / "dist" / "index.js"
+    if entry.is_file() and shutil.which("node"):
+        return entry
+    message = (f"{entry} missing: run npm install --prefix tests/.npm "
+               f"@modelcontextprotocol/{package}")
+    if os.environ.get("CI") == "true":
+        pytest.fail(message)
+    pytest.skip(message)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+@contextmanager
+def http_server(argv: list[str], port: int, env: dict[str, str] | None = None) -> Iterator[str]:
+    """Run an HTTP MCP server on 127.0.0.1:`port` for the block; yields its /mcp url."""
+    process = subprocess.Popen(argv, env={**os.environ, **(env or {})},
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                if time.monotonic() > deadline or process.poll() is not None:
+                    raise RuntimeError(f"{argv} did not listen on {port}") from None
+                time.sleep(0.05)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        process.terminate()
+        try:
+            process.wait(5)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()

@@ -1,0 +1,238 @@
+"""Servers that misbehave on purpose: each must end in time, bounded, leaving no process."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+from mcpctl.client.probe import probe
+from mcpctl.client.process import MAX_LINE_BYTES, SHUTDOWN_GRACE
+from mcpctl.client.session import MAX_PAGES
+from tests.client.conftest import (
+    REPO,
+    Hostile,
+    peak_rss_mib,
+    run_failure,
+    run_probe,
+    stdio_plan,
+    survivors,
+)
+
+SLACK = 5.0  # issue 5: each ends within its timeout plus 5 s
+
+
+def test_never_answers(hostile: Hostile) -> None:
+    plan, marker = hostile("time.sleep(600)\n")
+    failure = run_failure(plan)
+    assert failure.diagnosis == "timed out after 1.0 s waiting for the first answer"
+    assert failure.elapsed < plan.timeout + SLACK
+    assert survivors(marker) == []
+
+
+def test_answers_then_hangs(hostile: Hostile) -> None:
+    plan, marker = hostile(textwrap.dedent("""\
+        for request in requests():
+            if request["method"] != "tools/list":
+                handshake_answer(request)
+        """))
+    failure = run_failure(plan)
+    assert failure.diagnosis == "timed out after 1.0 s waiting for tools/list"
+    assert failure.elapsed < 2 * plan.timeout + SLACK
+    assert survivors(marker) == []
+
+
+def test_garbage_on_stdout(hostile: Hostile) -> None:
+    plan, marker = hostile('print("Hello")\nsys.stderr.write("starting up\\n")\n'
+                           "time.sleep(600)\n")
+    failure = run_failure(plan)
+    assert failure.diagnosis == (
+        "stdout pollution: server printed 'Hello' (not JSON-RPC) on stdout"
+    )
+    assert failure.stderr_tail == ("starting up",)
+    assert failure.elapsed < plan.timeout + SLACK
+    assert survivors(marker) == []
+
+
+def test_garbage_before_the_first_request_is_never_missed() -> None:
+    """A shell prints at once, often before spawning has returned: the line must still
+    be diagnosed, not dropped (dropping it turned pollution into a timeout)."""
+    for _ in range(5):
+        plan = stdio_plan("/bin/sh", "-c", "echo Hello; exec sleep 30", timeout=5.0)
+        failure = run_failure(plan)
+        assert failure.diagnosis == (
+            "stdout pollution: server printed 'Hello' (not JSON-RPC) on stdout"
+        )
+        assert failure.elapsed < 4.0
+
+
+def test_json_that_is_not_json_rpc_is_pollution(hostile: Hostile) -> None:
+    plan, marker = hostile('print(json.dumps({"status": "ready"}))\ntime.sleep(600)\n')
+    failure = run_failure(plan)
+    assert failure.diagnosis == (
+        """stdout pollution: server printed '{"status": "ready"}' (not JSON-RPC) on stdout"""
+    )
+    assert survivors(marker) == []
+
+
+def test_100_mb_without_a_newline(hostile: Hostile) -> None:
+    plan, marker = hostile(textwrap.dedent("""\
+        chunk = b"x" * (1024 * 1024)
+        for _ in range(100):
+            sys.stdout.buffer.write(chunk)
+            sys.stdout.buffer.flush()
+        time.sleep(600)
+        """), timeout=3.0)
+    before = peak_rss_mib()
+    failure = run_failure(plan)
+    assert failure.diagnosis == f"line longer than {MAX_LINE_BYTES} bytes on stdout"
+    assert peak_rss_mib() - before < 64  # the cap tripped at 8 MiB; nothing near 100 MB
+    assert failure.elapsed < plan.timeout + SLACK
+    assert survivors(marker) == []
+
+
+def test_exits_at_once(hostile: Hostile) -> None:
+    plan, marker = hostile('sys.stderr.write("fatal: no config\\n")\nsys.exit(3)\n')
+    failure = run_failure(plan)
+    assert failure.diagnosis == "server exited with code 3 before answering"
+    assert failure.stderr_tail == ("fatal: no config",)
+    assert failure.elapsed < plan.timeout + SLACK
+    assert survivors(marker) == []
+
+
+def test_ignores_sigterm_and_stdin_close(hostile: Hostile) -> None:
+    plan, marker = hostile(textwrap.dedent("""\
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        for request in requests():
+            handshake_answer(request)
+        time.sleep(600)
+        """))
+    started = time.monotonic()
+    result = run_probe(plan)
+    assert [tool["name"] for tool in result.tools] == ["t"]
+    # stdin closed → wait; SIGTERM ignored → wait; SIGKILL.
+    assert 2 * SHUTDOWN_GRACE <= time.monotonic() - started < plan.timeout + SLACK
+    assert survivors(marker) == []
+
+
+def test_grandchild_ignoring_sigterm_dies_with_the_group(hostile: Hostile) -> None:
+    plan, marker = hostile(textwrap.dedent("""\
+        grandchild_ignoring_sigterm()
+        for request in requests():
+            handshake_answer(request)
+        """))
+    result = run_probe(plan)
+    assert result.server_info == {"name": "hostile", "version": "0"}
+    assert survivors(marker) == []
+
+
+def test_unsupported_server_requests_are_refused(hostile: Hostile) -> None:
+    plan, marker = hostile(textwrap.dedent("""\
+        answers = []
+        for request in requests():
+            if request["method"] == "initialize":
+                for n, method in enumerate(["sampling/createMessage", "elicitation/create",
+                                            "roots/list", "ping", "custom/thing"]):
+                    send({"jsonrpc": "2.0", "id": f"q{n}", "method": method, "params": {}})
+                    answers.append(json.loads(sys.stdin.readline()))
+            if request["method"] == "tools/list":
+                send({"jsonrpc": "2.0", "id": request["id"], "result": {"tools": [
+                    {"name": "a", "description": json.dumps(answers)}]}})
+            else:
+                handshake_answer(request)
+        """))
+    result = run_probe(plan, capabilities=frozenset())
+    refused = "mcpctl does not support"
+    assert json.loads(result.tools[0]["description"]) == [
+        {"jsonrpc": "2.0", "id": "q0",
+         "error": {"code": -32601, "message": f"{refused} sampling/createMessage"}},
+        {"jsonrpc": "2.0", "id": "q1",
+         "error": {"code": -32601, "message": f"{refused} elicitation/create"}},
+        {"jsonrpc": "2.0", "id": "q2",
+         "error": {"code": -32601, "message": f"{refused} roots/list"}},
+        {"jsonrpc": "2.0", "id": "q3", "result": {}},
+        {"jsonrpc": "2.0", "id": "q4",
+         "error": {"code": -32601, "message": f"{refused} custom/thing"}},
+    ]
+    assert survivors(marker) == []
+
+
+def test_ten_thousand_tools(hostile: Hostile) -> None:
+    plan, marker = hostile(textwrap.dedent("""\
+        tools = [{"name": f"tool_{i}", "description": "d" * 50,
+                  "inputSchema": {"type": "object", "properties": {}}} for i in range(10000)]
+        for request in requests():
+            if request["method"] == "tools/list":
+                send({"jsonrpc": "2.0", "id": request["id"], "result": {"tools": tools}})
+            else:
+                handshake_answer(request)
+        """), timeout=3.0)
+    result = run_probe(plan)
+    assert len(result.tools) == 10000
+    assert result.tools[9999] == {"name": "tool_9999", "description": "d" * 50,
+                                  "inputSchema": {"type": "object", "properties": {}}}
+    assert result.elapsed < plan.timeout + SLACK
+    assert survivors(marker) == []
+
+
+def test_endless_pages_stop_at_the_page_cap(hostile: Hostile) -> None:
+    plan, marker = hostile(textwrap.dedent("""\
+        for n, request in enumerate(requests()):
+            if request["method"] == "tools/list":
+                send({"jsonrpc": "2.0", "id": request["id"], "result": {
+                    "tools": [{"name": f"t{n}"}], "nextCursor": str(n)}})
+            else:
+                handshake_answer(request)
+        """), timeout=3.0)
+    failure = run_failure(plan)
+    assert failure.diagnosis == f"tools/list still had more pages after {MAX_PAGES}; stopped"
+    assert survivors(marker) == []
+
+
+def test_cancellation_leaves_no_process(hostile: Hostile) -> None:
+    plan, marker = hostile("grandchild_ignoring_sigterm()\ntime.sleep(600)\n", timeout=30.0)
+
+    async def cancel_midway() -> None:
+        task = asyncio.create_task(probe(plan))
+        while len(survivors(marker)) < 2:  # the server and its grandchild are up
+            await asyncio.sleep(0.02)
+        task.cancel()
+        try:
+            await task
+        except asyncio.CancelledError:
+            return
+        raise AssertionError("the probe was not cancelled")
+
+    started = time.monotonic()
+    asyncio.run(cancel_midway())
+    assert time.monotonic() - started < SLACK
+    time.sleep(0.1)  # SIGKILL is delivered asynchronously
+    assert survivors(marker) == []
+
+
+def test_ctrl_c_in_a_real_process_leaves_no_child(hostile: Hostile) -> None:
+    plan, marker = hostile("grandchild_ignoring_sigterm()\ntime.sleep(600)\n", timeout=30.0)
+    code = textwrap.dedent(f"""\
+        import asyncio, os
+        from mcpctl.client.probe import LaunchPlan, probe
+        from mcpctl.model import Transport
+        plan = LaunchPlan("x", Transport.STDIO, argv={plan.argv!r}, env=dict(os.environ),
+                          timeout=30.0)
+        asyncio.run(probe(plan))
+        """)
+    runner = subprocess.Popen([sys.executable, "-c", code], cwd=REPO,
+                              stderr=subprocess.PIPE, env=dict(os.environ))
+    deadline = time.monotonic() + 10
+    while len(survivors(marker)) < 2 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    runner.send_signal(signal.SIGINT)
+    _, stderr = runner.communicate(timeout=SLACK)
+    assert runner.returncode != 0
+    assert b"KeyboardInterrupt" in stderr
+    time.sleep(0.1)
+    assert survivors(marker) == []

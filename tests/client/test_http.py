@@ -1,0 +1,101 @@
+"""HTTP rules that need a misbehaving server: a tiny one runs in a thread on loopback."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from mcpctl.client.http import check_url, is_loopback
+from mcpctl.client.probe import LaunchPlan
+from mcpctl.client.session import ChannelError
+from mcpctl.model import Transport
+from tests.client.conftest import run_failure
+
+Reply = tuple[int, dict[str, str], bytes]
+
+
+@pytest.fixture
+def serve() -> Iterator[Callable[[Callable[[str, str], Reply]], str]]:
+    """Start a loopback server answering every request with `answer(method, path)`."""
+    servers: list[ThreadingHTTPServer] = []
+
+    def start(answer: Callable[[str, str], Reply]) -> str:
+        class Handler(BaseHTTPRequestHandler):
+            def reply(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                self.rfile.read(length)
+                status, headers, body = answer(self.command, self.path)
+                self.send_response(status)
+                for name, value in headers.items():
+                    self.send_header(name, value)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            do_GET = do_POST = do_DELETE = reply  # noqa: N815 - http.server's names
+
+            def log_message(self, format: str, *args: object) -> None:
+                return
+
+        server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        servers.append(server)
+        return f"http://127.0.0.1:{server.server_address[1]}/mcp"
+
+    yield start
+    for server in servers:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.mark.parametrize(("host", "loopback"), [
+    ("localhost", True), ("api.localhost", True), ("127.0.0.1", True), ("127.8.9.10", True),
+    ("::1", True), ("10.0.0.1", False), ("example.com", False), ("localhost.example", False),
+])
+def test_loopback_hosts(host: str, loopback: bool) -> None:
+    assert is_loopback(host) is loopback
+
+
+def test_plain_http_rule() -> None:
+    check_url("https://mcp.example.com/mcp", allow_insecure=False)
+    check_url("http://localhost:8080/mcp", allow_insecure=False)
+    check_url("http://mcp.example.com/mcp", allow_insecure=True)
+    with pytest.raises(ChannelError, match=r"refusing plain http to 10\.1\.2\.3"):
+        check_url("http://10.1.2.3/mcp", allow_insecure=False)
+
+
+def test_not_an_http_url() -> None:
+    plan = LaunchPlan("r", Transport.HTTP, url="ftp://127.0.0.1/mcp", timeout=2)
+    assert run_failure(plan).diagnosis == "not an http(s) url: ftp://127.0.0.1/mcp"
+
+
+def test_redirects_are_not_followed(serve: Callable[..., str]) -> None:
+    url = serve(lambda method, path: (307, {"Location": "https://elsewhere.example/mcp"}, b""))
+    failure = run_failure(LaunchPlan("r", Transport.HTTP, url=url, timeout=2))
+    assert failure.diagnosis == (
+        "server redirected to https://elsewhere.example/mcp; put that url in the config"
+    )
+
+
+def test_a_reply_that_is_not_json_rpc(serve: Callable[..., str]) -> None:
+    url = serve(lambda method, path: (200, {"Content-Type": "application/json"}, b'{"ok":1}'))
+    failure = run_failure(LaunchPlan("r", Transport.HTTP, url=url, timeout=2))
+    assert failure.diagnosis == """server sent something that is not JSON-RPC: '{"ok":1}'"""
+
+
+def test_unauthorized_is_reported_with_its_body(serve: Callable[..., str]) -> None:
+    url = serve(lambda method, path: (401, {"Content-Type": "text/plain"}, b"bad  token\n"))
+    failure = run_failure(LaunchPlan("r", Transport.HTTP, url=url, timeout=2))
+    assert failure.diagnosis == "server refused initialize: HTTP 401: bad token"
+
+
+def test_sse_endpoint_on_another_origin_is_refused(serve: Callable[..., str]) -> None:
+    stream = b"event: endpoint\ndata: https://collector.example/messages\n\n"
+    url = serve(lambda method, path: (200, {"Content-Type": "text/event-stream"}, stream))
+    failure = run_failure(LaunchPlan("r", Transport.SSE, url=url, timeout=2))
+    assert failure.diagnosis == (
+        "server named a message endpoint on another origin: https://collector.example/messages"
+    )

@@ -1,0 +1,107 @@
+"""The process edge alone: output caps, stderr capture, spawn errors, environment."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+
+from mcpctl.client.process import (
+    STDERR_LINE_CHARS,
+    STDERR_LINES,
+    Limits,
+    OutputError,
+    ServerProcess,
+    StderrLog,
+)
+from tests.client.conftest import run_failure, stdio_plan
+
+
+def collect(argv: list[str], limits: Limits) -> tuple[list[bytes], OutputError | None]:
+    lines: list[bytes] = []
+    ended: list[OutputError | None] = []
+
+    async def scenario() -> None:
+        process = await ServerProcess.spawn(argv, {}, None, on_line=lines.append,
+                                            on_end=ended.append, limits=limits)
+        while not ended:
+            await asyncio.sleep(0.01)
+        await process.shutdown(grace=0.5)
+
+    asyncio.run(scenario())
+    return lines, ended[0]
+
+
+def test_total_bytes_cap_ends_reading() -> None:
+    code = "import sys\nwhile True: sys.stdout.write('x' * 99 + '\\n')"
+    lines, error = collect([sys.executable, "-c", code], Limits(max_total_bytes=100_000))
+    assert str(error) == "server wrote more than 100000 bytes on stdout"
+    assert len(lines) <= 1000
+    assert set(lines) == {b"x" * 99}
+
+
+def test_line_cap() -> None:
+    code = "import sys\nsys.stdout.write('ok\\n' + 'y' * 5000)\nsys.stdout.flush()\ninput()"
+    lines, error = collect([sys.executable, "-c", code], Limits(max_line_bytes=4096))
+    assert lines == [b"ok"]
+    assert str(error) == "line longer than 4096 bytes on stdout"
+
+
+def test_last_line_without_newline_is_delivered_at_eof() -> None:
+    lines, error = collect([sys.executable, "-c", "print('a'); print('b', end='')"], Limits())
+    assert (lines, error) == ([b"a", b"b"], None)
+
+
+def test_stderr_keeps_head_and_tail_each_line_capped() -> None:
+    log = StderrLog()
+    for n in range(100):
+        log.feed(f"line {n}\n".encode())
+    log.feed(b"z" * 10_000)
+    log.close()
+    assert log.head == [f"line {n}" for n in range(STDERR_LINES)]
+    assert log.lines() == (*[f"line {n}" for n in range(81, 100)], "z" * STDERR_LINE_CHARS)
+
+
+def test_stderr_line_split_across_chunks() -> None:
+    log = StderrLog()
+    log.feed(b"hel")
+    log.feed(b"lo\r\nwor")
+    log.feed(b"ld\n")
+    assert log.lines() == ("hello", "world")
+
+
+def test_missing_command_is_diagnosed() -> None:
+    failure = run_failure(stdio_plan("/nonexistent/mcp-server"))
+    assert failure.diagnosis == "command not found: /nonexistent/mcp-server"
+
+
+def test_missing_working_directory_is_diagnosed(tmp_path: Path) -> None:
+    missing = str(tmp_path / "gone")
+    failure = run_failure(stdio_plan(sys.executable, "-c", "pass", cwd=missing))
+    assert failure.diagnosis == f"working directory not found: {missing}"
+
+
+def test_not_executable_is_diagnosed(tmp_path: Path) -> None:
+    script = tmp_path / "server.sh"
+    script.write_text("#!/bin/sh\n")
+    failure = run_failure(stdio_plan(str(script)))
+    assert failure.diagnosis == f"cannot start {script}: Permission denied"
+
+
+def test_child_gets_exactly_the_given_environment_and_cwd(tmp_path: Path) -> None:
+    code = "import json, os; print(json.dumps([dict(os.environ), os.getcwd()]))"
+    env = {"ONLY": "this", "PATH": "/usr/bin"}
+    lines: list[bytes] = []
+    ended: list[OutputError | None] = []
+
+    async def scenario() -> None:
+        process = await ServerProcess.spawn([sys.executable, "-c", code], env, str(tmp_path),
+                                            on_line=lines.append, on_end=ended.append)
+        await process.wait_exit(5)
+        await process.shutdown()
+
+    asyncio.run(scenario())
+    seen_env, seen_cwd = json.loads(lines[0])
+    seen_env.pop("LC_CTYPE", None)  # Python may coerce the C locale for itself
+    assert (seen_env, seen_cwd) == (env, str(tmp_path))
