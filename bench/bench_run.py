@@ -18,8 +18,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.timing import MCPCTL, bare_python, median_seconds, report  # noqa: E402
-from tests.secret_service import running_secret_service  # noqa: E402
+from bench.timing import MCPCTL, bare_python, median_seconds, report
+from tests.secret_service import running_secret_service
 
 
 def main() -> None:

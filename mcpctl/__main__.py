@@ -1,3 +1,3 @@
-from mcpctl.cli.app import main
+from mcpctl.cli.main import main
 
 main()

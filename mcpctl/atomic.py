@@ -10,20 +10,23 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 
 def atomic_write_text(path: Path, text: str, *, mode: int | None = None) -> None:
     """Replace `path` with `text`. Keeps an existing file's mode; new files get `mode`
-    (default 0600: what mcpctl writes may be trust or secret indexes)."""
+    (default 0600: what mcpctl writes may be trust or secret indexes). A symlink (a
+    config kept in a dotfiles repo) stays a symlink: the file it points to is replaced."""
+    path = Path(os.path.realpath(path))
     path.parent.mkdir(parents=True, exist_ok=True)
     if mode is None:
         try:
             mode = path.stat().st_mode & 0o777
         except FileNotFoundError:
             mode = 0o600
+    import tempfile  # noqa: PLC0415 - only writers need it; `list` reads the store via here
+
     fd, temp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:

@@ -30,7 +30,16 @@ def spec_from_entry(
 ) -> ServerSpec:
     if not isinstance(entry, Mapping):
         raise EntryError(f"server {name!r}: entry must be an object, not {_kind(entry)}")
-    fields = {(aliases or {}).get(key, key): value for key, value in entry.items()}
+    fields: dict[str, Any] = {}
+    written: dict[str, str] = {}
+    for key, value in entry.items():
+        canonical = (aliases or {}).get(key, key)
+        if canonical in fields:
+            # `url` and `serverUrl` side by side: clients disagree about which one wins.
+            raise EntryError(f"server {name!r} has both {written[canonical]!r} and {key!r}; "
+                             "keep one", key)
+        fields[canonical] = value
+        written[canonical] = key
     has_command = fields.get("command") is not None
     has_url = fields.get("url") is not None
     if has_command == has_url:
@@ -98,7 +107,8 @@ def _string_map(name: str, fields: Mapping[str, Any], key: str) -> dict[str, str
 
 
 def _kind(value: Any) -> str:
-    return {dict: "an object", list: "a list", str: "a string", bool: "a boolean"}.get(
+    return {dict: "an object", list: "a list", str: "a string", bool: "a boolean",
+            type(None): "null"}.get(
         type(value), "a number" if isinstance(value, int | float) else type(value).__name__
     )
 
@@ -109,18 +119,19 @@ def entry_from_spec(spec: ServerSpec) -> dict[str, Any]:
     if spec.url is not None:
         entry["type"] = spec.transport.value
         entry["url"] = spec.url
-        if spec.headers:
-            entry["headers"] = dict(spec.headers)
     else:
         entry["command"] = spec.command
-        if spec.args:
-            entry["args"] = list(spec.args)
-        if spec.env:
-            entry["env"] = dict(spec.env)
-        if spec.cwd is not None:
-            entry["cwd"] = spec.cwd
-        if spec.env_file is not None:
-            entry["envFile"] = spec.env_file
+    # Every field that is set is written, whichever transport: nothing given is dropped.
+    if spec.args:
+        entry["args"] = list(spec.args)
+    if spec.env:
+        entry["env"] = dict(spec.env)
+    if spec.cwd is not None:
+        entry["cwd"] = spec.cwd
+    if spec.env_file is not None:
+        entry["envFile"] = spec.env_file
+    if spec.headers:
+        entry["headers"] = dict(spec.headers)
     if spec.timeout is not None:
         entry["timeout"] = spec.timeout
     entry.update(spec.extra)

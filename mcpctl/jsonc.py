@@ -58,11 +58,18 @@ class JsonDocument:
 
 
 def blank_jsonc(text: str) -> str:
-    """Replace comments and trailing commas by spaces, keeping offsets and newlines."""
+    """Replace comments and trailing commas by spaces, keeping offsets and newlines.
+
+    Raises JsonSyntaxError for a `/*` comment that never ends."""
 
     def blank(match: re.Match[str]) -> str:
         if match.group("string") is not None:
             return match.group(0)
+        comment = match.group("comment")
+        if comment is not None and comment.startswith("/*") and (
+                len(comment) < 4 or not comment.endswith("*/")):
+            line, column = _Lines(text).at(match.start())
+            raise JsonSyntaxError("unterminated /* comment", line, column)
         return re.sub(r"[^\n]", " ", match.group(0))
 
     return _BLANKABLE.sub(blank, text)
@@ -73,6 +80,8 @@ def parse(text: str, *, jsonc: bool) -> JsonDocument:
     if text.startswith("\ufeff"):
         text = " " + text[1:]
     source = blank_jsonc(text) if jsonc else text
+    if not source.strip():
+        raise JsonSyntaxError("empty file; expected a JSON object", 1, 1)
     try:
         value = json.loads(source)
     except json.JSONDecodeError as error:

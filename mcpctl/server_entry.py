@@ -49,7 +49,20 @@ def build_entry(name: str, options: EntryOptions) -> dict[str, Any]:
         spec = spec_from_entry(name, raw, WORKSPACE_FORMATS[0].aliases)
     except EntryError as error:
         raise UsageError(str(error)) from None
+    _refuse_nulls(spec.extra, "")
     return entry_from_spec(spec)
+
+
+def _refuse_nulls(value: Any, where: str) -> None:
+    """TOML has no null: refuse it here rather than fail while writing config.toml."""
+    if value is None:
+        raise UsageError(f"--json: {where!r} is null, which config.toml cannot hold; leave it out")
+    if isinstance(value, dict):
+        for key, item in value.items():
+            _refuse_nulls(item, f"{where}.{key}" if where else key)
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            _refuse_nulls(item, f"{where}[{index}]")
 
 
 def _raw_entry(options: EntryOptions) -> dict[str, Any]:

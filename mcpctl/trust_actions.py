@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from mcpctl.merge import MergedServer
+from mcpctl.merge import MergedServer, merge
 from mcpctl.trust import Status, status_of
 from mcpctl.trust_state import Approval, TrustState, approved_definition
 from mcpctl.trust_store import (
@@ -73,9 +73,10 @@ def stale_records(store: Store) -> list[dict[str, Any]]:
                        "detail": "workspace folder is gone"} for n in records]
             continue
         approvals = approvals_in(store, root)
-        workspace_defs = {d.name: d for d in load_workspace(root).definitions}
+        # The approval is of the winning definition; a shadowed one in a later file is not it.
+        winners = {s.name: s.winner for s in merge(load_workspace(root).definitions)}
         for name in records:
-            definition = workspace_defs.get(name)
+            definition = winners.get(name)
             if definition is None:
                 stale.append({"workspace": key, "name": name,
                               "reason": TrustState.ORPHANED.value,

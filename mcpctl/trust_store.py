@@ -55,15 +55,25 @@ def parse_store(text: str, path: Path) -> Store:
             f"{error.msg}); it was left in place and nothing is trusted until it is fixed "
             "or removed") from None
     version = data.get("schema_version") if isinstance(data, dict) else None
-    if not isinstance(version, int) or not isinstance(data.get("workspaces"), dict):
-        raise TrustStoreError(f"trust store {path} is not an mcpctl trust store "
-                              "(no schema_version or workspaces); it was left in place")
-    if version > SCHEMA_VERSION:
+    if isinstance(version, int) and not isinstance(version, bool) and version > SCHEMA_VERSION:
         raise TrustStoreError(
             f"trust store {path} has schema_version {version}, newer than this mcpctl "
             f"understands ({SCHEMA_VERSION}); upgrade mcpctl — the file was not changed")
+    if version != SCHEMA_VERSION or isinstance(version, bool) or not _well_formed(data):
+        raise TrustStoreError(f"trust store {path} is not an mcpctl trust store "
+                              "(no schema_version, or workspaces that are not objects of "
+                              "records); it was left in place and nothing is trusted until it "
+                              "is fixed or removed")
     store: Store = data
     return store
+
+
+def _well_formed(data: dict[str, Any]) -> bool:
+    """Workspaces map to objects of records: what every reader of the store indexes into."""
+    workspaces = data.get("workspaces")
+    return isinstance(workspaces, dict) and all(
+        isinstance(records, dict) and all(isinstance(r, dict) for r in records.values())
+        for records in workspaces.values())
 
 
 def approvals_in(store: Store, root: Path) -> dict[str, Approval]:

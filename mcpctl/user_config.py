@@ -12,6 +12,7 @@ from mcpctl.model import Definition, Problem, Source, Tier
 from mcpctl.tier_load import TierLoad, read_config_text
 
 _TOMLLIB_POSITION = re.compile(r"\s*\(at line (\d+), column (\d+)\)$")
+_AT_END = " (at end of document)"
 _BARE_OR_QUOTED = r'(?:[A-Za-z0-9_-]+|"(?:[^"\\]|\\.)*"|\'[^\']*\')'
 _SERVER_HEADER = re.compile(rf"^\s*\[\s*servers\s*\.\s*({_BARE_OR_QUOTED})\s*\]")
 _SERVERS_HEADER = re.compile(r"^\s*\[\s*servers\s*\]")
@@ -31,7 +32,7 @@ def load_user_tier(path: Path) -> TierLoad:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
-        load.problems.append(toml_problem(path, error))
+        load.problems.append(toml_problem(path, error, text))
         return load
     definitions, problems = definitions_from_toml(data, text, path)
     load.definitions.extend(definitions)
@@ -39,12 +40,15 @@ def load_user_tier(path: Path) -> TierLoad:
     return load
 
 
-def toml_problem(path: Path, error: tomllib.TOMLDecodeError) -> Problem:
+def toml_problem(path: Path, error: tomllib.TOMLDecodeError, text: str) -> Problem:
     message = str(error)
     match = _TOMLLIB_POSITION.search(message)
-    if match is None:
-        return Problem(path, 1, 1, message)
-    return Problem(path, int(match[1]), int(match[2]), message[: match.start()])
+    if match is not None:
+        return Problem(path, int(match[1]), int(match[2]), message[: match.start()])
+    if message.endswith(_AT_END):
+        lines = text.split("\n")
+        return Problem(path, len(lines), len(lines[-1]) + 1, message[: -len(_AT_END)])
+    return Problem(path, 1, 1, message)
 
 
 def definitions_from_toml(
@@ -74,7 +78,8 @@ def server_lines(text: str) -> dict[str, int]:
     lines: dict[str, int] = {}
     in_servers_table = False
     top_level = True
-    for number, line in enumerate(text.splitlines(), start=1):
+    # "\n" only: a string may hold U+2028 or U+0085, which splitlines() also splits at.
+    for number, line in enumerate(text.split("\n"), start=1):
         header = _SERVER_HEADER.match(line)
         if header:
             lines.setdefault(_unquote(header[1]), number)

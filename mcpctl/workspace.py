@@ -27,10 +27,9 @@ def load_workspace(root: Path) -> TierLoad:
     load = TierLoad()
     for precedence, fmt in enumerate(WORKSPACE_FORMATS, start=1):
         path = root / fmt.relative_path
-        if path.is_file() or (path.exists() and not path.is_dir()):
+        # A dangling symlink is reported too: it is a config file that cannot be read.
+        if path.exists() or path.is_symlink():
             load.extend(load_workspace_file(path, fmt, precedence))
-        elif path.is_dir():
-            load.problems.append(Problem(path, 1, 1, "is a directory, not a file"))
     return load
 
 
@@ -77,7 +76,8 @@ def definitions_from_document(
             spec = spec_from_entry(name, entry, fmt.aliases)
         except EntryError as error:
             if error.field is not None:
-                line, column = document.position((fmt.top_key, name, error.field))
+                line, column = _field_position(document, (fmt.top_key, name), error.field,
+                                               fmt) or (line, column)
             problems.append(Problem(path, line, column, str(error)))
             continue
         source = Source(Tier.WORKSPACE, path, line, precedence, fmt.id)
@@ -103,6 +103,16 @@ def _servers_object(
         line, column = document.position((fmt.top_key,))
         return Problem(path, line, column, f"{fmt.top_key!r} must be an object of servers")
     return servers
+
+
+def _field_position(
+    document: jsonc.JsonDocument, entry: jsonc.JsonPath, field: str, fmt: ConfigFormat
+) -> tuple[int, int] | None:
+    """Where a field is written, under its own name or an alias (`serverUrl` for `url`)."""
+    for key in (field, *(raw for raw, canonical in fmt.aliases.items() if canonical == field)):
+        if (*entry, key) in document.key_positions:
+            return document.key_positions[(*entry, key)]
+    return None
 
 
 def _dotted(path: jsonc.JsonPath) -> str:

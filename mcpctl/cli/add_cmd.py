@@ -88,6 +88,7 @@ def add_command(
 ) -> int:
     from mcpctl.user_config_edit import add_server  # noqa: PLC0415 - tomlkit behind it
 
+    _check_output(output)  # before anything is written
     check_name(name)
     entry = build_entry(name, EntryOptions(
         argv=command or [], env=env or [], cwd=cwd, url=url, headers=header or [],
@@ -121,6 +122,7 @@ def remove_command(
     from mcpctl.user_config_edit import remove_server  # noqa: PLC0415
     from mcpctl.workspace import load_workspace  # noqa: PLC0415
 
+    _check_output(output)
     ctx = context(workspace, config)
     result = remove_server(ctx.config_file, name)
     if result.status == "absent":
@@ -168,8 +170,12 @@ def _move_secrets(
     return entry, list(found)
 
 
-def _report(output: str, document: dict[str, Any]) -> None:
+def _check_output(output: str) -> None:
     if output not in ("text", "json"):
         raise UsageError(f"--output must be text or json, not {output!r}")
+
+
+def _report(output: str, document: dict[str, Any]) -> None:
+    _check_output(output)
     if output == "json":
         render.print_json(document)

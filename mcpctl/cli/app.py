@@ -1,15 +1,15 @@
-"""The `mcpctl` entry point and the one handler that turns errors into exit codes."""
+"""The typer app: every command but the `check` fast path comes through here."""
 
 from __future__ import annotations
 
-import os
 import sys
-import traceback
 from collections.abc import Sequence
 
 import typer
 
-from mcpctl.errors import ExitCode, McpctlError
+from mcpctl.cli.commands import register_for
+from mcpctl.cli.handler import guarded, say_error
+from mcpctl.errors import ExitCode
 
 app = typer.Typer(
     name="mcpctl",
@@ -27,63 +27,35 @@ app = typer.Typer(
 )
 
 
-def _register_commands() -> None:
-    from mcpctl.cli import commands  # noqa: PLC0415 - keeps the import graph one-way
-
-    commands.register_all(app)
+@app.callback()
+def _group() -> None:
+    """A callback keeps mcpctl a group of commands even when only one is registered."""
 
 
 def run(argv: Sequence[str] | None = None) -> int:
     """Run one command line and return its exit code; never raises for user errors."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    return guarded(lambda: _invoke(args))
+
+
+def _invoke(args: list[str]) -> int:
     # typer 0.27 carries its own copy of click; its exceptions are the ones raised.
     from typer._click.exceptions import ClickException  # noqa: PLC0415
 
-    _register_commands()
+    register_for(app, args)
     command = typer.main.get_command(app)
     try:
-        result = command.main(
-            args=list(argv) if argv is not None else sys.argv[1:],
-            prog_name="mcpctl",
-            standalone_mode=False,
-        )
-    except McpctlError as error:
-        _say_error(str(error))
-        return int(error.exit_code)
+        result = command.main(args=args, prog_name="mcpctl", standalone_mode=False)
     except typer.Abort:
-        _say_error("interrupted")
+        say_error("interrupted")
         return int(ExitCode.INTERRUPTED)
     except ClickException as error:
         error.show()
         return int(ExitCode.USAGE if error.exit_code == 2 else error.exit_code)
-    except KeyboardInterrupt:
-        _say_error("interrupted")
-        return int(ExitCode.INTERRUPTED)
-    except BrokenPipeError:
-        return int(ExitCode.OK)
-    except Exception as error:  # noqa: BLE001 - the last line of defence: no traceback for users
-        return _unexpected(error)
     return int(result or 0)
 
 
-def _say_error(message: str) -> None:
-    sys.stderr.write(f"mcpctl: error: {message}\n")
-    sys.stderr.flush()
-
-
-def _unexpected(error: BaseException) -> int:
-    from mcpctl.paths import Paths  # noqa: PLC0415
-
-    log = Paths.from_environment(os.environ).log_file
-    try:
-        log.parent.mkdir(parents=True, exist_ok=True)
-        with log.open("a", encoding="utf-8") as handle:
-            handle.write("".join(traceback.format_exception(error)))
-        where = f"details in {log}"
-    except OSError:
-        where = "no log could be written"
-    _say_error(f"unexpected {type(error).__name__}: {error} ({where})")
-    return int(ExitCode.INTERNAL)
-
-
 def main() -> None:
-    sys.exit(run())
+    from mcpctl.cli.main import main as entry  # noqa: PLC0415
+
+    entry()

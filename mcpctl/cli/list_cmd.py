@@ -9,9 +9,9 @@ import typer
 from mcpctl import listing
 from mcpctl.cli import render
 from mcpctl.cli.options import ConfigOption, JsonOption, WorkspaceOption, context
-from mcpctl.errors import ExitCode, UsageError
+from mcpctl.errors import ConfigError, ExitCode, UsageError
 from mcpctl.merge import MergedServer, find
-from mcpctl.model import Tier
+from mcpctl.model import Problem, Tier
 from mcpctl.trust import Status
 from mcpctl.trust_state import NEEDS_ATTENTION
 from mcpctl.trust_view import TrustStates
@@ -62,9 +62,7 @@ def list_command(
         })
     else:
         _print_rows(rows)
-        for problem in problems:
-            render.warn(f"{render.display_path(problem.path)}:{problem.line}:{problem.column}: "
-                        f"error: {problem.message}")
+        _warn(problems)
     if problems:
         return ExitCode.INVALID_CONFIG
     attention = [row for row in rows if row.state in NEEDS_ATTENTION]
@@ -116,8 +114,13 @@ def show_command(
     view = load_view(ctx.root, ctx.config_file)
     server = find(view.servers, name)
     if server is None:
+        if view.problems:
+            _warn(view.problems)
+            raise ConfigError(f"no server named {name!r} here, and {len(view.problems)} config "
+                              "file problem(s) may hide it (see above)")
         raise UsageError(f"no server named {name!r} here (see: mcpctl list)")
     states = TrustStates(ctx.root, ctx.paths.trust_file)
+    problems = [*view.problems, *states.problems]
     rows = list(listing.rows([server], states.state_of))
     if as_json:
         render.print_json({
@@ -127,14 +130,19 @@ def show_command(
             "definitions": [{**listing.row_document(row),
                              **listing.trust_document(states.status(row.definition))}
                             for row in rows],
-            "problems": [listing.problem_document(p) for p in states.problems],
+            "problems": [listing.problem_document(p) for p in problems],
         })
     else:
         for row in rows:
             _print_definition(row, server, states.status(row.definition))
-        for problem in states.problems:
-            render.warn(f"error: {problem.message}")
-    return ExitCode.INVALID_CONFIG if states.problems else ExitCode.OK
+        _warn(problems)
+    return ExitCode.INVALID_CONFIG if problems else ExitCode.OK
+
+
+def _warn(problems: list[Problem]) -> None:
+    for problem in problems:
+        render.warn(f"{render.display_path(problem.path)}:{problem.line}:{problem.column}: "
+                    f"error: {problem.message}")
 
 
 def _print_definition(row: listing.Row, server: MergedServer, status: Status) -> None:
@@ -160,6 +168,8 @@ def _print_definition(row: listing.Row, server: MergedServer, status: Status) ->
             render.say(f"  env:       {key}={value}")
         if spec.cwd is not None:
             render.say(f"  cwd:       {spec.cwd}")
+    if spec.env_file is not None:
+        render.say(f"  envFile:   {spec.env_file}")
     for key, value in spec.extra.items():
         render.say(f"  other:     {key} = {value!r}")
     refs = references_in(spec)

@@ -72,6 +72,8 @@ def trust_command(
     else:
         for result in results:
             render.say(f"{result['status']}: {result['name']} ({result['fingerprint']})")
+        if not results:
+            render.say("no workspace servers here to trust")
     return ExitCode.OK
 
 
@@ -117,6 +119,8 @@ def _describe(server: MergedServer, status: Status) -> None:
         for key, value in document["env"].items():
             render.say(f"  env:         {key}={value}")
         render.say(f"  cwd:         {spec.cwd if spec.cwd is not None else '(workspace root)'}")
+    if spec.env_file is not None:
+        render.say(f"  envFile:     {spec.env_file}")
     for path, digest in status.files:
         render.say(f"  pinned file: {path} {digest}")
     render.say(f"  fingerprint: {status.fingerprint}")

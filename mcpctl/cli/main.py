@@ -1,0 +1,28 @@
+"""The `mcpctl` entry point.
+
+`mcpctl check` (a pre-commit hook, run on every commit) goes straight to its own
+argparse front end and never imports typer; every other command goes through the
+typer app.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+from mcpctl.cli.handler import guarded
+
+
+def run(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args[:1] == ["check"]:
+        from mcpctl.cli.check_cmd import run_check  # noqa: PLC0415
+
+        return guarded(lambda: run_check(args[1:]))
+    from mcpctl.cli import app  # noqa: PLC0415
+
+    return app.run(args)
+
+
+def main() -> None:
+    sys.exit(run())

@@ -1,0 +1,236 @@
+"""Other clients' MCP config files as data: one row per client (DESIGN §11, STYLE 9).
+
+Each row says where the client keeps its user file on each OS, which environment
+variables move it, the file's syntax and servers key, which entry fields mean what
+mcpctl means (aliases), which are harmless metadata, and how an exported entry looks.
+Paths are templates resolved by `client_file` (pure: the caller passes the OS name,
+the environment and the home folder). Adding a client is one row plus a fixture under
+tests/clients/fixtures/.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path, PurePath
+from typing import Any
+
+
+class Syntax(StrEnum):
+    JSON = "json"
+    JSONC = "jsonc"  # comments and trailing commas allowed
+    TOML = "toml"
+
+
+class Variables(StrEnum):
+    """How a client expands `${...}` in its entries, compared with mcpctl (DESIGN §3)."""
+
+    SAME = "same"  # `${VAR}`, `${env:VAR}`...: what mcpctl expands means the same there
+    NONE = "none"  # values are passed literally: a `${` would change meaning in mcpctl
+    DOLLAR = "dollar"  # also bare `$VAR` (Gemini CLI): rewritten as `${VAR}` on import
+
+
+@dataclass(frozen=True)
+class EnvOverride:
+    """An environment variable that moves the client's file: `{value}` is its value."""
+
+    variable: str
+    template: str
+
+
+@dataclass(frozen=True)
+class ClientFormat:
+    id: str
+    title: str
+    syntax: Syntax
+    top_key: str
+    # Per OS ("linux", "macos", "windows"): a template with {home}, {xdg_config},
+    # {appdata} (see `client_file`).
+    locations: Mapping[str, str]
+    env_overrides: tuple[EnvOverride, ...] = ()
+    # Client field -> mcpctl field.
+    aliases: Mapping[str, str] = field(default_factory=dict)
+    # Fields that describe the entry without changing what runs: dropped on import.
+    inert: frozenset[str] = frozenset()
+    # Fields whose value here is the client's default: dropped on import.
+    defaults: Mapping[str, Any] = field(default_factory=dict)
+    # The field and value that switch an entry off: the client does not start it.
+    off_switch: tuple[str, Any] | None = None
+    # Named translations in client_tier (Codex's bearer_token_env_var, Gemini's url...).
+    translations: tuple[str, ...] = ()
+    variables: Variables = Variables.SAME
+    # Keys written beside command/args in an exported entry.
+    export_extra: Mapping[str, Any] = field(default_factory=dict)
+    # Claude Code keeps per-folder ("local") servers in `projects[<folder>].<top_key>`.
+    project_key: str | None = None
+    # Repo files the client also reads (shown by `mcpctl clients`, never imported).
+    workspace_files: tuple[str, ...] = ()
+    # VS Code profiles: more user files next to the main one.
+    profile_glob: str | None = None
+    # The running client rewrites the whole file (Claude Code's ~/.claude.json).
+    rewritten_by_client: bool = False
+    notes: str = ""
+
+
+# Environment variables `mcpctl run` needs to find its config and the keyring. Codex
+# passes only a short allowlist (HOME, PATH, ...) to servers; `env_vars` forwards these.
+MCPCTL_RUN_ENV = ("MCPCTL_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME",
+                  "XDG_RUNTIME_DIR", "DBUS_SESSION_BUS_ADDRESS")
+
+
+
+def _same_everywhere(template: str) -> dict[str, str]:
+    return dict.fromkeys(("linux", "macos", "windows"), template)
+
+
+CLIENTS: tuple[ClientFormat, ...] = (
+    ClientFormat(
+        "claude-code", "Claude Code", Syntax.JSON, "mcpServers",
+        _same_everywhere("{home}/.claude.json"),
+        env_overrides=(EnvOverride("CLAUDE_CONFIG_DIR", "{value}/.claude.json"),),
+        export_extra={"type": "stdio"},
+        project_key="projects",
+        workspace_files=(".mcp.json",),
+        rewritten_by_client=True,
+        notes="user scope: top-level mcpServers; local scope: projects[<folder>].mcpServers; "
+              "project scope: the repo's .mcp.json, started only once approved",
+    ),
+    ClientFormat(
+        "claude-desktop", "Claude Desktop", Syntax.JSON, "mcpServers",
+        {"linux": "{xdg_config}/Claude/claude_desktop_config.json",
+         "macos": "{home}/Library/Application Support/Claude/claude_desktop_config.json",
+         "windows": "{appdata}/Claude/claude_desktop_config.json"},
+        variables=Variables.NONE,
+        notes="starts local servers only; remote servers are added in the app, not this "
+              "file; no official Linux build (community builds use the path above)",
+    ),
+    ClientFormat(
+        "cursor", "Cursor", Syntax.JSON, "mcpServers",
+        _same_everywhere("{home}/.cursor/mcp.json"),
+        workspace_files=(".cursor/mcp.json",),
+        notes="expands ${env:NAME}, ${userHome}, ${workspaceFolder}",
+    ),
+    ClientFormat(
+        "vscode", "VS Code", Syntax.JSONC, "servers",
+        {"linux": "{xdg_config}/Code/User/mcp.json",
+         "macos": "{home}/Library/Application Support/Code/User/mcp.json",
+         "windows": "{appdata}/Code/User/mcp.json"},
+        env_overrides=(EnvOverride("VSCODE_PORTABLE", "{value}/user-data/User/mcp.json"),
+                       EnvOverride("VSCODE_APPDATA", "{value}/Code/User/mcp.json")),
+        inert=frozenset({"gallery", "version"}),
+        translations=("vscode_env_values",),
+        export_extra={"type": "stdio"},
+        workspace_files=(".vscode/mcp.json",),
+        profile_glob="profiles/*/mcp.json",
+        notes="JSONC; `inputs` beside `servers`; `type` is required; each profile has its "
+              "own mcp.json under User/profiles/<id>/",
+    ),
+    ClientFormat(
+        "codex", "Codex", Syntax.TOML, "mcp_servers",
+        _same_everywhere("{home}/.codex/config.toml"),
+        env_overrides=(EnvOverride("CODEX_HOME", "{value}/config.toml"),),
+        aliases={"http_headers": "headers"},
+        defaults={"enabled": True, "required": False},
+        off_switch=("enabled", False),
+        translations=("codex_env_vars", "codex_bearer_token", "codex_env_http_headers",
+                      "codex_startup_timeout"),
+        variables=Variables.NONE,
+        export_extra={"env_vars": list(MCPCTL_RUN_ENV)},
+        notes="[mcp_servers.NAME] tables; unknown keys are rejected, so mcpctl marks its "
+              "entries by their shape (mcpctl run NAME); servers get only an allowlist of "
+              "environment variables",
+    ),
+    ClientFormat(
+        "gemini", "Gemini CLI", Syntax.JSONC, "mcpServers",
+        _same_everywhere("{home}/.gemini/settings.json"),
+        env_overrides=(EnvOverride("GEMINI_CLI_HOME", "{value}/.gemini/settings.json"),),
+        inert=frozenset({"description"}),
+        defaults={"trust": False},
+        translations=("gemini_urls",),
+        variables=Variables.DOLLAR,
+        workspace_files=(".gemini/settings.json",),
+        notes="settings.json holds all settings (comments allowed); `url` is SSE unless "
+              "`type` says http, `httpUrl` is streamable HTTP; `timeout` is milliseconds",
+    ),
+    ClientFormat(
+        "windsurf", "Windsurf", Syntax.JSON, "mcpServers",
+        _same_everywhere("{home}/.codeium/windsurf/mcp_config.json"),
+        aliases={"serverUrl": "url"},
+        defaults={"disabled": False},
+        off_switch=("disabled", True),
+        notes="remote servers use `serverUrl`; expands ${env:NAME}",
+    ),
+)
+
+CLIENT_IDS = tuple(client.id for client in CLIENTS)
+
+
+def client_by_id(client_id: str) -> ClientFormat | None:
+    return next((client for client in CLIENTS if client.id == client_id), None)
+
+
+def os_name(platform: str) -> str:
+    """`sys.platform` → the row's OS key."""
+    if platform.startswith("win"):
+        return "windows"
+    if platform == "darwin":
+        return "macos"
+    return "linux"
+
+
+def client_file(client: ClientFormat, os_key: str, environ: Mapping[str, str],
+                home: Path) -> Path:
+    """Where `client` keeps its user file: the first env override that is set, else
+    the OS's location (pure)."""
+    for override in client.env_overrides:
+        value = environ.get(override.variable)
+        if value:
+            return _path(override.template.format(value=value), os_key)
+    values = {
+        "home": str(home),
+        "xdg_config": environ.get("XDG_CONFIG_HOME") or str(home / ".config"),
+        "appdata": environ.get("APPDATA") or str(home / "AppData" / "Roaming"),
+    }
+    return _path(client.locations[os_key].format(**values), os_key)
+
+
+def _path(text: str, os_key: str) -> Path:
+    if os_key == "windows":
+        return Path(PurePath(text.replace("/", "\\")))
+    return Path(text)
+
+
+def is_mcpctl_command(command: Any) -> bool:
+    """`mcpctl`, or a path to it (an exported entry may name it absolutely)."""
+    if not isinstance(command, str) or not command:
+        return False
+    name = command.replace("\\", "/").rsplit("/", 1)[-1]
+    return name in ("mcpctl", "mcpctl.exe")
+
+
+def is_managed(client: ClientFormat, name: str, entry: Any) -> bool:
+    """Is this entry one mcpctl exported? Its shape is the marker: `mcpctl run NAME`
+    and only the keys mcpctl writes (Codex rejects unknown keys, so no marker key)."""
+    if not isinstance(entry, Mapping):
+        return False
+    if not is_mcpctl_command(entry.get("command")) or entry.get("args") != ["run", name]:
+        return False
+    allowed = {"command", "args", *client.export_extra}
+    if not set(entry) <= allowed:
+        return False
+    return bool(entry.get("type", "stdio") == "stdio")
+
+
+def exported_entry(client: ClientFormat, name: str, command: str) -> dict[str, Any]:
+    """The entry mcpctl writes into `client`'s file for server `name`."""
+    entry: dict[str, Any] = {}
+    if "type" in client.export_extra:
+        entry["type"] = client.export_extra["type"]
+    entry["command"] = command
+    entry["args"] = ["run", name]
+    for key, value in client.export_extra.items():
+        if key != "type":
+            entry[key] = copy.deepcopy(value)
+    return entry

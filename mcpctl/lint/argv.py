@@ -1,0 +1,290 @@
+"""MCP020-MCP031: what a server's command line will fetch and run.
+
+The command line is read the way the runner reads it (its options, then the package),
+because a version written in the wrong place pins nothing. Shell wrappers are looked
+through: `cmd /c npx pkg` and `sh -c "npx pkg"` are checked like `npx pkg`.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from mcpctl.jsonc import JsonPath
+from mcpctl.lint.rules import Hit, shown, where
+
+
+@dataclass(frozen=True)
+class Arg:
+    text: str
+    path: JsonPath  # where the text is written (a shell script's words share one path)
+
+
+def command_line_hits(server: JsonPath, entry: Mapping[str, Any]) -> Iterator[Hit]:
+    command, args = entry.get("command"), entry.get("args", [])
+    if not isinstance(command, str) or not isinstance(args, list):
+        return
+    argv = [Arg(command, (*server, "command"))]
+    argv += [Arg(a, (*server, "args", i)) for i, a in enumerate(args) if isinstance(a, str)]
+    for arg in argv:
+        if _PIPE_TO_SHELL.search(arg.text):
+            yield Hit("MCP031", arg.path, f"{where(arg.path)}: downloads a script into a shell")
+    yield from _argv_hits(argv, depth=0)
+
+
+def _argv_hits(argv: Sequence[Arg], depth: int) -> Iterator[Hit]:
+    if not argv or depth > 3:  # wrappers in wrappers: deep enough, and bounded
+        return
+    program = _program(argv[0].text)
+    rest = argv[1:]
+    if program == "env":
+        yield from _argv_hits(_after_env(rest), depth + 1)
+    elif program in _SHELLS:
+        yield from _shell_hits(program, rest, depth)
+    elif program in _RUNNER_PROGRAMS:
+        yield from _runner_hits(program, rest)
+    elif program in {"docker", "podman"}:
+        yield from _image_hits(program, rest)
+
+
+def _program(command: str) -> str:
+    name = re.split(r"[\\/]", command.strip())[-1].lower()
+    return re.sub(r"\.(exe|cmd|bat|ps1)$", "", name)
+
+
+def _after_env(args: Sequence[Arg]) -> list[Arg]:
+    """`env [-i] [-u NAME] [NAME=VALUE]... program args`: the program and its args."""
+    index = 0
+    while index < len(args):
+        text = args[index].text
+        if text in {"-u", "--unset", "-C", "--chdir"}:
+            index += 2
+        elif text.startswith("-") or "=" in text:
+            index += 1
+        else:
+            break
+    return list(args[index:])
+
+
+# --- shells -----------------------------------------------------------------------
+
+_SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish",
+                     "cmd", "powershell", "pwsh"})
+# `curl URL | sh`, `wget -qO- URL | sudo bash`, `iwr URL | iex`, `bash <(curl URL)`,
+# `sh -c "$(curl URL)"`: whatever the server sends runs.
+_PIPE_TO_SHELL = re.compile(
+    r"\b(?:curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod)\b[^|;&]*\|\s*"
+    r"(?:sudo\s+(?:-\S+\s+)*)?(?:\S*/)?"
+    r"(?:(?:ba|z|da|k|fi)?sh|iex|invoke-expression|python3?|node|pwsh|powershell)\b"
+    r"|<\(\s*(?:curl|wget)\b|\$\(\s*(?:curl|wget)\b",
+    re.IGNORECASE,
+)
+_POWERSHELL_COMMAND = re.compile(r"-(?:c|co|com|comm|comma|comman|command|e|ec|enc"
+                                 r"|encodedcommand|commandwithargs|cwa)", re.IGNORECASE)
+
+
+def _shell_hits(program: str, args: Sequence[Arg], depth: int) -> Iterator[Hit]:
+    for index, arg in enumerate(args):
+        if not _is_command_flag(program, arg.text):
+            if not arg.text.startswith(("-", "/")):
+                return  # a script file: the shell runs a file, not a command string
+            continue
+        yield Hit("MCP030", arg.path,
+                  f"{where(arg.path)}: runs a command string through {program} {arg.text}")
+        # sh -c takes one script (later words are its $0, $1...); cmd and powershell
+        # take the rest of the line, as one string or as separate words.
+        inner = list(args[index + 1:])
+        if inner and (len(inner) == 1 or program not in {"cmd", "powershell", "pwsh"}):
+            inner = _shell_words(inner[0])
+        yield from _argv_hits(inner, depth + 1)
+        return
+
+
+def _is_command_flag(program: str, text: str) -> bool:
+    if program == "cmd":
+        return text.lower() in {"/c", "/k"}
+    if program in {"powershell", "pwsh"}:
+        return _POWERSHELL_COMMAND.fullmatch(text) is not None
+    # -c, or a cluster of short options holding c: -lc, -ec, -xc
+    return re.fullmatch(r"-[a-zA-Z]*c[a-zA-Z]*", text) is not None or text == "--command"
+
+
+def _shell_words(script: Arg) -> list[Arg]:
+    try:
+        words = shlex.split(script.text)
+    except ValueError:
+        return []
+    return [Arg(word, script.path) for word in words]
+
+
+# --- package runners --------------------------------------------------------------
+
+_PACKAGE_RUNNERS = frozenset({"npx", "bunx", "pnpx", "uvx"})
+_RUNNER_PROGRAMS = _PACKAGE_RUNNERS | {"pnpm", "yarn", "uv", "pipx"}  # with a subcommand
+# Options of npx/bunx/pnpm dlx, uvx/uv tool run and pipx run that take a value: the word
+# after them is not the package.
+_NODE_VALUE_OPTIONS = frozenset({"-p", "--package", "-c", "--call", "--registry", "--cache",
+                                 "--userconfig", "--prefix", "-w", "--workspace"})
+_PYTHON_VALUE_OPTIONS = frozenset({
+    "--from", "--spec", "--with", "-w", "--with-editable", "--with-requirements", "--python",
+    "-p", "--index", "--default-index", "--index-url", "-i", "--extra-index-url",
+    "--find-links", "-f", "--constraints", "-c", "--overrides", "--build-constraints", "-b",
+    "--refresh-package", "--reinstall-package", "--upgrade-package", "-P", "--cache-dir",
+    "--config-file", "--directory", "--project", "--env-file", "--color", "--pip-args",
+    "--python-preference", "--index-strategy", "--keyring-provider", "--resolution",
+    "--prerelease", "--exclude-newer", "--link-mode", "--config-setting", "-C", "--backend",
+})
+_NODE_PACKAGE_OPTIONS = frozenset({"-p", "--package"})
+_PYTHON_PACKAGE_OPTIONS = frozenset({"--from", "--spec"})
+
+
+def _runner_hits(program: str, args: Sequence[Arg]) -> Iterator[Hit]:
+    runner, rest = _runner(program, args)
+    if runner is None:
+        return
+    python = runner in {"uvx", "uv tool run", "pipx run"}
+    if python:
+        package = _package_arg(rest, _PYTHON_PACKAGE_OPTIONS, _PYTHON_VALUE_OPTIONS)
+    else:
+        package = _package_arg(rest, _NODE_PACKAGE_OPTIONS, _NODE_VALUE_OPTIONS)
+    if package is None or not _from_registry(package.text):
+        return
+    problem = (_python_pin_problem if python else _node_pin_problem)(package.text)
+    if problem:
+        yield Hit("MCP020", package.path,
+                  f"{where(package.path)}: {runner} runs {shown(package.text)} {problem}")
+
+
+def _runner(program: str, args: Sequence[Arg]) -> tuple[str | None, Sequence[Arg]]:
+    words = [arg.text for arg in args]
+    if program in _PACKAGE_RUNNERS:
+        return program, args
+    if program in {"pnpm", "yarn"} and "dlx" in words:
+        return f"{program} dlx", args[words.index("dlx") + 1:]
+    if program == "uv" and words[:2] == ["tool", "run"]:
+        return "uv tool run", args[2:]
+    if program == "pipx" and words[:1] == ["run"]:
+        return "pipx run", args[1:]
+    return None, args
+
+
+def _package_arg(
+    args: Sequence[Arg], package_options: frozenset[str], value_options: frozenset[str]
+) -> Arg | None:
+    """The package the runner installs: a `--package/--from/--spec` value given before
+    the first operand, else that operand (what follows it is the package's own)."""
+    end = _operand_index(args, value_options | package_options)
+    for index, arg in enumerate(args[:end]):
+        name, equals, value = arg.text.partition("=")
+        if name in package_options:
+            return Arg(value, arg.path) if equals else _at(args, index + 1)
+    return _at(args, end)
+
+
+def _operand_index(args: Sequence[Arg], value_options: frozenset[str]) -> int:
+    """Where the first word that is neither an option nor an option's value is."""
+    index = 0
+    while index < len(args):
+        text = args[index].text
+        if text == "--":
+            return index + 1
+        if not text.startswith("-"):
+            return index
+        index += 2 if text in value_options else 1
+    return index
+
+
+def _at(args: Sequence[Arg], index: int) -> Arg | None:
+    return args[index] if index < len(args) else None
+
+
+def _from_registry(spec: str) -> bool:
+    """False for paths, URLs, git and GitHub shorthands: pinned (or not) another way."""
+    if "${" in spec or "://" in spec or spec.startswith((".", "/", "~", "\\")):
+        return False
+    if re.match(r"(?:file|git|git\+\w+|github|gitlab|bitbucket|npm|link|workspace):", spec):
+        return False
+    return not re.fullmatch(r"[\w.-]+/[\w.-]+(?:#.*)?", spec) and not spec.endswith(
+        (".whl", ".tar.gz", ".tgz", ".zip"))
+
+
+_EXACT_VERSION = re.compile(r"v?\d+(?:\.\d+){2}(?:[-+][0-9A-Za-z.+-]+)?")
+
+
+def _node_pin_problem(spec: str) -> str | None:
+    name, at, version = spec[1:].rpartition("@") if spec.startswith("@") else spec.rpartition("@")
+    if not at or not name:
+        return "without a version"
+    return _version_problem(version)
+
+
+def _python_pin_problem(spec: str) -> str | None:
+    if "==" in spec:
+        version = spec.split("==", 1)[1].lstrip("=").strip()
+        return None if version and "*" not in version else "with a wildcard version"
+    name, at, version = spec.partition("@")
+    if at and name:  # uvx pkg@1.2 means pkg==1.2
+        return None if re.fullmatch(r"\d[\w.!+-]*", version) else _version_problem(version)
+    if re.search(r"[<>~!]=?|\^", spec):
+        return "with a version range"
+    return "without a version"
+
+
+def _version_problem(version: str) -> str | None:
+    if _EXACT_VERSION.fullmatch(version):
+        return None
+    if re.fullmatch(r"[A-Za-z][\w.-]*", version):
+        return f"at the moving tag @{version}"
+    return f"with the version range {shown(version)}"
+
+
+# --- container images -------------------------------------------------------------
+
+_DOCKER_VALUE_OPTIONS = frozenset({
+    "-a", "--attach", "--add-host", "--annotation", "--blkio-weight", "--cap-add",
+    "--cap-drop", "--cgroup-parent", "--cgroupns", "--cidfile", "-c", "--cpu-shares",
+    "--cpus", "--cpuset-cpus", "--device", "--dns", "--dns-option", "--dns-search",
+    "--domainname", "--entrypoint", "-e", "--env", "--env-file", "--expose", "--gpus",
+    "--group-add", "--health-cmd", "--health-interval", "--health-retries", "-h",
+    "--hostname", "--ip", "--ip6", "--ipc", "--isolation", "-l", "--label", "--label-file",
+    "--link", "--log-driver", "--log-opt", "--mac-address", "-m", "--memory",
+    "--memory-swap", "--mount", "--name", "--network", "--net", "--network-alias",
+    "--pid", "--platform", "-p", "--publish", "--pull", "--restart", "--runtime",
+    "--security-opt", "--shm-size", "--stop-signal", "--stop-timeout", "--storage-opt",
+    "--sysctl", "--tmpfs", "-u", "--user", "--ulimit", "--userns", "--uts", "-v",
+    "--volume", "--volumes-from", "-w", "--workdir",
+})
+
+
+def _image_hits(program: str, args: Sequence[Arg]) -> Iterator[Hit]:
+    words = [arg.text for arg in args]
+    if words[:1] == ["run"]:
+        rest = args[1:]
+    elif words[:2] == ["container", "run"]:
+        rest = args[2:]
+    else:
+        return
+    image = _at(rest, _operand_index(rest, _DOCKER_VALUE_OPTIONS))
+    if image is None or "${" in image.text:
+        return
+    tag, digest = _image_tag_and_digest(image.text)
+    about = f"{where(image.path)}: {program} image {shown(image.text)}"
+    if digest:
+        return
+    if not tag:
+        yield Hit("MCP021", image.path, f"{about} has no tag (so it runs latest)")
+    elif tag == "latest":
+        yield Hit("MCP021", image.path, f"{about} is tagged latest")
+    else:
+        yield Hit("MCP022", image.path, f"{about} is pinned by tag, not by digest")
+
+
+def _image_tag_and_digest(image: str) -> tuple[str, str]:
+    # registry:5000/team/name:tag@sha256:...: the tag is after the last ':' of the
+    # last path segment, so a registry's port is not mistaken for one.
+    name, _, digest = image.partition("@")
+    last = name.rsplit("/", 1)[-1]
+    return last.partition(":")[2], digest

@@ -1,0 +1,152 @@
+"""MCP032-MCP052: what the fields of one server entry say, one field at a time."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Iterator, Mapping
+from typing import Any
+from urllib.parse import urlsplit
+
+from mcpctl.jsonc import JsonPath
+from mcpctl.lint.rules import Hit, shown, where
+from mcpctl.variables import Kind, references
+
+_SERVER_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}", re.ASCII)
+
+_INJECTION_KEYS = frozenset({
+    "NODE_OPTIONS", "LD_PRELOAD", "LD_LIBRARY_PATH", "PYTHONSTARTUP", "PYTHONPATH",
+    "PERL5OPT", "RUBYOPT", "BASH_ENV",
+})
+
+# /Users/NAME, /home/NAME, C:\Users\NAME: one person's machine. Not preceded by a word
+# character or a slash, so `https://host/home/x` and `/srv/home/x` are not matched.
+_USER_PATH = re.compile(
+    r"(?<![\w./~-])/(?:Users|home)/(?!\$\{)[^/\s\"']+|(?<![\w])[A-Za-z]:[\\/]Users[\\/][^\\/\s\"']+",
+)
+
+# Which references the client that reads each format expands itself (DESIGN §3 lists
+# what mcpctl expands). Formats not listed are read by mcpctl only.
+_CLIENT_SYNTAX: Mapping[str, frozenset[str]] = {
+    "claude": frozenset({"${VAR}"}),
+    "vscode": frozenset({"${workspaceFolder}", "${env:NAME}", "${input:ID}"}),
+    "cursor": frozenset({"${workspaceFolder}", "${env:NAME}"}),
+}
+
+_URL_FIELDS = ("url", "serverUrl", "httpUrl")
+
+
+def server_name_hits(path: JsonPath, name: str) -> Iterator[Hit]:
+    if _SERVER_NAME.fullmatch(name):
+        return
+    why = "is longer than 64 characters" if len(name) > 64 else (
+        "is empty" if not name else "has characters outside A-Z a-z 0-9 _ -")
+    yield Hit("MCP040", path, f"{where(path)}: server name {shown(name)} {why}")
+
+
+def entry_hits(
+    path: JsonPath, entry: Mapping[str, Any], format_id: str, input_ids: Collection[str]
+) -> Iterator[Hit]:
+    yield from _env_key_hits(path, entry.get("env"))
+    for field_path, text in _expandable(path, entry):
+        yield from _user_path_hits(field_path, text)
+        yield from _reference_hits(field_path, text, format_id, input_ids)
+    for key in _URL_FIELDS:
+        yield from _plain_http_hits((*path, key), entry.get(key))
+    for index, arg in enumerate(_strings(entry.get("args"))):
+        if arg.startswith("http://"):
+            yield from _plain_http_hits((*path, "args", index), arg)
+
+
+def _expandable(path: JsonPath, entry: Mapping[str, Any]) -> Iterator[tuple[JsonPath, str]]:
+    """The fields where variables are recognised (DESIGN §3), as (path, text)."""
+    for key in ("command", "cwd", "envFile", *_URL_FIELDS):
+        if isinstance(entry.get(key), str):
+            yield (*path, key), entry[key]
+    for index, arg in enumerate(_strings(entry.get("args"))):
+        yield (*path, "args", index), arg
+    for table in ("env", "headers"):
+        values = entry.get(table)
+        if isinstance(values, dict):
+            for key, value in values.items():
+                if isinstance(value, str):
+                    yield (*path, table, key), value
+
+
+def _strings(value: Any) -> list[str]:
+    return [item for item in value if isinstance(item, str)] if isinstance(value, list) else []
+
+
+def _env_key_hits(path: JsonPath, env: Any) -> Iterator[Hit]:
+    if not isinstance(env, dict):
+        return
+    for key in env:
+        upper = key.upper()  # Windows environment names ignore case
+        if upper in _INJECTION_KEYS or upper.startswith("DYLD_"):
+            key_path = (*path, "env", key)
+            yield Hit("MCP032", key_path,
+                      f"{where(key_path)}: {key} makes the runtime load extra code at start")
+
+
+def _user_path_hits(path: JsonPath, text: str) -> Iterator[Hit]:
+    match = _USER_PATH.search(text)
+    if match:
+        yield Hit("MCP041", path,
+                  f"{where(path)}: {shown(match.group(0))} is one user's home directory")
+
+
+def _plain_http_hits(path: JsonPath, url: Any) -> Iterator[Hit]:
+    if not isinstance(url, str) or not url.lower().startswith("http://"):
+        return
+    try:
+        host = urlsplit(url).hostname or ""
+    except ValueError:
+        return
+    if "${" in url.split("/")[2] or _is_local(host):
+        return
+    yield Hit("MCP042", path, f"{where(path)}: plain http:// to {shown(host)}")
+
+
+def _is_local(host: str) -> bool:
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    import ipaddress  # noqa: PLC0415 - only for the rare http:// URL
+
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    # 0.0.0.0 and :: reach this machine too; nothing leaves it.
+    return address.is_loopback or address.is_unspecified
+
+
+def _reference_hits(
+    path: JsonPath, text: str, format_id: str, input_ids: Collection[str]
+) -> Iterator[Hit]:
+    if "${" not in text:
+        return
+    complete = 0
+    for reference in references(text):
+        complete += 1
+        syntax = _syntax(reference.text, reference.kind)
+        if reference.kind is Kind.UNKNOWN:
+            yield Hit("MCP051", path,
+                      f"{where(path)}: unknown variable {shown(reference.text)}")
+        elif reference.kind is Kind.INPUT:
+            if reference.name not in input_ids:
+                yield Hit("MCP050", path, f"{where(path)}: {shown(reference.text)} has no "
+                                          "matching entry in 'inputs'")
+        elif format_id in _CLIENT_SYNTAX and syntax not in _CLIENT_SYNTAX[format_id]:
+            yield Hit("MCP052", path, f"{where(path)}: the client that reads this file does "
+                                      f"not expand {shown(reference.text)}")
+    if text.count("${") > complete:
+        yield Hit("MCP051", path, f"{where(path)}: unterminated or nested ${{...}}")
+
+
+def _syntax(text: str, kind: Kind) -> str:
+    match kind:
+        case Kind.ENV:
+            return "${env:NAME}" if text.startswith("${env:") else "${VAR}"
+        case Kind.WORKSPACE_FOLDER | Kind.WORKSPACE_BASENAME | Kind.USER_HOME:
+            return "${workspaceFolder}"
+        case _:
+            return f"${{{kind.value}:NAME}}"

@@ -1,0 +1,322 @@
+"""export and its writers: only mcpctl's entries change, atomically, with a backup."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import tomllib
+from pathlib import Path
+
+import jsonschema  # type: ignore[import-untyped, unused-ignore]
+import pytest
+
+from mcpctl.client_export import json_edit, mask_line
+from tests.clients import USER_FILE, install_home, single_insertion, write_config
+from tests.conftest import REPO, Cli
+
+USER_TIER = ('# my servers\n[servers.gh]\ncommand = "github-mcp-server"\nargs = ["stdio"]\n\n'
+             '[servers.docs]\nurl = "https://docs.example.com/mcp"\n')
+
+ENTRY = ('"gh": {\n{i}  "command": "mcpctl",\n{i}  "args": [\n{i}    "run",\n{i}    "gh"\n'
+         '{i}  ]\n{i}}')
+TYPED = ('"gh": {\n{i}  "type": "stdio",\n{i}  "command": "mcpctl",\n{i}  "args": [\n'
+         '{i}    "run",\n{i}    "gh"\n{i}  ]\n{i}}')
+INSERTED = {
+    "claude-code": ",\n    " + TYPED.replace("{i}", "    "),
+    "claude-desktop": ",\n    " + ENTRY.replace("{i}", "    "),
+    "cursor": ",\n    " + ENTRY.replace("{i}", "    "),
+    "vscode": "\t" + TYPED.replace("{i}", "\t\t").replace("  ", "\t") + ",\n\t",
+    "codex": '[mcp_servers.gh]\ncommand = "mcpctl"\nargs = ["run", "gh"]\nenv_vars = '
+             '["MCPCTL_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", '
+             '"XDG_RUNTIME_DIR", "DBUS_SESSION_BUS_ADDRESS"]\n\n',
+    "gemini": ",\n    " + ENTRY.replace("{i}", "    "),
+    "windsurf": ",\n    " + ENTRY.replace("{i}", "    "),
+}
+SKIPPED = ("  skipped   docs  (a remote (url) server: clients connect to it themselves and "
+           "`mcpctl run` starts local servers only; add it to the client by hand)")
+
+
+def backups(mcpctl_home: Path, client: str) -> list[Path]:
+    folder = mcpctl_home / "data" / "backups" / client
+    return sorted(folder.iterdir()) if folder.exists() else []
+
+
+@pytest.mark.parametrize("client", list(USER_FILE))
+def test_export_round_trip_changes_only_mcpctl_entries(
+        client: str, cli: Cli, isolated_home: Path, user_config: Path,
+        mcpctl_home: Path) -> None:
+    path = install_home(client, isolated_home)
+    original = path.read_bytes()
+    write_config(user_config, USER_TIER)
+    result = cli("export", "--to", client)
+    [backup] = backups(mcpctl_home, client)
+    assert (result.code, result.err) == (0, "")
+    assert result.out == (f"{client}: ~/{USER_FILE[client]} (written, backup "
+                          f"~/../mcpctl-home/data/backups/{client}/{backup.name})\n"
+                          f"{SKIPPED}\n  added     gh\n").replace(
+                              "~/../mcpctl-home", str(mcpctl_home))
+    assert single_insertion(original.decode(), path.read_text()) == INSERTED[client]
+    assert backup.read_bytes() == original
+    assert stat.S_IMODE(backup.stat().st_mode) == 0o600
+    # Again: nothing to do, nothing written, no second backup.
+    again = cli("export", "--to", client)
+    assert again.out == f"{client}: ~/{USER_FILE[client]} (up to date)\n{SKIPPED}\n"
+    assert len(backups(mcpctl_home, client)) == 1
+    # Remove the server and sync: mcpctl's entry goes, the file is byte for byte the original.
+    write_config(user_config, USER_TIER.split("[servers.docs]")[1].join(["[servers.docs]", ""]))
+    assert cli("clients", "enable", client).code == 0
+    synced = cli("sync")
+    assert (synced.code, synced.err) == (0, "")
+    assert synced.out.splitlines()[1:] == [SKIPPED,
+                                           "  removed   gh  (no longer in the user tier)"]
+    assert path.read_bytes() == original
+
+
+def test_export_json_report_matches_schema(cli: Cli, isolated_home: Path,
+                                           user_config: Path) -> None:
+    install_home("cursor", isolated_home)
+    write_config(user_config, USER_TIER)
+    result = cli("export", "--to", "cursor", "gh", "--json", "--dry-run")
+    document = json.loads(result.out)
+    jsonschema.validate(document, json.loads((REPO / "schemas" / "export.schema.json")
+                                             .read_text()))
+    [report] = document["clients"]
+    assert report["changes"] == [{"name": "gh", "status": "added", "reason": ""}]
+    assert (report["written"], report["backup"], report["up_to_date"]) == (False, None, False)
+    assert report["diff"].startswith(f"--- {isolated_home}/.cursor/mcp.json (before)\n")
+
+
+def test_dry_run_prints_a_masked_diff_and_writes_nothing(cli: Cli, isolated_home: Path,
+                                                         user_config: Path) -> None:
+    path = install_home("windsurf", isolated_home)
+    before = path.read_bytes()
+    write_config(user_config, USER_TIER)
+    result = cli("export", "--to", "windsurf", "--dry-run")
+    assert result.code == 0
+    assert path.read_bytes() == before
+    assert result.out.startswith(f"--- {path} (before)\n+++ {path} (after)\n@@ -17,6 +17,13 @@\n")
+    assert '+    "gh": {\n' in result.out
+    assert result.err == f"windsurf: ~/{USER_FILE['windsurf']} (would change)\n{SKIPPED}\n" \
+                         "  added     gh\n"
+    # A neighbour's token in the context lines is masked.
+    token = "ghp_abcdefghijklmnopqrstuvwxyz0123456789"
+    path.write_text(path.read_text().replace('"disabled": true',
+                                             '"env": {"TOKEN": "' + token + '"}'))
+    masked = cli("export", "--to", "windsurf", "--dry-run")
+    assert "ghp_abc" not in masked.out
+    assert '"TOKEN": "ghp_***"' in masked.out
+
+
+def test_mask_line() -> None:
+    assert mask_line('  "API_KEY": "abcd1234efgh5678ijkl",\n') == '  "API_KEY": "abcd***",\n'
+    assert mask_line('env = { API_TOKEN = "sk-live-0123456789abcdefghijk" }') == \
+        'env = { API_TOKEN = "sk-l***" }'
+    assert mask_line('"args": ["--port", "8080"]') == '"args": ["--port", "8080"]'
+
+
+def test_conflict_is_refused_then_replaced_with_a_backup(cli: Cli, isolated_home: Path,
+                                                        user_config: Path,
+                                                        mcpctl_home: Path) -> None:
+    path = write_config(isolated_home / ".cursor" / "mcp.json",
+                        '{"mcpServers": {"gh": {"command": "old-gh"}}}\n')
+    write_config(user_config, USER_TIER)
+    refused = cli("export", "--to", "cursor", "gh")
+    assert refused.code == 1
+    assert refused.out == ("cursor: ~/.cursor/mcp.json (up to date)\n  conflict  gh  (Cursor "
+                           "defines 'gh' itself; --replace makes it launch through mcpctl (the "
+                           "old entry goes to the backup))\n")
+    assert path.read_text() == '{"mcpServers": {"gh": {"command": "old-gh"}}}\n'
+    replaced = cli("export", "--to", "cursor", "gh", "--replace")
+    assert replaced.code == 0
+    assert path.read_text() == \
+        '{"mcpServers": {"gh": {"command": "mcpctl", "args": ["run", "gh"]}}}\n'
+    [backup] = backups(mcpctl_home, "cursor")
+    assert backup.read_text() == '{"mcpServers": {"gh": {"command": "old-gh"}}}\n'
+
+
+@pytest.mark.parametrize(("content", "message"), [
+    ('{"mcpServers": {"a": {}, "a": {}}}',
+     "1:26: duplicate key mcpServers.a (first at line 1); which one Cursor uses is unclear, "
+     "so the file was not changed"),
+    ('{"mcpServers": {,}}', "1:17: Expecting property name enclosed in double quotes; "
+                            "the file was not changed"),
+    ('{"mcpServers": []}', "'mcpServers' is not a table of servers; the file was not changed"),
+    ("[1]", "the top level is not an object; the file was not changed"),
+])
+def test_a_file_that_does_not_parse_is_left_alone(
+        cli: Cli, isolated_home: Path, user_config: Path, mcpctl_home: Path, content: str,
+        message: str) -> None:
+    path = write_config(isolated_home / ".cursor" / "mcp.json", content)
+    write_config(user_config, USER_TIER)
+    result = cli("export", "--to", "cursor")
+    assert (result.code, result.out) == (3, "")
+    separator = ":" if message[0].isdigit() else ": "
+    assert result.err == f"mcpctl: error: {path}{separator}{message}\n"
+    assert path.read_text() == content
+    assert backups(mcpctl_home, "cursor") == []
+
+
+def test_codex_toml_that_does_not_parse(cli: Cli, isolated_home: Path,
+                                        user_config: Path) -> None:
+    path = write_config(isolated_home / ".codex" / "config.toml", "[mcp_servers.a\n")
+    write_config(user_config, USER_TIER)
+    result = cli("export", "--to", "codex")
+    assert result.code == 3
+    assert result.err.startswith(f"mcpctl: error: {path}:1:15: ")
+    assert result.err.endswith("; the file was not changed\n")
+    assert path.read_text() == "[mcp_servers.a\n"
+
+
+def test_broken_user_tier_exports_nothing(cli: Cli, isolated_home: Path,
+                                          user_config: Path) -> None:
+    write_config(user_config, "[servers.gh\n")
+    result = cli("export", "--to", "cursor")
+    assert result.code == 3
+    assert "fix config.toml first (nothing was exported)" in result.err
+    assert not (isolated_home / ".cursor").exists()
+
+
+def test_unknown_client_and_unknown_server(cli: Cli, user_config: Path) -> None:
+    write_config(user_config, USER_TIER)
+    assert cli("export", "--to", "emacs").err == (
+        "mcpctl: error: unknown client 'emacs' (known: claude-code, claude-desktop, cursor, "
+        "vscode, codex, gemini, windsurf)\n")
+    result = cli("export", "--to", "cursor", "nope")
+    assert (result.code, result.err) == (2, f"mcpctl: error: no server named 'nope' in the "
+                                            f"user tier ({user_config}); see: mcpctl list "
+                                            "--tier user\n")
+
+
+def test_new_file_symlink_and_mode(cli: Cli, isolated_home: Path, user_config: Path,
+                                   tmp_path: Path) -> None:
+    write_config(user_config, USER_TIER)
+    assert cli("export", "--to", "cursor", "gh").code == 0
+    created = isolated_home / ".cursor" / "mcp.json"
+    assert created.read_text() == ('{\n  "mcpServers": {\n    ' + ENTRY.replace("{i}", "    ")
+                                   + "\n  }\n}\n")
+    assert stat.S_IMODE(created.stat().st_mode) == 0o600
+    # A dotfile manager's symlink stays a symlink; the target gets the change.
+    target = write_config(tmp_path / "dotfiles" / "mcp_config.json", '{"mcpServers": {}}\n')
+    os.chmod(target, 0o644)
+    link = isolated_home / ".codeium" / "windsurf" / "mcp_config.json"
+    link.parent.mkdir(parents=True)
+    link.symlink_to(target)
+    assert cli("export", "--to", "windsurf", "gh").code == 0
+    assert link.is_symlink()
+    assert json.loads(target.read_text()) == {"mcpServers": {"gh": {
+        "command": "mcpctl", "args": ["run", "gh"]}}}
+    assert stat.S_IMODE(target.stat().st_mode) == 0o644
+
+
+def test_command_option_and_config_setting(cli: Cli, isolated_home: Path,
+                                           user_config: Path) -> None:
+    write_config(user_config, USER_TIER + '\n[clients]\ncommand = "/opt/mcpctl/bin/mcpctl"\n')
+    assert cli("export", "--to", "cursor", "gh").code == 0
+    path = isolated_home / ".cursor" / "mcp.json"
+    assert json.loads(path.read_text())["mcpServers"]["gh"]["command"] == \
+        "/opt/mcpctl/bin/mcpctl"
+    result = cli("export", "--to", "cursor", "gh", "--command", "mcpctl")
+    assert result.out == "cursor: ~/.cursor/mcp.json (written, backup " + \
+        result.out.split("backup ")[1].split(")")[0] + ")\n  updated   gh\n"
+    assert json.loads(path.read_text())["mcpServers"]["gh"]["command"] == "mcpctl"
+
+
+# ---- the JSON editor on its own ---------------------------------------------------------
+
+GH = {"command": "mcpctl", "args": ["run", "gh"]}
+
+
+@pytest.mark.parametrize(("before", "after"), [
+    ("", '{\n  "mcpServers": {\n    "gh": {\n      "command": "mcpctl",\n      "args": [\n'
+         '        "run",\n        "gh"\n      ]\n    }\n  }\n}\n'),
+    ('{"theme": "dark"}', '{"theme": "dark", "mcpServers": {"gh": {"command": "mcpctl", '
+                          '"args": ["run", "gh"]}}}'),
+    ('{"mcpServers":{}}', '{"mcpServers":{"gh":{"command":"mcpctl","args":["run","gh"]}}}'),
+    ('{\r\n  "mcpServers": {}\r\n}\r\n',
+     '{\r\n  "mcpServers": {\r\n    "gh": {\r\n      "command": "mcpctl",\r\n      "args": '
+     '[\r\n        "run",\r\n        "gh"\r\n      ]\r\n    }\r\n  }\r\n}\r\n'),
+    ('\ufeff{\n  "x": 1\n}\n', '\ufeff{\n  "x": 1,\n  "mcpServers": {\n    "gh": {\n      '
+     '"command": "mcpctl",\n      "args": [\n        "run",\n        "gh"\n      ]\n    }\n'
+     '  }\n}\n'),
+    ('{\n  "mcpServers": { // none yet\n  }\n}\n',
+     '{\n  "mcpServers": {\n    "gh": {\n      "command": "mcpctl",\n      "args": [\n'
+     '        "run",\n        "gh"\n      ]\n    } // none yet\n  }\n}\n'),
+])
+def test_json_edit_adds(before: str, after: str) -> None:
+    assert json_edit(before, "mcpServers", {"gh": GH}) == after
+
+
+@pytest.mark.parametrize(("before", "after"), [
+    ('{\n  "mcpServers": {\n    "gh": {},\n    "b": 1\n  }\n}',
+     '{\n  "mcpServers": {\n    "b": 1\n  }\n}'),
+    ('{\n  "mcpServers": {\n    "a": 1,\n    "gh": {},\n    "b": 2\n  }\n}',
+     '{\n  "mcpServers": {\n    "a": 1,\n    "b": 2\n  }\n}'),
+    ('{\n  "mcpServers": {\n    "a": 1,\n    "gh": {}\n  }\n}',
+     '{\n  "mcpServers": {\n    "a": 1\n  }\n}'),
+    ('{\n  "mcpServers": {\n    "a": 1,\n    "gh": {},\n  }\n}',
+     '{\n  "mcpServers": {\n    "a": 1,\n  }\n}'),
+    ('{\n  "mcpServers": {\n    "gh": {}\n  },\n  "x": 2\n}',
+     '{\n  "mcpServers": {}, \n  "x": 2\n}'.replace("{}, ", "{},")),
+    ('{"mcpServers": {"gh": {"args": ["}"]}, "a": "{"}}', '{"mcpServers": {"a": "{"}}'),
+])
+def test_json_edit_removes(before: str, after: str) -> None:
+    assert json_edit(before, "mcpServers", {"gh": None}) == after
+
+
+def test_json_edit_replaces_in_place_and_keeps_comments() -> None:
+    before = ('{\n  // mine\n  "servers": {\n    /* a */ "gh": {"command": "old"}, // c\n'
+              '    "z": {}\n  }\n}\n')
+    assert json_edit(before, "servers", {"gh": GH}) == (
+        '{\n  // mine\n  "servers": {\n    /* a */ "gh": {\n      "command": "mcpctl",\n'
+        '      "args": [\n        "run",\n        "gh"\n      ]\n    }, // c\n    "z": {}\n'
+        '  }\n}\n')
+
+
+# ---- Codex TOML ------------------------------------------------------------------------
+
+def test_codex_entries_written_other_ways_go_through_tomlkit(
+        cli: Cli, isolated_home: Path, user_config: Path) -> None:
+    path = write_config(isolated_home / ".codex" / "config.toml",
+                        '# top\nmcp_servers.gh.command = "old"\n\n[profiles.x]\nmodel = "m"\n')
+    write_config(user_config, USER_TIER)
+    assert cli("export", "--to", "codex", "gh", "--replace").code == 0
+    data = tomllib.loads(path.read_text())
+    assert data["mcp_servers"]["gh"]["args"] == ["run", "gh"]
+    assert data["profiles"] == {"x": {"model": "m"}}
+    assert path.read_text().startswith("# top\n")
+
+
+def test_codex_crlf_and_removal_keeps_neighbour_comments(cli: Cli, isolated_home: Path,
+                                                         user_config: Path) -> None:
+    original = ('model = "m"\r\n\r\n# about a\r\n[mcp_servers.a]\r\ncommand = "a"\r\n\r\n'
+                '# about profiles\r\n[profiles.p]\r\nmodel = "n"\r\n')
+    path = write_config(isolated_home / ".codex" / "config.toml", "")
+    path.write_bytes(original.encode())
+    write_config(user_config, USER_TIER)
+    assert cli("export", "--to", "codex", "gh").code == 0
+    added = single_insertion(original, path.read_bytes().decode())
+    assert added.startswith('[mcp_servers.gh]\r\ncommand = "mcpctl"\r\nargs = ["run", "gh"]\r\n')
+    write_config(user_config, "")
+    assert cli("clients", "enable", "codex").code == 0
+    assert cli("sync").code == 0
+    assert path.read_bytes().decode() == original
+
+
+def test_a_huge_or_special_client_file_is_left_alone(cli: Cli, isolated_home: Path,
+                                                     user_config: Path) -> None:
+    write_config(user_config, USER_TIER)
+    path = isolated_home / ".cursor" / "mcp.json"
+    path.parent.mkdir()
+    with path.open("wb") as handle:
+        handle.truncate(64 * 1024 * 1024 + 1)
+    result = cli("export", "--to", "cursor")
+    assert (result.code, result.err) == (3, f"mcpctl: error: {path}:1:1: file is larger than "
+                                            "67108864 bytes; the file was not changed\n")
+    assert path.stat().st_size == 64 * 1024 * 1024 + 1
+    path.unlink()
+    path.symlink_to("/dev/null")
+    special = cli("export", "--to", "cursor")
+    assert (special.code, special.err) == (3, "mcpctl: error: /dev/null:1:1: is not a regular "
+                                              "file; the file was not changed\n")
+    assert path.is_symlink()

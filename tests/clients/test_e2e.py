@@ -1,0 +1,88 @@
+"""End to end, per client: import from a fixture home, export to another home, and a
+real MCP client (the official SDK) starts the exported entry and lists the tools.
+
+The exported entries say `mcpctl`; the test puts a `mcpctl` shim on the client's PATH
+that runs this checkout's mcpctl (`python -m mcpctl`), as an installed mcpctl would be.
+The token reaches the server from the keyring: the tool's description carries its
+SHA-256, and no client file holds it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import os
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+from tests.clients import TOKENS, USER_FILE, env_for_home, install_home, mcpctl_shim
+from tests.conftest import run_mcpctl
+
+IMPORTED = {
+    "claude-code": {"docs": "added", "notes": "added", "tokens": "added", "vault": "refused"},
+    "claude-desktop": {"filesystem": "added", "journal": "refused", "tokens": "added"},
+    "cursor": {"figma": "refused", "linear": "added", "tokens": "added"},
+    "vscode": {"github": "refused", "playwright": "added", "tokens": "added",
+               "work-tracker": "added"},
+    "codex": {"context7": "refused", "figma": "added", "tokens": "added"},
+    "gemini": {"docs": "added", "search": "refused", "tokens": "added"},
+    "windsurf": {"events": "added", "legacy": "refused", "tokens": "added"},
+}
+
+
+def exported_entry(client: str, path: Path) -> dict[str, Any]:
+    text = path.read_text()
+    if client == "codex":
+        servers: dict[str, Any] = tomllib.loads(text)["mcp_servers"]
+    else:
+        key = "servers" if client == "vscode" else "mcpServers"
+        servers = json.loads(text)[key]
+    entry: dict[str, Any] = servers["tokens"]
+    return entry
+
+
+async def list_tools(command: str, args: list[str], path_dir: Path) -> list[tuple[str, str]]:
+    env = {key: os.environ[key] for key in ("MCPCTL_HOME", "DBUS_SESSION_BUS_ADDRESS", "HOME")}
+    env["PATH"] = f"{path_dir}{os.pathsep}{os.environ['PATH']}"
+    params = StdioServerParameters(command=command, args=args, env=env)
+    with open(os.devnull, "w") as errlog:
+        async with stdio_client(params, errlog=errlog) as (read, write), \
+                ClientSession(read, write) as session:
+            await session.initialize()
+            listed = await session.list_tools()
+    return [(tool.name, tool.description or "") for tool in listed.tools]
+
+
+@pytest.mark.usefixtures("secret_service")
+@pytest.mark.parametrize("client", list(USER_FILE))
+def test_import_export_and_a_real_client_lists_the_tools(
+        client: str, isolated_home: Path, tmp_path: Path, user_config: Path) -> None:
+    install_home(client, isolated_home, tmp_path / "repo")
+    imported = run_mcpctl(["import", "--from", client, "--json", "-w", str(tmp_path / "repo")])
+    assert imported.code == 1, imported.err  # the fixture's unsupported entry is refused
+    document = json.loads(imported.out)
+    assert {s["name"]: s["status"] for s in document["servers"]} == IMPORTED[client]
+    tokens = next(s for s in document["servers"] if s["name"] == "tokens")
+    assert tokens["secrets"] == ["tokens-API_TOKEN"]
+    assert TOKENS[client] not in user_config.read_text()
+    assert 'API_TOKEN = "${secret:tokens-API_TOKEN}"' in user_config.read_text()
+
+    other_home = tmp_path / "other-home"
+    other_home.mkdir()
+    exported = run_mcpctl(["export", "--to", client, "tokens"], env=env_for_home(other_home))
+    assert (exported.code, exported.err) == (0, "")
+    client_file = other_home / USER_FILE[client]
+    assert TOKENS[client] not in client_file.read_text()
+    entry = exported_entry(client, client_file)
+    assert (entry["command"], entry["args"]) == ("mcpctl", ["run", "tokens"])
+
+    shim = mcpctl_shim(tmp_path / "bin")
+    tools = asyncio.run(list_tools(entry["command"], entry["args"], shim.parent))
+    digest = hashlib.sha256(TOKENS[client].encode()).hexdigest()
+    assert tools == [("whoami", f"token-sha256:{digest}")]

@@ -1,0 +1,29 @@
+"""Shared by the lint tests: the corpus and a way to lint one file like the CLI does."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+from mcpctl.lint import SCHEMA_NAMES, kind_for_path, load_schema
+from mcpctl.lint.checks import lint_bytes
+from mcpctl.lint.rules import Finding
+
+CORPUS = Path(__file__).resolve().parent / "corpus"
+
+
+def expected_findings() -> dict[str, list[str]]:
+    with (CORPUS / "expected.toml").open("rb") as handle:
+        return tomllib.load(handle)
+
+
+def corpus_files(kind: str) -> list[str]:
+    return sorted(p.relative_to(CORPUS).as_posix() for p in (CORPUS / kind).rglob("*.json"))
+
+
+def lint_corpus_file(relative: str) -> list[Finding]:
+    kind = kind_for_path(relative)
+    assert kind is not None, relative
+    name = SCHEMA_NAMES.get(kind)
+    schema = load_schema(name) if name else None
+    return lint_bytes((CORPUS / relative).read_bytes(), kind, relative, schema)

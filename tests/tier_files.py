@@ -1,0 +1,45 @@
+"""Helpers for tests of the tiers and trust: real files in a real folder."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+SCHEMAS = Path(__file__).resolve().parent.parent / "schemas"
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def make_workspace(parent: Path, files: dict[str, str], *, name: str = "repo") -> Path:
+    """A folder with `.git` and the given files (relative path → text)."""
+    root = parent / name
+    (root / ".git").mkdir(parents=True, exist_ok=True)
+    for relative, text in files.items():
+        write(root / relative, text)
+    return root
+
+
+def mcp_json(servers: dict[str, Any], top_key: str = "mcpServers") -> str:
+    return json.dumps({top_key: servers}, indent=2) + "\n"
+
+
+def write_servers(root: Path, servers: dict[str, Any], relative: str = ".mcp.json") -> Path:
+    top_key = "servers" if relative == ".vscode/mcp.json" else "mcpServers"
+    return write(root / relative, mcp_json(servers, top_key))
+
+
+def assert_valid(document: Any, schema_name: str) -> None:
+    """Validate against `schemas/<schema_name>.schema.json` (Draft 2020-12, formats checked)."""
+    # No stubs ship for jsonschema; the ignore stays quiet if an override is added.
+    import jsonschema  # type: ignore[import-untyped, unused-ignore]  # noqa: PLC0415
+
+    schema = json.loads((SCHEMAS / f"{schema_name}.schema.json").read_text(encoding="utf-8"))
+    validator = jsonschema.Draft202012Validator(
+        schema, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
+    errors = [f"{list(e.absolute_path)}: {e.message}" for e in validator.iter_errors(document)]
+    assert errors == []
