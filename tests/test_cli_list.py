@@ -54,15 +54,15 @@ def test_list_plain_text_exactly(cli: Cli, small: Path) -> None:
     assert (result.code, result.err) == (0, "")
     assert result.out == (
         "NAME    TIER       STATE                                         TRANSPORT  COMMAND"
-        "                                     SOURCE\n"
+        "                                     SOURCE                            COST\n"
         "docs    workspace  untrusted                                     sse        "
-        "https://docs.example.com/mcp                ws/.mcp.json:4\n"
+        "https://docs.example.com/mcp                ws/.mcp.json:4                    -\n"
         "fs      user       user                                          stdio      "
-        "fs-server                                   mcpctl-home/config/config.toml:2\n"
+        "fs-server                                   mcpctl-home/config/config.toml:2  -\n"
         "fs      workspace  shadowed by mcpctl-home/config/config.toml:2  stdio      "
         "npx -y @scope/fs '/Users/me/My Documents'   ws/.mcp.json:5\n"
         "memory  workspace  untrusted                                     stdio      "
-        "npx -y @modelcontextprotocol/server-memory  ws/.mcp.json:3\n"
+        "npx -y @modelcontextprotocol/server-memory  ws/.mcp.json:3                    -\n"
         "memory  workspace  shadowed by ws/.mcp.json:3                    stdio      "
         "node old.js                                 ws/.vscode/mcp.json:4\n"
     )
@@ -93,6 +93,7 @@ def test_list_json_matches_its_schema_and_says_everything(cli: Cli, small: Path)
         "shadowed_by": {"tier": "workspace", "path": str(root / ".mcp.json"), "line": 3,
                         "format": "claude"},
         "variables": [],
+        "last_probe": None,
     }
     assert document["servers"][0]["url"] == "https://docs.example.com/mcp"
     assert document["servers"][0]["headers"] == {}
@@ -175,8 +176,8 @@ def test_bad_files_exit_3_and_the_rest_still_lists(
     result = cli("list", "-w", "ws")
     assert result.code == 3
     assert result.out == (
-        "NAME  TIER       STATE      TRANSPORT  COMMAND  SOURCE\n"
-        "ok    workspace  untrusted  stdio      x        ws/mcp.json:1\n")
+        "NAME  TIER       STATE      TRANSPORT  COMMAND  SOURCE         COST\n"
+        "ok    workspace  untrusted  stdio      x        ws/mcp.json:1  -\n")
     assert result.err == (
         "ws/.mcp.json:2:3: error: Expecting property name enclosed in double quotes "
         "(comments and trailing commas are not allowed here)\n"
@@ -321,7 +322,7 @@ def test_list_in_a_real_process_without_a_terminal(small: Path, tmp_path: Path) 
     result = run_mcpctl(["list", "--workspace", "ws"], cwd=tmp_path)
     assert result.code == 0
     assert result.out.splitlines()[0].split() == [
-        "NAME", "TIER", "STATE", "TRANSPORT", "COMMAND", "SOURCE"]
+        "NAME", "TIER", "STATE", "TRANSPORT", "COMMAND", "SOURCE", "COST"]
     assert "\x1b" not in result.out
 
 
@@ -361,11 +362,12 @@ def test_list_on_a_terminal_is_a_table_truncated_to_its_width(
     assert not COLOUR.search(out)
     plain = re.sub(r"\x1b\[[0-9;]*m", "", out)
     lines = plain.splitlines()
-    assert lines[0].split() == ["NAME", "TIER", "STATE", "TRANSPORT", "COMMAND", "SOURCE"]
+    assert lines[0].split() == ["NAME", "TIER", "STATE", "TRANSPORT", "COMMAND", "SOURCE",
+                                "COST"]
     assert len(lines) == 7  # a header and six rows, none wrapped
     [long_line] = [line for line in lines if line.startswith("long")]
     assert "npx -y /very/long/xxx" in long_line
     assert "…" in long_line
     assert "xxx/end" in long_line
-    assert long_line.rstrip().endswith("ws/mcp.json:1")
+    assert long_line.split()[-2:] == ["ws/mcp.json:1", "-"]
     assert all(len(line) <= 160 for line in lines)

@@ -13,10 +13,12 @@ from mcpctl.cli import render
 from mcpctl.cli.cost_cmd import CapabilitiesOption, TimeoutOption, parse_capabilities, select
 from mcpctl.cli.options import ConfigOption, JsonOption, WorkspaceOption, context
 from mcpctl.cli.progress import progress
-from mcpctl.diagnosis import FAIL, OK, Check, Environment, static_checks
+from mcpctl.diagnosis import FAIL, OK, WARN, Check, Environment, static_checks
 from mcpctl.errors import ExitCode, McpctlError
+from mcpctl.list_extras import weak_approvals_here
 from mcpctl.probing import Outcome, ProbeOptions, admit_all, probe_admitted
 from mcpctl.view import load_view
+from mcpctl.weak_approvals import WeakApprovals
 
 
 def register(app: typer.Typer) -> None:
@@ -59,7 +61,9 @@ def doctor_command(
     environment = Environment(ctx.root, Path.home(), os.environ,
                               lambda cmd: shutil.which(cmd, path=os.environ.get("PATH")),
                               _secret_exists)
-    checks = {o.name: _checks(o, environment) for o in outcomes}
+    weak = weak_approvals_here(ctx.root, view.servers)
+    checks = {o.name: [*_checks(o, environment), *_weak_checks(o.name, weak)]
+              for o in outcomes}
     probeable = [o for o in outcomes
                  if o.admission is not None and not no_probe
                  and all(c.status != FAIL for c in checks[o.name])]
@@ -87,6 +91,11 @@ def _checks(outcome: Outcome, environment: Environment) -> list[Check]:
         trust = Check("trust", OK, f"{outcome.admission.status.state} "
                       f"({source.tier} tier, {source.location()})")
     return [trust, *static_checks(outcome.server.winner.spec, environment)]
+
+
+def _weak_checks(name: str, weak: WeakApprovals) -> list[Check]:
+    return [Check("other clients", WARN, approval.message()) for approval in weak.approvals
+            if approval.server == name or (approval.server is None and name in approval.covers)]
 
 
 def _document(outcome: Outcome, checks: list[Check], probed: bool) -> dict[str, Any]:

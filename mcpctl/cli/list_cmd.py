@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -10,6 +10,7 @@ from mcpctl import listing
 from mcpctl.cli import render
 from mcpctl.cli.options import ConfigOption, JsonOption, WorkspaceOption, context
 from mcpctl.errors import ConfigError, ExitCode, UsageError
+from mcpctl.list_extras import last_probe, weak_approvals_here
 from mcpctl.merge import MergedServer, find
 from mcpctl.model import Problem, Tier
 from mcpctl.trust import Status
@@ -51,30 +52,48 @@ def list_command(
     view = load_view(ctx.root, ctx.config_file, frozenset({tier}) if tier else None)
     states = TrustStates(ctx.root, ctx.paths.trust_file)
     rows = list(listing.rows(view.servers, states.state_of))
-    problems = [*view.problems, *states.problems]
+    probes = {s.name: last_probe(ctx.paths, states, s) for s in view.servers}
+    weak = weak_approvals_here(ctx.root, view.servers)
+    problems = [*view.problems, *states.problems, *weak.problems]
     if as_json:
         render.print_json({
             "schema_version": listing.LIST_SCHEMA_VERSION,
             "workspace": str(view.root),
             "user_config": str(view.config_file),
-            "servers": [listing.row_document(row) for row in rows],
+            "servers": [{**listing.row_document(row),
+                         "last_probe": probes[row.name] if row.shadowed_by is None else None}
+                        for row in rows],
+            "weak_approvals": [{"server": a.server, "setting": a.setting, "path": str(a.path),
+                                "line": a.line, "message": a.message()}
+                               for a in weak.approvals],
             "problems": [listing.problem_document(p) for p in problems],
         })
     else:
-        _print_rows(rows)
+        _print_rows(rows, probes)
+        for approval in weak.approvals:
+            render.warn(f"warning: {render.display_path(approval.path)}:{approval.line}: "
+                        f"{approval.message()}")
         _warn(problems)
     if problems:
         return ExitCode.INVALID_CONFIG
-    attention = [row for row in rows if row.state in NEEDS_ATTENTION]
+    attention = [f"{row.name} ({row.state})" for row in rows if row.state in NEEDS_ATTENTION]
+    attention += [f"{a.server or 'every .mcp.json server'} (approved by name in "
+                  f"{render.display_path(a.path)})" for a in weak.approvals]
     if needs_attention and attention:
-        render.warn(f"{len(attention)} workspace server(s) need attention: "
-                    + ", ".join(f"{row.name} ({row.state})" for row in attention)
+        render.warn(f"{len(attention)} item(s) need attention: " + ", ".join(attention)
                     + "; review with `mcpctl show NAME`, approve with `mcpctl trust NAME`")
         return ExitCode.FINDINGS
     return ExitCode.OK
 
 
-def _print_rows(rows: list[listing.Row]) -> None:
+def _cost_cell(probe: dict[str, Any] | None) -> str:
+    if probe is None:
+        return "-"
+    return (f"{probe['tokens']:,} tok, {probe['tools']} tools "
+            f"({render.age(probe['age_seconds'])} ago)")
+
+
+def _print_rows(rows: list[listing.Row], probes: dict[str, dict[str, Any] | None]) -> None:
     table: list[list[str]] = []
     for row in rows:
         source = f"{render.display_path(row.definition.source.path)}:{row.definition.source.line}"
@@ -84,13 +103,14 @@ def _print_rows(rows: list[listing.Row]) -> None:
             state = f"shadowed by {render.display_path(by.path)}:{by.line}"
         elif row.note:
             state = f"{row.state} ({row.note})"
+        cost = "" if row.shadowed_by is not None else _cost_cell(probes.get(row.name))
         table.append([row.name, row.definition.source.tier.value, state,
                       row.definition.spec.transport.value,
-                      listing.command_line(row.definition.spec), source])
+                      listing.command_line(row.definition.spec), source, cost])
     if not table:
         render.say("no servers")
         return
-    headers = ["NAME", "TIER", "STATE", "TRANSPORT", "COMMAND", "SOURCE"]
+    headers = ["NAME", "TIER", "STATE", "TRANSPORT", "COMMAND", "SOURCE", "COST"]
     fixed = sum(max(len(h), *(len(r[i]) for r in table)) + 2
                 for i, h in enumerate(headers) if i != 4)
     limit = max(20, render.width() - fixed - 2)

@@ -15,7 +15,7 @@ WorkspaceOption = Annotated[
     Path | None,
     typer.Option(
         "--workspace", "-w", help="Workspace root (default: nearest folder with .git, else cwd).",
-        file_okay=False,
+        file_okay=False, exists=True,
     ),
 ]
 ConfigOption = Annotated[
