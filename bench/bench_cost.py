@@ -1,9 +1,10 @@
-"""Probe the four reference servers together and each alone; report the wall-time ratio.
+"""`mcpctl cost --refresh` over the four reference servers, against the slowest one alone.
 
-DESIGN §6: all servers are probed concurrently, so `cost` should take about as long as
-its slowest server, not the sum. Each run probes the four at once, then each alone;
-the ratio is the concurrent wall time over the slowest single one of the same run.
-Target: median ratio below 1.3.
+DESIGN §6: servers are probed concurrently, so `cost` should take about as long as its
+slowest server, not the sum. Each run times `mcpctl cost --refresh` (all four, as a
+whole process), then `mcpctl cost --refresh NAME` for each; the ratio is the first
+over the slowest single one of the same run. Target: median ratio below 1.3.
+Also: `mcpctl list` with a warm probe cache against an empty one.
 
     uv run python bench/bench_cost.py [--runs N]
 
@@ -14,89 +15,92 @@ server, and `mcp-server-time` through uvx (a second SDK server when uvx cannot r
 from __future__ import annotations
 
 import argparse
-import asyncio
 import os
 import shutil
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
-from mcpctl.client.probe import LaunchPlan, ProbeFailure, ProbeResult, probe_many
-from mcpctl.model import Transport
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.timing import MCPCTL, median_seconds, report  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 NPM = REPO / "tests" / ".npm" / "node_modules" / "@modelcontextprotocol"
 SDK_SERVER = REPO / "tests" / "client" / "sdk_server.py"
 TIME_SERVER = "mcp-server-time@2026.10.19"
-TIMEOUT = 60.0
 
 
-def plan(name: str, *argv: str) -> LaunchPlan:
-    return LaunchPlan(name, Transport.STDIO, argv=argv, env=dict(os.environ),
-                      timeout=TIMEOUT, roots=(REPO.as_uri(),))
-
-
-def reference_plans() -> list[LaunchPlan]:
+def servers() -> dict[str, list[str]]:
     for package in ("server-everything", "server-memory"):
         if not (NPM / package / "dist" / "index.js").is_file():
-            sys.exit(f"missing {package}: npm install --prefix tests/.npm "
+            sys.exit(f"missing {package}: run .ci/run, or npm install --prefix tests/.npm "
                      f"@modelcontextprotocol/{package}")
-    plans = [
-        plan("everything", "node", str(NPM / "server-everything/dist/index.js"), "stdio"),
-        plan("memory", "node", str(NPM / "server-memory/dist/index.js")),
-        plan("sdk", sys.executable, str(SDK_SERVER)),
-    ]
+    found = {
+        "everything": ["node", str(NPM / "server-everything/dist/index.js"), "stdio"],
+        "memory": ["node", str(NPM / "server-memory/dist/index.js")],
+        "sdk": [sys.executable, str(SDK_SERVER)],
+    }
     uvx = shutil.which("uvx")
-    time_plan = plan("time", uvx, TIME_SERVER) if uvx else None
-    if time_plan and isinstance(asyncio.run(probe_many([time_plan]))[0], ProbeResult):
-        plans.append(time_plan)
-    else:
-        print(f"{TIME_SERVER} is not runnable through uvx; using a second SDK server")
-        plans.append(plan("sdk-2", sys.executable, str(SDK_SERVER)))
-    return plans
+    found["time"] = [uvx, TIME_SERVER] if uvx else [sys.executable, str(SDK_SERVER)]
+    return found
 
 
-async def timed(plans: list[LaunchPlan]) -> float:
-    started = time.monotonic()
-    results = await probe_many(plans)
-    failed = [r for r in results if isinstance(r, ProbeFailure)]
-    if failed:
-        sys.exit(f"probe failed: {failed}")
-    return time.monotonic() - started
+def config_text(found: dict[str, list[str]]) -> str:
+    tables = []
+    for name, (command, *args) in found.items():
+        quoted = ", ".join(f'"{arg}"' for arg in args)
+        tables.append(f'[servers.{name}]\ncommand = "{command}"\nargs = [{quoted}]\n'
+                      "timeout = 60\n")
+    return "\n".join(tables)
 
 
-async def one_run(plans: list[LaunchPlan]) -> tuple[float, dict[str, float]]:
-    together = await timed(plans)
-    alone = {p.name: await timed([p]) for p in plans}
-    return together, alone
+def timed(argv: list[str], env: dict[str, str], cwd: Path) -> float:
+    started = time.perf_counter()
+    result = subprocess.run(argv, env=env, cwd=cwd, capture_output=True, text=True,
+                            check=False)
+    elapsed = time.perf_counter() - started
+    if result.returncode != 0:
+        sys.exit(f"{' '.join(argv[1:])} failed ({result.returncode}): {result.stdout}"
+                 f"{result.stderr}")
+    return elapsed
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=5)
     runs = parser.parse_args().runs
-    plans = reference_plans()
-    asyncio.run(timed(plans))  # warm caches (node modules, uvx, bytecode); not counted
-    together: list[float] = []
-    slowest: list[float] = []
-    sums: list[float] = []
-    ratios: list[float] = []
-    for n in range(runs):
-        wall, alone = asyncio.run(one_run(plans))
-        worst = max(alone, key=lambda name: alone[name])
-        together.append(wall)
-        slowest.append(alone[worst])
-        sums.append(sum(alone.values()))
-        ratios.append(wall / alone[worst])
-        singles = "  ".join(f"{name} {seconds:.2f}" for name, seconds in alone.items())
-        print(f"run {n + 1}: together {wall:.2f} s | alone: {singles} | ratio {ratios[-1]:.2f}")
-    print(f"servers: {', '.join(p.name for p in plans)}; {os.cpu_count()} CPUs")
-    print(f"median together {statistics.median(together):.2f} s, "
-          f"median slowest alone {statistics.median(slowest):.2f} s, "
-          f"median sum of the singles {statistics.median(sums):.2f} s")
+    found = servers()
+    with tempfile.TemporaryDirectory() as folder:
+        home = Path(folder)
+        (home / "config").mkdir()
+        (home / "config" / "config.toml").write_text(config_text(found))
+        env = {**os.environ, "MCPCTL_HOME": str(home)}
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        cost = [MCPCTL, "cost", "--refresh", "-w", folder]
+        cold_list = median_seconds([MCPCTL, "list", "-w", folder], env=env)
+        timed(cost, env, home)  # warm caches (node modules, uvx, bytecode); not counted
+        ratios, together, slowest = [], [], []
+        for n in range(runs):
+            wall = timed(cost, env, home)
+            alone = {name: timed([*cost, name], env, home) for name in found}
+            worst = max(alone.values())
+            together.append(wall)
+            slowest.append(worst)
+            ratios.append(wall / worst)
+            singles = "  ".join(f"{name} {seconds:.2f}" for name, seconds in alone.items())
+            print(f"run {n + 1}: all {wall:.2f} s | alone: {singles} | ratio {ratios[-1]:.2f}")
+        warm_list = median_seconds([MCPCTL, "list", "-w", folder], env=env)
+    print(f"servers: {', '.join(found)}; {os.cpu_count()} CPUs")
+    print(f"median `cost --refresh` of all {statistics.median(together):.2f} s, "
+          f"median slowest alone {statistics.median(slowest):.2f} s")
     ratio = statistics.median(ratios)
     print(f"median ratio {ratio:.2f} (target < 1.3): {'ok' if ratio < 1.3 else 'OVER'}")
+    report("mcpctl list, empty probe cache", cold_list)
+    report("mcpctl list, warm probe cache", warm_list, cold_list)
 
 
 if __name__ == "__main__":

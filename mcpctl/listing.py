@@ -70,6 +70,24 @@ def spec_document(spec: ServerSpec) -> dict[str, Any]:
     return document
 
 
+def spec_lines(spec: ServerSpec, *, cwd_default: str | None = None) -> list[tuple[str, str]]:
+    """(label, value) lines describing what runs, secret-looking values masked."""
+    document = spec_document(spec)
+    lines: list[tuple[str, str]] = []
+    if spec.url is not None:
+        lines.append(("url", spec.url))
+        lines += [("header", f"{key}: {value}") for key, value in document["headers"].items()]
+    else:
+        lines.append(("command", command_line(spec)))
+        lines += [("env", f"{key}={value}") for key, value in document["env"].items()]
+        cwd = spec.cwd if spec.cwd is not None else cwd_default
+        if cwd is not None:
+            lines.append(("cwd", cwd))
+    if spec.env_file is not None:
+        lines.append(("envFile", spec.env_file))
+    return lines
+
+
 def masked_map(values: Any) -> dict[str, str]:
     return {key: mask(value) if looks_secret(value, name=key) else value
             for key, value in values.items()}

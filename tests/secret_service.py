@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.processes import stop
+
 
 @dataclass(frozen=True)
 class SecretService:
@@ -75,12 +77,5 @@ def running_secret_service() -> Iterator[SecretService]:
     finally:
         for process in (daemon, bus):
             if process is not None:
-                process.terminate()
-                try:
-                    process.wait(5)
-                except subprocess.TimeoutExpired:
-                    process.kill()
-                    process.wait()
-                if process.stdout is not None:
-                    process.stdout.close()
+                stop(process)
         shutil.rmtree(home, ignore_errors=True)

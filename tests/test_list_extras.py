@@ -43,7 +43,7 @@ def test_weak_approvals_are_flagged_and_need_attention(tmp_path: Path, cli: Cli)
     assert result.err.startswith(
         f"warning: {settings}:2: the repo approves its own server 'docs' for Claude Code by "
         "name only (enabledMcpjsonServers")
-    assert "1 item(s) need attention: docs (approved by name in " in result.err
+    assert "1 workspace server(s) need attention: docs (approved by name in " in result.err
     document = json.loads(cli("list", "-w", str(root), "--json").out)
     [approval] = document["weak_approvals"]
     assert (approval["server"], approval["setting"], approval["line"]) == (

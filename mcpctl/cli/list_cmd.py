@@ -80,7 +80,7 @@ def list_command(
     attention += [f"{a.server or 'every .mcp.json server'} (approved by name in "
                   f"{render.display_path(a.path)})" for a in weak.approvals]
     if needs_attention and attention:
-        render.warn(f"{len(attention)} item(s) need attention: " + ", ".join(attention)
+        render.warn(f"{len(attention)} workspace server(s) need attention: " + ", ".join(attention)
                     + "; review with `mcpctl show NAME`, approve with `mcpctl trust NAME`")
         return ExitCode.FINDINGS
     return ExitCode.OK
@@ -176,20 +176,9 @@ def _print_definition(row: listing.Row, server: MergedServer, status: Status) ->
     else:
         by = row.shadowed_by
         render.say(f"  state:     shadowed by {render.display_path(by.path)}:{by.line}")
-    document = listing.spec_document(spec)
     render.say(f"  transport: {spec.transport.value}")
-    if spec.url is not None:
-        render.say(f"  url:       {spec.url}")
-        for key, value in document["headers"].items():
-            render.say(f"  header:    {key}: {value}")
-    else:
-        render.say(f"  command:   {listing.command_line(spec)}")
-        for key, value in document["env"].items():
-            render.say(f"  env:       {key}={value}")
-        if spec.cwd is not None:
-            render.say(f"  cwd:       {spec.cwd}")
-    if spec.env_file is not None:
-        render.say(f"  envFile:   {spec.env_file}")
+    for label, value in listing.spec_lines(spec):
+        render.say(f"  {label + ':':<10} {value}")
     for key, value in spec.extra.items():
         render.say(f"  other:     {key} = {value!r}")
     refs = references_in(spec)

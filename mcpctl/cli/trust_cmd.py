@@ -109,18 +109,8 @@ def _describe(server: MergedServer, status: Status) -> None:
         render.say("  changed since approval:")
         for change in status.changes:
             render.say(f"    {change}")
-    document = listing.spec_document(spec)
-    if spec.url is not None:
-        render.say(f"  url:         {spec.url}")
-        for key, value in document["headers"].items():
-            render.say(f"  header:      {key}: {value}")
-    else:
-        render.say(f"  command:     {listing.command_line(spec)}")
-        for key, value in document["env"].items():
-            render.say(f"  env:         {key}={value}")
-        render.say(f"  cwd:         {spec.cwd if spec.cwd is not None else '(workspace root)'}")
-    if spec.env_file is not None:
-        render.say(f"  envFile:     {spec.env_file}")
+    for label, value in listing.spec_lines(spec, cwd_default="(workspace root)"):
+        render.say(f"  {label + ':':<12} {value}")
     for path, digest in status.files:
         render.say(f"  pinned file: {path} {digest}")
     render.say(f"  fingerprint: {status.fingerprint}")

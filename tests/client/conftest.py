@@ -26,6 +26,7 @@ from mcpctl.client.probe import (
     probe,
 )
 from mcpctl.model import Transport
+from tests.processes import stop
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
@@ -169,9 +170,4 @@ def http_server(argv: list[str], port: int, env: dict[str, str] | None = None) -
                 time.sleep(0.05)
         yield f"http://127.0.0.1:{port}/mcp"
     finally:
-        process.terminate()
-        try:
-            process.wait(5)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop(process)
