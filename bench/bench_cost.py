@@ -26,7 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.timing import MCPCTL, median_seconds, report  # noqa: E402
+from bench.timing import MCPCTL, median_seconds, report
 
 REPO = Path(__file__).resolve().parent.parent
 NPM = REPO / "tests" / ".npm" / "node_modules" / "@modelcontextprotocol"
