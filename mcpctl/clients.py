@@ -58,7 +58,7 @@ class ClientFormat:
     defaults: Mapping[str, Any] = field(default_factory=dict)
     # The field and value that switch an entry off: the client does not start it.
     off_switch: tuple[str, Any] | None = None
-    # Named translations in client_tier (Codex's bearer_token_env_var, Gemini's url...).
+    # Named translations in client_translations (Codex's bearer_token_env_var, Gemini's url...).
     translations: tuple[str, ...] = ()
     variables: Variables = Variables.SAME
     # Keys written beside command/args in an exported entry.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from dataclasses import dataclass, field
@@ -31,9 +32,28 @@ def read_config_text(path: Path) -> str | Problem:
     commit `.mcp.json` as a symlink to /dev/zero or a FIFO, and `list` must still end.
     Newlines are read as `Path.read_text` reads them (universal newlines).
     """
+    text = read_file_text(path)
+    if isinstance(text, Problem):
+        return text
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def read_file_text(path: Path, limit: int = MAX_CONFIG_BYTES) -> str | Problem:
+    """The file's text exactly as stored (newlines kept), or a Problem (never raises)."""
+    data = read_file_bytes(path, limit)
+    if data is None:
+        return Problem(path, 1, 1, f"cannot read: {os.strerror(errno.ENOENT)}")
+    return data if isinstance(data, Problem) else decode_utf8(path, data)
+
+
+def read_file_bytes(path: Path, limit: int = MAX_CONFIG_BYTES) -> bytes | Problem | None:
+    """At most `limit` bytes of a regular file; None when there is no file, a Problem
+    when it cannot be read, is not a regular file or is larger (never raises)."""
     try:
         # O_NONBLOCK: opening a FIFO must not wait for a writer; no effect on files.
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except FileNotFoundError:
+        return None
     except OSError as error:
         return Problem(path, 1, 1, f"cannot read: {error.strerror or error}")
     try:
@@ -43,15 +63,18 @@ def read_config_text(path: Path) -> str | Problem:
         if not stat.S_ISREG(kind):
             return Problem(path, 1, 1, "is not a regular file")
         with os.fdopen(os.dup(fd), "rb") as handle:
-            data = handle.read(MAX_CONFIG_BYTES + 1)
+            data = handle.read(limit + 1)
     except OSError as error:
         return Problem(path, 1, 1, f"cannot read: {error.strerror or error}")
     finally:
         os.close(fd)
-    if len(data) > MAX_CONFIG_BYTES:
-        return Problem(path, 1, 1, f"file is larger than {MAX_CONFIG_BYTES} bytes")
+    if len(data) > limit:
+        return Problem(path, 1, 1, f"file is larger than {limit} bytes")
+    return data
+
+
+def decode_utf8(path: Path, data: bytes) -> str | Problem:
     try:
-        text = data.decode("utf-8")
+        return data.decode("utf-8")
     except UnicodeDecodeError as error:
         return Problem(path, 1, 1, f"not UTF-8 text (byte {error.start})")
-    return text.replace("\r\n", "\n").replace("\r", "\n")

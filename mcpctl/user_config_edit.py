@@ -6,6 +6,9 @@ an entry is not written as its own table). Every edit holds the lock for the who
 read-modify-write, re-reads the new text with tomllib and refuses to save unless it
 means exactly what was intended, then replaces the file atomically. A file that does
 not parse is never overwritten.
+
+That read-modify-write is `edit_config`, shared by every edit of config.toml (`[clients]`
+too), and the line-level table splicing also writes Codex's `[mcp_servers.NAME]`.
 """
 
 from __future__ import annotations
@@ -13,10 +16,10 @@ from __future__ import annotations
 import copy
 import re
 import tomllib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from mcpctl.atomic import atomic_write_text, file_lock
 from mcpctl.entries import EntryError, entry_from_spec, spec_from_entry
@@ -68,30 +71,64 @@ Change = Callable[[dict[str, Any], str], tuple[EditResult, "dict[str, Any] | Non
 
 def _edit(path: Path, name: str, change: Change) -> EditResult:
     """`change` returns the result and the new entry: None = no write, {} = delete."""
-    with file_lock(path):
-        text = _current_text(path)
-        data = _parse(path, text)
+    def edit(text: str, data: dict[str, Any]) -> tuple[EditResult, ConfigChange | None]:
         if not isinstance(data.get("servers", {}), dict):
             raise ConfigError(f"{path}: 'servers' is not a table; the file was not changed")
         result, new_entry = change(data, text)
-        if new_entry is None:
-            return result
-        expected = copy.deepcopy(data)
-        servers = expected.setdefault("servers", {})
-        if new_entry:
-            servers[name] = new_entry
-        else:
-            del servers[name]
-        # Splice the text first (keeps every comment); tomlkit when the entry is not
-        # written as its own table. Whatever is saved must mean exactly `expected`.
-        for rewrite in (_splice, _rewrite_with_tomlkit):
-            new_text = rewrite(text, name, new_entry)
-            if new_text is not None and _means(new_text, expected):
+        return result, None if new_entry is None else _server_change(path, name, data,
+                                                                     new_entry)
+
+    return edit_config(path, edit)
+
+
+def _server_change(path: Path, name: str, data: dict[str, Any],
+                   entry: dict[str, Any]) -> ConfigChange:
+    expected = copy.deepcopy(data)
+    servers = expected.setdefault("servers", {})
+    if entry:
+        servers[name] = entry
+    else:
+        del servers[name]
+    # Splice the text first (keeps every comment); tomlkit when the entry is not
+    # written as its own table.
+    return ConfigChange(
+        expected, (lambda text: _splice(text, name, entry),
+                   lambda text: rewrite_tables(text, "servers", {name: entry or None})),
+        f"{path}: mcpctl cannot change {name!r} here without changing what the rest of the "
+        "file means (it edits [servers.NAME] tables; write servers that way); the file was "
+        "not changed")
+
+
+# ---- the one read-modify-write of config.toml ------------------------------------------
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class ConfigChange:
+    """What an edit saves: the first of `rewrites(old_text)` that means `expected`."""
+
+    expected: dict[str, Any]
+    rewrites: tuple[Callable[[str], str | None], ...]
+    refusal: str  # the error when none does
+
+
+def edit_config(path: Path,
+                edit: Callable[[str, dict[str, Any]], tuple[T, ConfigChange | None]]) -> T:
+    """Under the file's lock: read and parse config.toml, let `edit` decide (None: no
+    write), re-read each candidate text with tomllib and save the first that means
+    exactly what was intended, atomically. ConfigError when none does."""
+    with file_lock(path):
+        text = config_text(path)
+        outcome, change = edit(text, parse_config(path, text))
+        if change is None:
+            return outcome
+        for rewrite in change.rewrites:
+            new_text = rewrite(text)
+            if new_text is not None and _means(new_text, change.expected):
                 atomic_write_text(path, new_text)
-                return result
-        raise ConfigError(f"{path}: mcpctl cannot change {name!r} here without changing what "
-                          "the rest of the file means (it edits [servers.NAME] tables; write "
-                          "servers that way); the file was not changed")
+                return outcome
+        raise ConfigError(change.refusal)
 
 
 def _means(text: str, expected: dict[str, Any]) -> bool:
@@ -106,7 +143,8 @@ def _without_empty_servers(data: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in data.items() if not (k == "servers" and v == {})}
 
 
-def _current_text(path: Path) -> str:
+def config_text(path: Path) -> str:
+    """config.toml's text ("" when there is none); ConfigError when it cannot be read."""
     if not path.exists() and not path.is_symlink():
         return ""
     text = read_config_text(path)
@@ -115,12 +153,14 @@ def _current_text(path: Path) -> str:
     return text
 
 
-def _parse(path: Path, text: str) -> dict[str, Any]:
+def parse_config(path: Path, text: str) -> dict[str, Any]:
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{toml_problem(path, error, text)}; the file was not changed") from None
 
+
+# ---- TOML tables as lines (config.toml's [servers.NAME], Codex's [mcp_servers.NAME]) ----
 
 def _splice(text: str, name: str, entry: dict[str, Any]) -> str | None:
     """Edit as text: replace, cut or insert the `[servers.NAME]` table's own lines.
@@ -130,32 +170,31 @@ def _splice(text: str, name: str, entry: dict[str, Any]) -> str | None:
     server exists but is not written as its own table (`[servers]` + `NAME = {...}`, or
     dotted keys).
     """
+    lines, headers = table_lines(text)
+    block = table_block(lines, headers, ("servers", name))
+    if block is not None:
+        return replace_block(lines, block, render_table("servers", name, entry) if entry
+                             else None)
+    if not entry or name in server_lines(text):
+        return None
+    return insert_table(lines, headers, "servers", render_table("servers", name, entry))
+
+
+Headers = list[tuple[int, tuple[str, ...]]]
+
+
+def table_lines(text: str, newline: str = "\n") -> tuple[list[str], Headers]:
+    """The lines of `text` (the last one ended with `newline`) and its table headers."""
     # Lines end at "\n" only: TOML strings may hold U+2028, which splitlines splits at.
     lines = [part + "\n" for part in text.split("\n")]
     if not text or text.endswith("\n"):
         lines.pop()
-    headers = _headers(lines)
-    block = _table_block(lines, headers, ("servers", name))
-    if block is None:
-        if not entry or name in server_lines(text):
-            return None
-        at = _insertion_point(lines, headers)
-        gap = ["\n"] if at and lines[at - 1].strip() else []
-        return "".join([*lines[:at], *gap, _render_table(name, entry), *lines[at:]])
-    begin, end = block
-    if entry:
-        return "".join([*lines[:begin], _render_table(name, entry), *lines[end:]])
-    while begin > 0 and _is_comment(lines[begin - 1]):
-        begin -= 1  # the comment written directly above the table is about it
-    while end < len(lines) and not lines[end].strip():
-        end += 1
-    if end == len(lines):
-        while begin > 0 and not lines[begin - 1].strip():
-            begin -= 1
-    return "".join(lines[:begin] + lines[end:])
+    else:
+        lines[-1] = lines[-1][:-1] + newline
+    return lines, _headers(lines)
 
 
-def _headers(lines: list[str]) -> list[tuple[int, tuple[str, ...]]]:
+def _headers(lines: list[str]) -> Headers:
     """(line index, key path) of every table header, `[a.b]` and `[[a.b]]`."""
     found = []
     for index, line in enumerate(lines):
@@ -175,8 +214,8 @@ def _headers(lines: list[str]) -> list[tuple[int, tuple[str, ...]]]:
     return found
 
 
-def _table_block(lines: list[str], headers: list[tuple[int, tuple[str, ...]]],
-                 key: tuple[str, ...]) -> tuple[int, int] | None:
+def table_block(lines: list[str], headers: Headers,
+                key: tuple[str, ...]) -> tuple[int, int] | None:
     """Lines of the table `key` and the sub-tables right after it, without trailing
     blank lines and comments (they are about what follows)."""
     begin = next((index for index, path in headers if path == key), None)
@@ -189,26 +228,46 @@ def _table_block(lines: list[str], headers: list[tuple[int, tuple[str, ...]]],
     return begin, end
 
 
-def _insertion_point(lines: list[str], headers: list[tuple[int, tuple[str, ...]]]) -> int:
-    """After the last table of the `servers` section, else at the end of the file."""
-    last = [path for _, path in headers if path[:1] == ("servers",)]
-    if not last:
-        return len(lines)
-    block = _table_block(lines, headers, last[-1])
-    return block[1] if block else len(lines)
+def replace_block(lines: list[str], block: tuple[int, int], rendered: str | None) -> str:
+    """The text with the table at `block` replaced by `rendered`, or cut (None) with the
+    comment written directly above it, which is about it."""
+    begin, end = block
+    if rendered is not None:
+        return "".join([*lines[:begin], rendered, *lines[end:]])
+    while begin > 0 and _is_comment(lines[begin - 1]):
+        begin -= 1
+    while end < len(lines) and not lines[end].strip():
+        end += 1
+    if end == len(lines):
+        while begin > 0 and not lines[begin - 1].strip():
+            begin -= 1
+    return "".join(lines[:begin] + lines[end:])
+
+
+def insert_table(lines: list[str], headers: Headers, section: str, rendered: str,
+                 newline: str = "\n") -> str:
+    """The text with `rendered` after the last table of `section`, else at the end."""
+    owned = [path for _, path in headers if path[:1] == (section,)]
+    at = len(lines)
+    if owned:
+        last = table_block(lines, headers, owned[-1])
+        at = last[1] if last else len(lines)
+    gap = [newline] if at and lines[at - 1].strip() else []
+    return "".join([*lines[:at], *gap, rendered, *lines[at:]])
 
 
 def _is_comment(line: str) -> bool:
     return line.lstrip().startswith("#")
 
 
-def _render_table(name: str, entry: dict[str, Any]) -> str:
+def render_table(section: str, name: str, entry: dict[str, Any]) -> str:
+    """`[section.NAME]` with `entry`'s keys (tables written inline), as TOML text."""
     import tomlkit  # noqa: PLC0415 - only writes need it
 
     document = tomlkit.document()
-    servers = tomlkit.table(is_super_table=True)
-    servers[name] = _table(entry)
-    document["servers"] = servers
+    parent = tomlkit.table(is_super_table=True)
+    parent[name] = _table(entry)
+    document[section] = parent
     return tomlkit.dumps(document)
 
 
@@ -226,19 +285,24 @@ def _table(entry: dict[str, Any]) -> Any:
     return table
 
 
-def _rewrite_with_tomlkit(text: str, name: str, entry: dict[str, Any]) -> str | None:
+def rewrite_tables(text: str, section: str,
+                   edits: Mapping[str, dict[str, Any] | None]) -> str | None:
+    """Write (or remove, None) each `[section.NAME]` through tomlkit, for entries not
+    written as their own table; None when tomlkit refuses the document."""
     import tomlkit  # noqa: PLC0415 - only writes need it (~0.5 s per 2,000 tables to parse)
 
     try:
         document = tomlkit.parse(text)
-        servers = document.get("servers")
-        if entry:
-            if servers is None:
-                servers = tomlkit.table(is_super_table=True)
-                document["servers"] = servers
-            servers[name] = _table(entry)
-        elif servers is not None:
-            del servers[name]
+        tables = document.get(section)
+        for name, entry in edits.items():
+            if entry is None:
+                if tables is not None and name in tables:
+                    del tables[name]
+                continue
+            if tables is None:
+                tables = tomlkit.table(is_super_table=True)
+                document[section] = tables
+            tables[name] = _table(entry)
         return tomlkit.dumps(document)
     except Exception:  # noqa: BLE001 - tomlkit refuses some layouts (an inline `servers`)
         return None

@@ -13,8 +13,10 @@ from mcpctl.clients import CLIENT_IDS, ClientFormat, client_by_id
 from mcpctl.errors import ExitCode, UsageError
 
 if TYPE_CHECKING:
-    from mcpctl.client_files import ExportReport, ImportReport, Machine
-    from mcpctl.client_tier import ClientsView
+    from mcpctl.client_export import ExportReport
+    from mcpctl.client_import import ImportReport
+    from mcpctl.client_machine import Machine
+    from mcpctl.client_view import ClientsView
 
 SCHEMA_VERSION = 1
 _KNOWN = ", ".join(CLIENT_IDS)
@@ -49,7 +51,7 @@ def _client(client_id: str) -> ClientFormat:
 
 
 def _machine(workspace: Path | None, config: Path | None) -> Machine:
-    from mcpctl.client_files import Machine  # noqa: PLC0415
+    from mcpctl.client_machine import Machine  # noqa: PLC0415
 
     ctx = context(workspace, config)
     return Machine.current(ctx.paths, ctx.config_file, ctx.root)
@@ -80,7 +82,7 @@ def clients_command(
     """
     if ctx.invoked_subcommand is not None:
         return ExitCode.OK
-    from mcpctl.client_tier import load_clients_view  # noqa: PLC0415
+    from mcpctl.client_view import load_clients_view  # noqa: PLC0415
 
     for client_id in only or []:
         _client(client_id)
@@ -184,7 +186,7 @@ def disable_command(
 
 
 def _set_sync(client_id: str, config: Path | None, as_json: bool, *, enabled: bool) -> int:
-    from mcpctl.sync_config import set_sync  # noqa: PLC0415
+    from mcpctl.client_settings import set_sync  # noqa: PLC0415
 
     client = _client(client_id)
     config_file = context(None, config).config_file
@@ -220,7 +222,7 @@ def import_command(
 
     Example: mcpctl import --from claude-desktop github filesystem
     """
-    from mcpctl.client_files import import_from_client  # noqa: PLC0415
+    from mcpctl.client_import import import_from_client  # noqa: PLC0415
 
     client = _client(source)
     report = import_from_client(_machine(workspace, config), client, names or [],
@@ -300,7 +302,7 @@ def export_command(
 
     Example: mcpctl export --to cursor github --dry-run
     """
-    from mcpctl.client_files import export_to_client  # noqa: PLC0415
+    from mcpctl.client_export import export_to_client  # noqa: PLC0415
 
     client = _client(target)
     report = export_to_client(_machine(None, config), client, names or [], replace=replace,
@@ -332,7 +334,7 @@ def sync_command(
 
     Example: mcpctl add github -- github-mcp-server stdio && mcpctl sync
     """
-    from mcpctl.client_files import sync_clients  # noqa: PLC0415
+    from mcpctl.client_export import sync_clients  # noqa: PLC0415
 
     reports = sync_clients(_machine(None, config), check=check, dry_run=dry_run,
                            replace=replace, command=command)

@@ -11,7 +11,8 @@ from typing import Any
 import jsonschema  # type: ignore[import-untyped, unused-ignore]
 import pytest
 
-from mcpctl.client_tier import Converted, convert_entry, toml_table_lines
+from mcpctl.client_entry import Converted, convert_entry
+from mcpctl.client_toml_lines import toml_table_lines
 from mcpctl.clients import client_by_id
 from tests.clients import TOKEN_SERVER, USER_FILE, install_home, install_workspace, write_config
 from tests.conftest import REPO, Cli

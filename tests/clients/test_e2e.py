@@ -63,6 +63,7 @@ async def list_tools(command: str, args: list[str], path_dir: Path) -> list[tupl
 @pytest.mark.parametrize("client", list(USER_FILE))
 def test_import_export_and_a_real_client_lists_the_tools(
         client: str, isolated_home: Path, tmp_path: Path, user_config: Path) -> None:
+    (tmp_path / "repo").mkdir()  # --workspace must exist
     install_home(client, isolated_home, tmp_path / "repo")
     imported = run_mcpctl(["import", "--from", client, "--json", "-w", str(tmp_path / "repo")])
     assert imported.code == 1, imported.err  # the fixture's unsupported entry is refused

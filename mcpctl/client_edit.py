@@ -1,0 +1,55 @@
+"""A client's file with an export plan applied, as text (pure; DESIGN §11).
+
+The writers change only mcpctl's entries' text (JSON and JSONC in
+`client_json_edit.py`, Codex TOML in `client_toml_edit.py`); the result is parsed
+again and must mean exactly the old document with those entries changed, or nothing
+is written.
+"""
+
+from __future__ import annotations
+
+import copy
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from mcpctl.client_export_plan import ExportPlan
+from mcpctl.client_json_edit import json_edit
+from mcpctl.client_parse import fast_json, read_document
+from mcpctl.client_toml_edit import toml_edit
+from mcpctl.clients import ClientFormat, Syntax
+from mcpctl.errors import ConfigError
+
+
+def apply_plan(client: ClientFormat, text: str | None, plan: ExportPlan, path: Path,
+               data: dict[str, Any] | None = None) -> str:
+    """The new file text: `text` with the plan's entries written or removed. `data` is
+    the parsed `text` when the caller has it."""
+    edits: dict[str, dict[str, Any] | None] = {
+        change.name: change.entry for change in plan.changes if change.writes}
+    old = text or ""
+    if not edits:
+        return old
+    expected = copy.deepcopy(read_document(client, old, path) if data is None else data)
+    servers = expected.setdefault(client.top_key, {})
+    for name, entry in edits.items():
+        if entry is None:
+            servers.pop(name, None)
+        else:
+            servers[name] = entry
+    new = toml_edit(old, client.top_key, edits, expected) if client.syntax is Syntax.TOML \
+        else json_edit(old, client.top_key, edits)
+    if new is None or not _means(client, new, expected):
+        raise ConfigError(f"{path}: the edited file would not mean what was intended; "
+                          "the file was not changed (please report this)")
+    return new
+
+
+def _means(client: ClientFormat, text: str, expected: dict[str, Any]) -> bool:
+    if client.syntax is Syntax.TOML:
+        try:
+            return tomllib.loads(text.removeprefix("\ufeff")) == expected
+        except tomllib.TOMLDecodeError:
+            return False
+    value = fast_json(text, jsonc=client.syntax is Syntax.JSONC)
+    return value is not None and value == expected

@@ -1,0 +1,106 @@
+"""The cross-client view: what every known client would start here (edge, read-only).
+
+`mcpctl clients` shows it: each client's files and rows (`client_rows.py`), the names
+clients start differently, and for clients in `[clients] sync` whether their file is
+what `mcpctl sync` would write.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from mcpctl.client_load import ClientFile, ClientLoad, load_client
+from mcpctl.client_rows import ClientRow, Difference, ProjectState, client_rows, differences
+from mcpctl.clients import CLIENTS, ClientFormat
+from mcpctl.errors import McpctlError
+from mcpctl.model import Problem, ServerSpec
+
+if TYPE_CHECKING:
+    from mcpctl.client_machine import Machine
+    from mcpctl.client_settings import ClientSettings
+
+
+@dataclass
+class ClientReport:
+    client: ClientFormat
+    files: list[ClientFile]
+    rows: list[ClientRow]
+    sync_enabled: bool = False
+    in_sync: bool | None = None  # None: not synced, or cannot tell
+
+
+@dataclass
+class ClientsView:
+    root: Path
+    reports: list[ClientReport] = field(default_factory=list)
+    differences: list[Difference] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+
+
+def load_clients_view(machine: Machine, only: tuple[str, ...] = ()) -> ClientsView:
+    """What every known client would start in `machine.root`, read-only."""
+    from mcpctl.user_config import load_user_tier  # noqa: PLC0415
+
+    view = ClientsView(machine.root)
+    user = load_user_tier(machine.config_file)
+    view.problems += user.problems
+    user_specs = {d.name: d.spec for d in user.definitions}
+    settings = _settings(machine, view)
+    for client in (c for c in CLIENTS if not only or c.id in only):
+        load = load_client(client, machine.root, machine.os_key, machine.environ, machine.home)
+        view.problems += load.problems
+        report = ClientReport(client, load.files,
+                              client_rows(load.servers, user_specs,
+                                          _project_state(machine, load, view)),
+                              client.id in settings.sync)
+        if report.sync_enabled and not user.problems:
+            report.in_sync = _in_sync(machine, client, user_specs, settings.command)
+        view.reports.append(report)
+    view.differences = differences({r.client.id: r.rows for r in view.reports}, user_specs)
+    view.problems = list(dict.fromkeys(view.problems))
+    return view
+
+
+def _settings(machine: Machine, view: ClientsView) -> ClientSettings:
+    from mcpctl.client_settings import ClientSettings, read_client_settings  # noqa: PLC0415
+
+    try:
+        return read_client_settings(machine.config_file)
+    except McpctlError as error:
+        view.problems.append(Problem(machine.config_file, 1, 1, str(error)))
+        return ClientSettings()
+
+
+def _project_state(machine: Machine, load: ClientLoad,
+                   view: ClientsView) -> ProjectState | None:
+    """Claude Code approves the repo's .mcp.json servers; other clients start them."""
+    from mcpctl.weak_approvals import load_weak_approvals  # noqa: PLC0415
+
+    if load.client.project_key is None:
+        return None
+    project = {s.name for s in load.servers if s.scope == "project"}
+    approvals = load_weak_approvals(machine.root, project, machine.environ, machine.home)
+    view.problems += approvals.problems
+    return approvals.state_of
+
+
+def _in_sync(machine: Machine, client: ClientFormat, user_specs: Mapping[str, ServerSpec],
+             command: str) -> bool | None:
+    from mcpctl.client_export_plan import plan_export  # noqa: PLC0415
+    from mcpctl.client_files import read_client_text  # noqa: PLC0415
+    from mcpctl.client_parse import read_servers  # noqa: PLC0415
+
+    path = machine.client_path(client)
+    text = read_client_text(path) if path.exists() else None
+    if isinstance(text, Problem):
+        return None
+    try:
+        existing = read_servers(client, text, path)
+    except McpctlError:
+        return None
+    plan = plan_export(client, existing, [user_specs[n] for n in sorted(user_specs)], command,
+                       replace=False, prune=True)
+    return not plan.writes and not plan.conflicts
