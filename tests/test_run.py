@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import json
 import os
@@ -11,10 +10,9 @@ import uuid
 from pathlib import Path
 
 import pytest
-from mcp import ClientSession, StdioServerParameters
-from mcp.client.stdio import stdio_client
 
 from tests.conftest import Result, run_mcpctl
+from tests.sdk_client import list_tools
 
 SERVER = Path(__file__).parent / "servers" / "token_server.py"
 
@@ -127,19 +125,6 @@ def test_unknown_server(tmp_path: Path) -> None:
     assert (result.code, result.err) == (2, "mcpctl: error: no server named 'nope' here\n")
 
 
-async def list_tools_through_mcpctl(name: str) -> list[tuple[str, str]]:
-    params = StdioServerParameters(
-        command=sys.executable, args=["-m", "mcpctl", "run", name],
-        env={key: os.environ[key] for key in ("MCPCTL_HOME", "DBUS_SESSION_BUS_ADDRESS", "HOME")},
-    )
-    with open(os.devnull, "w") as errlog:
-        async with stdio_client(params, errlog=errlog) as (read, write), \
-                ClientSession(read, write) as session:
-            await session.initialize()
-            listed = await session.list_tools()
-    return [(tool.name, tool.description or "") for tool in listed.tools]
-
-
 @pytest.mark.usefixtures("secret_service")
 def test_real_client_through_mcpctl_run_receives_the_secret(user_config: Path) -> None:
     secret = f"sk-live-{uuid.uuid4().hex}{uuid.uuid4().hex}"
@@ -148,6 +133,6 @@ def test_real_client_through_mcpctl_run_receives_the_secret(user_config: Path) -
     write_user_config(user_config, (
         f'[servers.tok]\ncommand = "{sys.executable}"\nargs = ["{SERVER}"]\n'
         f'env = {{ API_TOKEN = "${{secret:{name}}}" }}\n'))
-    tools = asyncio.run(list_tools_through_mcpctl("tok"))
+    tools = list_tools(sys.executable, ["-m", "mcpctl", "run", "tok"])
     digest = hashlib.sha256(secret.encode()).hexdigest()
     assert tools == [("whoami", f"token-sha256:{digest}")]

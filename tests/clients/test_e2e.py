@@ -9,7 +9,6 @@ SHA-256, and no client file holds it.
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import json
 import os
@@ -18,11 +17,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mcp import ClientSession, StdioServerParameters
-from mcp.client.stdio import stdio_client
 
 from tests.clients import TOKENS, USER_FILE, env_for_home, install_home, mcpctl_shim
 from tests.conftest import run_mcpctl
+from tests.sdk_client import list_tools
 
 IMPORTED = {
     "claude-code": {"docs": "added", "notes": "added", "tokens": "added", "vault": "refused"},
@@ -45,18 +43,6 @@ def exported_entry(client: str, path: Path) -> dict[str, Any]:
         servers = json.loads(text)[key]
     entry: dict[str, Any] = servers["tokens"]
     return entry
-
-
-async def list_tools(command: str, args: list[str], path_dir: Path) -> list[tuple[str, str]]:
-    env = {key: os.environ[key] for key in ("MCPCTL_HOME", "DBUS_SESSION_BUS_ADDRESS", "HOME")}
-    env["PATH"] = f"{path_dir}{os.pathsep}{os.environ['PATH']}"
-    params = StdioServerParameters(command=command, args=args, env=env)
-    with open(os.devnull, "w") as errlog:
-        async with stdio_client(params, errlog=errlog) as (read, write), \
-                ClientSession(read, write) as session:
-            await session.initialize()
-            listed = await session.list_tools()
-    return [(tool.name, tool.description or "") for tool in listed.tools]
 
 
 @pytest.mark.usefixtures("secret_service")
@@ -84,6 +70,7 @@ def test_import_export_and_a_real_client_lists_the_tools(
     assert (entry["command"], entry["args"]) == ("mcpctl", ["run", "tokens"])
 
     shim = mcpctl_shim(tmp_path / "bin")
-    tools = asyncio.run(list_tools(entry["command"], entry["args"], shim.parent))
+    tools = list_tools(entry["command"], entry["args"],
+                       {"PATH": f"{shim.parent}{os.pathsep}{os.environ['PATH']}"})
     digest = hashlib.sha256(TOKENS[client].encode()).hexdigest()
     assert tools == [("whoami", f"token-sha256:{digest}")]
