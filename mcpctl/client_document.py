@@ -13,9 +13,9 @@ from typing import Any
 
 from mcpctl import jsonc
 from mcpctl.client_server import ClientServer, servers_from_data
-from mcpctl.client_toml_lines import toml_table_lines
 from mcpctl.clients import ClientFormat, Syntax
 from mcpctl.model import Problem, Tier
+from mcpctl.toml_tables import name_lines
 
 Found = tuple[list[ClientServer], list[Problem]]
 
@@ -98,5 +98,5 @@ def _read_toml(client: ClientFormat, text: str, path: Path, *, scope: str,
     if not isinstance(servers, dict):
         return [], [Problem(path, 1, 1, f"{client.top_key!r} must be a table of "
                                         f"[{client.top_key}.NAME] tables")]
-    lines = {name: (line, 1) for name, line in toml_table_lines(text, client.top_key).items()}
+    lines = {name: (line, 1) for name, line in name_lines(text, client.top_key).items()}
     return servers_from_data(client, servers, scope=scope, path=path, lines=lines, tier=tier)

@@ -10,14 +10,10 @@ from typing import Any
 from mcpctl.entries import EntryError, spec_from_entry
 from mcpctl.model import Definition, Problem, Source, Tier
 from mcpctl.tier_load import TierLoad, read_config_text
+from mcpctl.toml_tables import name_lines
 
 _TOMLLIB_POSITION = re.compile(r"\s*\(at line (\d+), column (\d+)\)$")
 _AT_END = " (at end of document)"
-_BARE_OR_QUOTED = r'(?:[A-Za-z0-9_-]+|"(?:[^"\\]|\\.)*"|\'[^\']*\')'
-_SERVER_HEADER = re.compile(rf"^\s*\[\s*servers\s*\.\s*({_BARE_OR_QUOTED})\s*\]")
-_SERVERS_HEADER = re.compile(r"^\s*\[\s*servers\s*\]")
-_ANY_HEADER = re.compile(r"^\s*\[")
-_KEY_LINE = re.compile(rf"^\s*(?:servers\s*\.\s*)?({_BARE_OR_QUOTED})\s*[.=]")
 
 
 def load_user_tier(path: Path) -> TierLoad:
@@ -74,31 +70,5 @@ def definitions_from_toml(
 
 def server_lines(text: str) -> dict[str, int]:
     """Line of each server's name: `[servers.NAME]`, `servers.NAME = …` or `NAME = …`
-    inside `[servers]`. The first mention wins (`[servers.x.env]` comes later)."""
-    lines: dict[str, int] = {}
-    in_servers_table = False
-    top_level = True
-    # "\n" only: a string may hold U+2028 or U+0085, which splitlines() also splits at.
-    for number, line in enumerate(text.split("\n"), start=1):
-        header = _SERVER_HEADER.match(line)
-        if header:
-            lines.setdefault(_unquote(header[1]), number)
-            in_servers_table = top_level = False
-            continue
-        if _ANY_HEADER.match(line):
-            in_servers_table = bool(_SERVERS_HEADER.match(line))
-            top_level = False
-            continue
-        key = _KEY_LINE.match(line)
-        if key and (in_servers_table or (top_level and line.lstrip().startswith("servers"))):
-            lines.setdefault(_unquote(key[1]), number)
-    return lines
-
-
-def _unquote(key: str) -> str:
-    if key[:1] == '"':
-        unquoted: str = tomllib.loads(f"k = {key}")["k"]
-        return unquoted
-    if key[:1] == "'":
-        return key[1:-1]
-    return key
+    inside `[servers]`; the first mention wins."""
+    return name_lines(text, "servers")

@@ -8,15 +8,15 @@ means exactly what was intended, then replaces the file atomically. A file that 
 not parse is never overwritten.
 
 That read-modify-write is `edit_config`, shared by every edit of config.toml (`[clients]`
-too), and the line-level table splicing also writes Codex's `[mcp_servers.NAME]`.
+too); the line-level table splicing is `toml_tables.py`, which also writes Codex's
+`[mcp_servers.NAME]`.
 """
 
 from __future__ import annotations
 
 import copy
-import re
 import tomllib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -26,9 +26,8 @@ from mcpctl.entries import EntryError, entry_from_spec, spec_from_entry
 from mcpctl.errors import ConfigError, UsageError
 from mcpctl.model import Problem
 from mcpctl.tier_load import read_config_text
+from mcpctl.toml_tables import rewrite_tables, splice_table
 from mcpctl.user_config import server_lines, toml_problem
-
-_HEADER = re.compile(r"^\s*\[\[?\s*([^\]]*?)\s*\]")
 
 
 @dataclass(frozen=True)
@@ -92,7 +91,7 @@ def _server_change(path: Path, name: str, data: dict[str, Any],
     # Splice the text first (keeps every comment); tomlkit when the entry is not
     # written as its own table.
     return ConfigChange(
-        expected, (lambda text: _splice(text, name, entry),
+        expected, (lambda text: splice_table(text, "servers", name, entry or None),
                    lambda text: rewrite_tables(text, "servers", {name: entry or None})),
         f"{path}: mcpctl cannot change {name!r} here without changing what the rest of the "
         "file means (it edits [servers.NAME] tables; write servers that way); the file was "
@@ -158,154 +157,6 @@ def parse_config(path: Path, text: str) -> dict[str, Any]:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{toml_problem(path, error, text)}; the file was not changed") from None
-
-
-# ---- TOML tables as lines (config.toml's [servers.NAME], Codex's [mcp_servers.NAME]) ----
-
-def _splice(text: str, name: str, entry: dict[str, Any]) -> str | None:
-    """Edit as text: replace, cut or insert the `[servers.NAME]` table's own lines.
-
-    tomlkit files the comment block above the next table under the table before it, so
-    editing through it loses or moves comments about neighbours. Returns None when the
-    server exists but is not written as its own table (`[servers]` + `NAME = {...}`, or
-    dotted keys).
-    """
-    lines, headers = table_lines(text)
-    block = table_block(lines, headers, ("servers", name))
-    if block is not None:
-        return replace_block(lines, block, render_table("servers", name, entry) if entry
-                             else None)
-    if not entry or name in server_lines(text):
-        return None
-    return insert_table(lines, headers, "servers", render_table("servers", name, entry))
-
-
-Headers = list[tuple[int, tuple[str, ...]]]
-
-
-def table_lines(text: str, newline: str = "\n") -> tuple[list[str], Headers]:
-    """The lines of `text` (the last one ended with `newline`) and its table headers."""
-    # Lines end at "\n" only: TOML strings may hold U+2028, which splitlines splits at.
-    lines = [part + "\n" for part in text.split("\n")]
-    if not text or text.endswith("\n"):
-        lines.pop()
-    else:
-        lines[-1] = lines[-1][:-1] + newline
-    return lines, _headers(lines)
-
-
-def _headers(lines: list[str]) -> Headers:
-    """(line index, key path) of every table header, `[a.b]` and `[[a.b]]`."""
-    found = []
-    for index, line in enumerate(lines):
-        match = _HEADER.match(line)
-        if match is None:
-            continue
-        try:
-            data: Any = tomllib.loads(f"[{match[1]}]")
-        except tomllib.TOMLDecodeError:
-            continue  # a line inside a multi-line array or string, not a header
-        path: list[str] = []
-        while isinstance(data, dict) and len(data) == 1:
-            key = next(iter(data))
-            path.append(key)
-            data = data[key]
-        found.append((index, tuple(path)))
-    return found
-
-
-def table_block(lines: list[str], headers: Headers,
-                key: tuple[str, ...]) -> tuple[int, int] | None:
-    """Lines of the table `key` and the sub-tables right after it, without trailing
-    blank lines and comments (they are about what follows)."""
-    begin = next((index for index, path in headers if path == key), None)
-    if begin is None:
-        return None
-    end = next((index for index, path in headers
-                if index > begin and path[:len(key)] != key), len(lines))
-    while end - 1 > begin and (not lines[end - 1].strip() or _is_comment(lines[end - 1])):
-        end -= 1
-    return begin, end
-
-
-def replace_block(lines: list[str], block: tuple[int, int], rendered: str | None) -> str:
-    """The text with the table at `block` replaced by `rendered`, or cut (None) with the
-    comment written directly above it, which is about it."""
-    begin, end = block
-    if rendered is not None:
-        return "".join([*lines[:begin], rendered, *lines[end:]])
-    while begin > 0 and _is_comment(lines[begin - 1]):
-        begin -= 1
-    while end < len(lines) and not lines[end].strip():
-        end += 1
-    if end == len(lines):
-        while begin > 0 and not lines[begin - 1].strip():
-            begin -= 1
-    return "".join(lines[:begin] + lines[end:])
-
-
-def insert_table(lines: list[str], headers: Headers, section: str, rendered: str,
-                 newline: str = "\n") -> str:
-    """The text with `rendered` after the last table of `section`, else at the end."""
-    owned = [path for _, path in headers if path[:1] == (section,)]
-    at = len(lines)
-    if owned:
-        last = table_block(lines, headers, owned[-1])
-        at = last[1] if last else len(lines)
-    gap = [newline] if at and lines[at - 1].strip() else []
-    return "".join([*lines[:at], *gap, rendered, *lines[at:]])
-
-
-def _is_comment(line: str) -> bool:
-    return line.lstrip().startswith("#")
-
-
-def render_table(section: str, name: str, entry: dict[str, Any]) -> str:
-    """`[section.NAME]` with `entry`'s keys (tables written inline), as TOML text."""
-    import tomlkit  # noqa: PLC0415 - only writes need it
-
-    document = tomlkit.document()
-    parent = tomlkit.table(is_super_table=True)
-    parent[name] = _table(entry)
-    document[section] = parent
-    return tomlkit.dumps(document)
-
-
-def _table(entry: dict[str, Any]) -> Any:
-    import tomlkit  # noqa: PLC0415
-
-    table = tomlkit.table()
-    for key, value in entry.items():
-        if isinstance(value, dict):
-            inline = tomlkit.inline_table()
-            inline.update(value)
-            table[key] = inline
-        else:
-            table[key] = value
-    return table
-
-
-def rewrite_tables(text: str, section: str,
-                   edits: Mapping[str, dict[str, Any] | None]) -> str | None:
-    """Write (or remove, None) each `[section.NAME]` through tomlkit, for entries not
-    written as their own table; None when tomlkit refuses the document."""
-    import tomlkit  # noqa: PLC0415 - only writes need it (~0.5 s per 2,000 tables to parse)
-
-    try:
-        document = tomlkit.parse(text)
-        tables = document.get(section)
-        for name, entry in edits.items():
-            if entry is None:
-                if tables is not None and name in tables:
-                    del tables[name]
-                continue
-            if tables is None:
-                tables = tomlkit.table(is_super_table=True)
-                document[section] = tables
-            tables[name] = _table(entry)
-        return tomlkit.dumps(document)
-    except Exception:  # noqa: BLE001 - tomlkit refuses some layouts (an inline `servers`)
-        return None
 
 
 def _same(name: str, old: Any, new: dict[str, Any]) -> bool:

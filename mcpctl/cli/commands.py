@@ -21,8 +21,8 @@ MODULES: dict[str, str] = {
     "cost": "cost_cmd",
     "doctor": "doctor_cmd",
     "check": "check_cmd",
-    "clients": "clients_cmd", "import": "clients_cmd", "export": "clients_cmd",
-    "sync": "clients_cmd",
+    "clients": "clients_cmd", "import": "import_cmd", "export": "export_cmd",
+    "sync": "export_cmd",
 }
 
 

@@ -5,11 +5,15 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from mcpctl.paths import Paths
+
+if TYPE_CHECKING:
+    from mcpctl.client_machine import Machine
+    from mcpctl.clients import ClientFormat
 
 WorkspaceOption = Annotated[
     Path | None,
@@ -38,3 +42,44 @@ def context(workspace: Path | None, config: Path | None) -> Context:
     paths = Paths.from_environment(os.environ)
     root = workspace.resolve() if workspace is not None else find_workspace_root(Path.cwd())
     return Context(paths, root, config.absolute() if config is not None else paths.config_file)
+
+
+# ---- other clients' configs: clients, import, export, sync ------------------------------
+
+NamesArgument = Annotated[
+    list[str] | None, typer.Argument(help="Server names (default: all).", show_default=False)]
+FileOption = Annotated[
+    Path | None, typer.Option("--file", help="The client's file (default: where the client "
+                              "keeps it on this OS).", dir_okay=False)]
+ReplaceOption = Annotated[
+    bool, typer.Option("--replace", help="Overwrite a different definition of the same name.")]
+
+
+def client_help() -> str:
+    """The help of an argument or option that names one client."""
+    return f"Client: {_known_clients()}."
+
+
+def client_named(client_id: str) -> ClientFormat:
+    """The client `client_id` names; UsageError for an unknown one."""
+    from mcpctl.clients import client_by_id  # noqa: PLC0415 - only the client commands need it
+    from mcpctl.errors import UsageError  # noqa: PLC0415
+
+    client = client_by_id(client_id)
+    if client is None:
+        raise UsageError(f"unknown client {client_id!r} (known: {_known_clients()})")
+    return client
+
+
+def client_machine(workspace: Path | None, config: Path | None) -> Machine:
+    """This machine as the client commands see it: OS, home, environment and mcpctl's paths."""
+    from mcpctl.client_machine import Machine  # noqa: PLC0415
+
+    ctx = context(workspace, config)
+    return Machine.current(ctx.paths, ctx.config_file, ctx.root)
+
+
+def _known_clients() -> str:
+    from mcpctl.clients import CLIENT_IDS  # noqa: PLC0415
+
+    return ", ".join(CLIENT_IDS)

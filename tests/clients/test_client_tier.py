@@ -12,8 +12,8 @@ import jsonschema  # type: ignore[import-untyped, unused-ignore]
 import pytest
 
 from mcpctl.client_entry import Converted, convert_entry
-from mcpctl.client_toml_lines import toml_table_lines
 from mcpctl.clients import client_by_id
+from mcpctl.toml_tables import name_lines
 from tests.clients import TOKEN_SERVER, USER_FILE, install_home, install_workspace, write_config
 from tests.conftest import REPO, Cli
 
@@ -87,11 +87,11 @@ def test_windsurf_server_url_and_switch() -> None:
         ("both 'serverUrl' and 'url'",)
 
 
-def test_toml_table_lines_every_shape() -> None:
+def test_name_lines_every_shape_of_codex_tables() -> None:
     text = ('model = "x"\nmcp_servers.dotted.command = "a"\n[mcp_servers]\n'
             'inline = { command = "b" }\n[mcp_servers."quoted.name"]\ncommand = "c"\n'
             "[mcp_servers.plain]\n[mcp_servers.plain.env]\n")
-    assert toml_table_lines(text, "mcp_servers") == {
+    assert name_lines(text, "mcp_servers") == {
         "dotted": 2, "inline": 4, "quoted.name": 5, "plain": 7}
 
 

@@ -1,0 +1,148 @@
+"""`mcpctl export` and `sync`: write user-tier servers into clients' files (DESIGN §11)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from mcpctl.cli import render
+from mcpctl.cli.options import (
+    ConfigOption,
+    FileOption,
+    JsonOption,
+    NamesArgument,
+    ReplaceOption,
+    client_help,
+    client_machine,
+    client_named,
+)
+from mcpctl.errors import ExitCode
+
+if TYPE_CHECKING:
+    from mcpctl.client_export import ExportReport
+
+SCHEMA_VERSION = 1
+
+CommandOption = Annotated[
+    str | None, typer.Option("--command", help="The command exported entries run (default: "
+                             "[clients] command in config.toml, else mcpctl); an absolute "
+                             "path helps clients started with a short PATH.")]
+
+
+def register(app: typer.Typer) -> None:
+    app.command("export")(export_command)
+    app.command("sync")(sync_command)
+
+
+def export_command(
+    target: Annotated[str, typer.Option("--to", help=client_help())],
+    names: NamesArgument = None,
+    replace: ReplaceOption = False,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Print the change as a unified diff; write "
+                           "nothing.")
+    ] = False,
+    command: CommandOption = None,
+    file: FileOption = None,
+    config: ConfigOption = None,
+    as_json: JsonOption = False,
+) -> int:
+    """Write user-tier servers into a client's file as `mcpctl run NAME` entries.
+
+    The client file then holds no secret: `mcpctl run` resolves them when the client
+    starts the server. Everything else in the file is kept byte for byte; the write is
+    atomic, the old file is backed up in mcpctl's data folder, and a file that does
+    not parse is left alone. A name the client defines itself is a conflict (exit 1)
+    unless --replace. Remote (url) servers are skipped: clients reach them directly.
+
+    Example: mcpctl export --to cursor github --dry-run
+    """
+    from mcpctl.client_export import export_to_client  # noqa: PLC0415
+
+    client = client_named(target)
+    report = export_to_client(client_machine(None, config), client, names or [],
+                              replace=replace, dry_run=dry_run, command=command, file=file)
+    _show_exports([report], as_json, dry_run=dry_run, check=False)
+    return ExitCode.FINDINGS if report.plan.conflicts else ExitCode.OK
+
+
+def sync_command(
+    check: Annotated[
+        bool, typer.Option("--check", help="Write nothing; exit 1 when a client is out of "
+                           "date.")
+    ] = False,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Print the changes as unified diffs; write "
+                           "nothing.")
+    ] = False,
+    replace: ReplaceOption = False,
+    command: CommandOption = None,
+    config: ConfigOption = None,
+    as_json: JsonOption = False,
+) -> int:
+    """Export the whole user tier to every client in `[clients] sync` of config.toml.
+
+    Entries mcpctl exported earlier for servers since removed are removed. Enable a
+    client with `mcpctl clients enable NAME`. Exit 1 on a conflict, or with --check
+    when a client is out of date; a client whose file cannot be written is reported
+    and the others are still synced.
+
+    Example: mcpctl add github -- github-mcp-server stdio && mcpctl sync
+    """
+    from mcpctl.client_export import sync_clients  # noqa: PLC0415
+
+    reports = sync_clients(client_machine(None, config), check=check, dry_run=dry_run,
+                           replace=replace, command=command)
+    _show_exports(reports, as_json, dry_run=dry_run, check=check)
+    codes = [int(r.error.exit_code) for r in reports if r.error is not None]
+    if any(r.plan.conflicts or (check and r.plan.writes) for r in reports):
+        codes.append(ExitCode.FINDINGS)
+    return max(codes, default=ExitCode.OK)
+
+
+def _export_document(report: ExportReport) -> dict[str, Any]:
+    return {
+        "client": report.client.id,
+        "path": str(report.path),
+        "written": report.written,
+        "backup": str(report.backup) if report.backup else None,
+        "up_to_date": report.error is None and not report.plan.writes
+        and not report.plan.conflicts,
+        "changes": [{"name": c.name, "status": c.status, "reason": c.reason}
+                    for c in report.plan.changes],
+        "diff": report.diff or None,
+        "error": str(report.error) if report.error else None,
+    }
+
+
+def _show_exports(reports: list[ExportReport], as_json: bool, *, dry_run: bool,
+                  check: bool) -> None:
+    if as_json:
+        render.print_json({"schema_version": SCHEMA_VERSION, "dry_run": dry_run or check,
+                           "clients": [_export_document(report) for report in reports]})
+        return
+    for report in reports:
+        if dry_run and report.diff:
+            render.say(report.diff.rstrip("\n"))
+        _print_export(report, out=render.warn if dry_run else render.say, check=check)
+
+
+def _print_export(report: ExportReport, *, out: Any, check: bool) -> None:
+    where = render.display_path(report.path)
+    if report.error is not None:
+        render.warn(f"{report.client.id}: {where}: error: {report.error}")
+        return
+    if report.written:
+        state = "written" + (f", backup {render.display_path(report.backup)}"
+                             if report.backup else ", new file")
+    elif report.plan.writes:
+        state = "out of date" if check else "would change"
+    else:
+        state = "up to date"
+    out(f"{report.client.id}: {where} ({state})")
+    for change in report.plan.changes:
+        if change.status == "unchanged":
+            continue
+        out(f"  {change.status:<9} {change.name}" + (f"  ({change.reason})"
+                                                    if change.reason else ""))
