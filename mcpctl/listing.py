@@ -7,9 +7,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from mcpctl.masking import masked_args, masked_map, masked_url
 from mcpctl.merge import MergedServer
 from mcpctl.model import Definition, Problem, ServerSpec, Source, Tier
-from mcpctl.secretlike import looks_secret, mask
 from mcpctl.trust import Status
 from mcpctl.variables import references_in
 
@@ -45,21 +45,22 @@ def rows(servers: list[MergedServer], state_of: StateOf = default_state) -> Iter
 
 
 def command_line(spec: ServerSpec) -> str:
-    """As a user would type it; a remote server shows its URL."""
+    """As a user would type it (secret-looking arguments masked); a remote server shows
+    its URL."""
     if spec.url is not None:
-        return spec.url
-    return shlex.join(spec.argv())
+        return masked_url(spec.url)
+    return shlex.join([spec.command or "", *masked_args(spec.args)])
 
 
 def spec_document(spec: ServerSpec) -> dict[str, Any]:
     """The definition as written, with secret-looking literal values masked."""
     document: dict[str, Any] = {"transport": spec.transport.value}
     if spec.url is not None:
-        document["url"] = spec.url
+        document["url"] = masked_url(spec.url)
         document["headers"] = masked_map(spec.headers)
     else:
         document["command"] = spec.command
-        document["args"] = list(spec.args)
+        document["args"] = masked_args(spec.args)
         document["env"] = masked_map(spec.env)
         document["cwd"] = spec.cwd
     if spec.env_file is not None:
@@ -75,7 +76,7 @@ def spec_lines(spec: ServerSpec, *, cwd_default: str | None = None) -> list[tupl
     document = spec_document(spec)
     lines: list[tuple[str, str]] = []
     if spec.url is not None:
-        lines.append(("url", spec.url))
+        lines.append(("url", document["url"]))
         lines += [("header", f"{key}: {value}") for key, value in document["headers"].items()]
     else:
         lines.append(("command", command_line(spec)))
@@ -86,11 +87,6 @@ def spec_lines(spec: ServerSpec, *, cwd_default: str | None = None) -> list[tupl
     if spec.env_file is not None:
         lines.append(("envFile", spec.env_file))
     return lines
-
-
-def masked_map(values: Any) -> dict[str, str]:
-    return {key: mask(value) if looks_secret(value, name=key) else value
-            for key, value in values.items()}
 
 
 def source_document(source: Source) -> dict[str, Any]:

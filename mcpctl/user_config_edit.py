@@ -24,6 +24,7 @@ from typing import Any, TypeVar
 from mcpctl.atomic import atomic_write_text, file_lock
 from mcpctl.entries import EntryError, entry_from_spec, spec_from_entry
 from mcpctl.errors import ConfigError, UsageError
+from mcpctl.masking import masked_entry
 from mcpctl.model import Problem
 from mcpctl.tier_load import read_config_text
 from mcpctl.toml_tables import rewrite_tables, splice_table
@@ -36,21 +37,24 @@ class EditResult:
     previous: dict[str, Any] | None = None
 
 
-def add_server(path: Path, name: str, entry: dict[str, Any], *, replace: bool) -> EditResult:
+def add_server(path: Path, name: str, entry: dict[str, Any], *, replace: bool,
+               before_write: Callable[[], None] | None = None) -> EditResult:
+    """Add or replace `name`; `before_write` runs under the lock only when the file is
+    about to change (e.g. storing the entry's secrets, so a refused add stores none)."""
     def change(data: dict[str, Any], text: str) -> tuple[EditResult, dict[str, Any] | None]:
         previous = data.get("servers", {}).get(name)
-        if previous is None:
-            return EditResult("added"), entry
-        if _same(name, previous, entry):
+        if previous is not None and _same(name, previous, entry):
             return EditResult("unchanged", previous), None
-        if not replace:
+        if previous is not None and not replace:
             line = server_lines(text).get(name, 1)
             raise UsageError(
                 f"server {name!r} already exists at {path}:{line} with a different definition"
                 f" (old: {_describe(previous)}; new: {_describe(entry)}); "
                 "use --replace to overwrite it"
             )
-        return EditResult("replaced", previous), entry
+        if before_write is not None:
+            before_write()
+        return EditResult("added" if previous is None else "replaced", previous), entry
 
     return _edit(path, name, change)
 
@@ -168,6 +172,8 @@ def _same(name: str, old: Any, new: dict[str, Any]) -> bool:
 
 
 def _describe(entry: Any) -> str:
+    """An entry for a message, with secret-looking values masked."""
     import json  # noqa: PLC0415
 
-    return json.dumps(entry, ensure_ascii=False, separators=(", ", ": "), sort_keys=False)
+    return json.dumps(masked_entry(entry), ensure_ascii=False, separators=(", ", ": "),
+                      sort_keys=False)

@@ -161,3 +161,58 @@ def test_token_is_nowhere_on_disk_or_in_output(tmp_path: Path, mcpctl_home: Path
     assert {p.name for p in files} >= {"config.toml", "secrets.json", "trust.json"}
     for path in files:
         assert token[4:12].encode() not in path.read_bytes(), path
+
+
+@pytest.mark.usefixtures("secret_service")
+def test_a_refused_add_stores_no_secret_and_unchanged_keeps_the_old_one(
+    user_config: Path,
+) -> None:
+    old, new, third = (f"ghp_{c * 4}A1b2C3d4E5f6G7h8I9j0K1l2M3n4" for c in "XYZ")
+    assert mcpctl("add", "gh", "--env", f"GITHUB_TOKEN={old}", "--", "srv", "1").code == 0
+    refused = mcpctl("add", "gh", "--env", f"GITHUB_TOKEN={new}", "--", "srv", "2")
+    assert refused.code == 2
+    assert "already exists" in refused.err
+    assert mcpctl("secret", "get", "gh-GITHUB_TOKEN", "--reveal").out == old + "\n"
+    same = mcpctl("add", "gh", "--env", f"GITHUB_TOKEN={third}", "--", "srv", "1")
+    assert same.code == 0
+    assert same.err == ("kept the keyring's current value of 'gh-GITHUB_TOKEN', which differs "
+                        "from the one given; to replace it: mcpctl secret set gh-GITHUB_TOKEN\n")
+    assert mcpctl("secret", "get", "gh-GITHUB_TOKEN", "--reveal").out == old + "\n"
+
+
+def test_conflict_message_masks_plain_secret_values(user_config: Path) -> None:
+    assert mcpctl("add", "gh", "--plain", "--env", f"GITHUB_TOKEN={TOKEN}", "--", "a").code == 0
+    other = TOKEN.replace("A1b2", "Z9y8")
+    refused = mcpctl("add", "gh", "--plain", "--env", f"GITHUB_TOKEN={other}", "--", "b")
+    assert refused.code == 2
+    assert TOKEN[4:12] not in refused.err
+    assert other[4:12] not in refused.err
+    assert '"GITHUB_TOKEN": "ghp_***"' in refused.err
+
+
+@pytest.mark.usefixtures("secret_service")
+def test_tokens_in_arguments_and_urls_go_to_the_keyring(user_config: Path) -> None:
+    key = "sk-ant-" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6"
+    cli_result = mcpctl("add", "cl", "--command-line", f"srv --token {TOKEN} --key={key} -v")
+    url_result = mcpctl("add", "docs", "--url", f"https://docs.example.com/mcp?api_key={key}&x=1")
+    assert (cli_result.code, url_result.code) == (0, 0)
+    text = user_config.read_text()
+    assert TOKEN not in text
+    assert key not in text
+    assert 'args = ["--token", "${secret:cl-arg1}", "--key=${secret:cl-arg2}", "-v"]' in text
+    assert 'url = "https://docs.example.com/mcp?api_key=${secret:docs-url-api_key}&x=1"' in text
+    assert mcpctl("secret", "get", "cl-arg2", "--reveal").out == key + "\n"
+
+
+def test_list_and_show_mask_literal_tokens_in_args_and_urls(tmp_path: Path) -> None:
+    key = "sk-ant-" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6"
+    root = tmp_path / "repo"
+    (root / ".git").mkdir(parents=True)
+    (root / ".mcp.json").write_text(json.dumps({"mcpServers": {
+        "a": {"command": "srv", "args": ["--token", TOKEN]},
+        "b": {"url": f"https://u:{key}@docs.example.com/mcp?api_key={key}"}}}))
+    for argv in (["list"], ["list", "--json"], ["show", "a"], ["show", "b", "--json"]):
+        result = run_mcpctl([*argv, "--workspace", str(root)])
+        assert result.code == 0
+        assert TOKEN[4:12] not in result.out
+        assert key[7:15] not in result.out

@@ -95,12 +95,14 @@ def add_command(
         transport=transport, entry_json=entry_json, command_line=command_line,
     ))
     ctx = context(workspace, config)
-    entry, moved = _move_secrets(name, entry, secret_env or [], from_stdin, plain,
-                                 ctx.paths.secrets_index)
-    for secret in moved:
+    entry, found = _secrets_to_move(name, entry, secret_env or [], from_stdin, plain)
+    index = ctx.paths.secrets_index
+    result = add_server(ctx.config_file, name, entry, replace=replace,
+                        before_write=(lambda: _store(index, found)) if found else None)
+    stored = list(found) if result.status != "unchanged" else _restore_missing(index, found)
+    for secret in stored:
         render.warn(f"stored a secret-looking value in the OS keyring as {secret!r}; "
                     f"config.toml references it as ${{secret:{secret}}}")
-    result = add_server(ctx.config_file, name, entry, replace=replace)
     _report(output, {"name": name, "status": result.status, "path": str(ctx.config_file),
                      "entry": entry if result.status != "unchanged" else result.previous})
     if output == "text":
@@ -144,11 +146,14 @@ def remove_command(
     return ExitCode.OK
 
 
-def _move_secrets(
+def _secrets_to_move(
     name: str, entry: dict[str, Any], secret_env: list[str], from_stdin: bool, plain: bool,
-    index: Path,
-) -> tuple[dict[str, Any], list[str]]:
-    """Store secret values in the keyring first, so config never names a missing one."""
+) -> tuple[dict[str, Any], dict[str, str]]:
+    """The entry with secret values replaced by references, and the values by name.
+
+    They are stored only when config.toml is about to change (under its lock), so a
+    refused add never overwrites a secret, and config never names a missing one.
+    """
     from mcpctl.secret_extraction import extract_secrets, reference, secret_name_for  # noqa: PLC0415
 
     if secret_env and "command" not in entry:
@@ -162,12 +167,31 @@ def _move_secrets(
         secret = secret_name_for(name, key)
         found[secret] = read_secret_value(from_stdin, f"Value for {key}: ")
         entry = {**entry, "env": {**entry.get("env", {}), key: reference(secret)}}
-    if found:
-        from mcpctl.keyring_store import set_secret  # noqa: PLC0415
+    return entry, found
 
-        for secret, value in found.items():
-            set_secret(index, secret, value)
-    return entry, list(found)
+
+def _store(index: Path, found: dict[str, str]) -> None:
+    from mcpctl.keyring_store import set_secret  # noqa: PLC0415
+
+    for secret, value in found.items():
+        set_secret(index, secret, value)
+
+
+def _restore_missing(index: Path, found: dict[str, str]) -> list[str]:
+    """For an unchanged definition: store a referenced secret only if the keyring lacks
+    it (a rerun onboarding script restores it); never replace a different value."""
+    from mcpctl.keyring_store import get_secret  # noqa: PLC0415
+
+    missing = {}
+    for secret, value in found.items():
+        current = get_secret(secret)
+        if current is None:
+            missing[secret] = value
+        elif current != value:
+            render.warn(f"kept the keyring's current value of {secret!r}, which differs from "
+                        f"the one given; to replace it: mcpctl secret set {secret}")
+    _store(index, missing)
+    return list(missing)
 
 
 def _check_output(output: str) -> None:

@@ -124,7 +124,7 @@ def _show_exports(reports: list[ExportReport], as_json: bool, *, dry_run: bool,
         return
     for report in reports:
         if dry_run and report.diff:
-            render.say(report.diff.rstrip("\n"))
+            render.say_block(report.diff.rstrip("\n"))
         _print_export(report, out=render.warn if dry_run else render.say, check=check)
 
 

@@ -11,10 +11,11 @@ import sys
 from collections.abc import Callable
 
 from mcpctl.errors import ExitCode, McpctlError
+from mcpctl.printable import printable
 
 
 def say_error(message: str) -> None:
-    sys.stderr.write(f"mcpctl: error: {message}\n")
+    sys.stderr.write(f"mcpctl: error: {printable(message)}\n")
     sys.stderr.flush()
 
 

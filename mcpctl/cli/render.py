@@ -10,6 +10,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from mcpctl.printable import printable, printable_lines
+
 
 def is_terminal() -> bool:
     return sys.stdout.isatty()
@@ -32,6 +34,7 @@ def print_json(document: Any) -> None:
 
 
 def print_table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
+    rows = [[printable(cell) for cell in row] for row in rows]
     if is_terminal():
         from rich.console import Console  # noqa: PLC0415 - rich costs ~70 ms; terminal only
         from rich.table import Table  # noqa: PLC0415
@@ -50,11 +53,17 @@ def print_table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
 
 
 def say(text: str = "") -> None:
-    sys.stdout.write(text + "\n")
+    """One line for a person: control characters in it are shown escaped."""
+    sys.stdout.write(printable(text) + "\n")
+
+
+def say_block(text: str) -> None:
+    """Several lines (a diff), each made printable."""
+    sys.stdout.write(printable_lines(text) + "\n")
 
 
 def warn(text: str) -> None:
-    sys.stderr.write(text + "\n")
+    sys.stderr.write(printable(text) + "\n")
 
 
 def display_path(path: Path) -> str:

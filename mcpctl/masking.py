@@ -1,0 +1,68 @@
+"""Secret-looking literals hidden for display (pure): env, headers, args, URLs.
+
+Shared by `list`/`show`/`trust` and every message that quotes a definition, so a
+token pasted into a config file is never printed whole (DESIGN §5: at most the first
+4 characters).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+from mcpctl.secretlike import looks_secret, mask
+
+
+def masked_value(value: str, name: str | None = None) -> str:
+    return mask(value) if looks_secret(value, name=name) else value
+
+
+def masked_map(values: Mapping[str, str]) -> dict[str, str]:
+    """Each value judged with its key (`API_KEY`, `Authorization`) as context."""
+    return {key: masked_value(value, key) for key, value in values.items()}
+
+
+def masked_args(args: Sequence[str]) -> list[str]:
+    """Each argument judged with the option before it (`--token VALUE`) as context."""
+    shown = []
+    for index, arg in enumerate(args):
+        before = args[index - 1] if index else ""
+        option, equals, value = arg.partition("=")
+        if equals and option.startswith("-") and looks_secret(value, name=option):
+            shown.append(f"{option}={mask(value)}")
+        else:
+            shown.append(masked_value(arg, before if before.startswith("-") else None))
+    return shown
+
+
+def masked_url(url: str) -> str:
+    """The URL with a userinfo password and secret-looking query values masked."""
+    try:
+        parts = urlsplit(url)
+        query = parse_qsl(parts.query, keep_blank_values=True)
+    except ValueError:
+        return masked_value(url)
+    netloc = parts.netloc
+    if parts.password:
+        netloc = netloc.replace(f":{parts.password}@", ":***@", 1)
+    if any(looks_secret(value, name=key) for key, value in query):
+        masked = [(key, masked_value(value, key)) for key, value in query]
+        return urlunsplit(parts._replace(netloc=netloc, query=urlencode(masked, safe="*${}:")))
+    return urlunsplit(parts._replace(netloc=netloc)) if netloc != parts.netloc else url
+
+
+def masked_entry(entry: Any) -> Any:
+    """An entry (a JSON object or TOML table) with every secret-looking literal masked."""
+    if not isinstance(entry, Mapping):
+        return entry
+    shown = dict(entry)
+    for field in ("env", "headers"):
+        if isinstance(shown.get(field), Mapping):
+            shown[field] = {key: masked_value(value, key) if isinstance(value, str) else value
+                            for key, value in shown[field].items()}
+    if isinstance(shown.get("args"), list) and all(isinstance(a, str) for a in shown["args"]):
+        shown["args"] = masked_args(shown["args"])
+    if isinstance(shown.get("url"), str):
+        shown["url"] = masked_url(shown["url"])
+    return shown
