@@ -8,17 +8,28 @@ one. Every read-modify-write holds an exclusive lock on `<file>.lock` beside it.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import os
+import sys
 from collections.abc import Iterator
 from pathlib import Path
+
+from mcpctl.errors import ConfigError
 
 
 def atomic_write_text(path: Path, text: str, *, mode: int | None = None) -> None:
     """Replace `path` with `text`. Keeps an existing file's mode; new files get `mode`
     (default 0600: what mcpctl writes may be trust or secret indexes). A symlink (a
-    config kept in a dotfiles repo) stays a symlink: the file it points to is replaced."""
-    path = Path(os.path.realpath(path))
+    config kept in a dotfiles repo) stays a symlink: the file it points to is replaced.
+    A failure (no space, read-only, a folder in the way) is a ConfigError naming the
+    file, which is left as it was."""
+    try:
+        _replace(Path(os.path.realpath(path)), text, mode)
+    except OSError as error:
+        raise ConfigError(f"cannot write {path}: {error.strerror or error}; the file was not "
+                          "changed") from None
+
+
+def _replace(path: Path, text: str, mode: int | None) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     if mode is None:
         try:
@@ -52,12 +63,26 @@ def _fsync_dir(directory: Path) -> None:
 @contextlib.contextmanager
 def file_lock(path: Path) -> Iterator[None]:
     """Hold an exclusive advisory lock on `<path>.lock` (created 0600) for the block."""
-    path.parent.mkdir(parents=True, exist_ok=True)
     lock_path = path.with_name(path.name + ".lock")
-    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError as error:
+        raise ConfigError(f"cannot lock {lock_path}: {error.strerror or error}; nothing was "
+                          "changed") from None
+    try:
+        _lock(fd)
         yield
     finally:
-        fcntl.flock(fd, fcntl.LOCK_UN)
-        os.close(fd)
+        os.close(fd)  # closing the descriptor releases the lock
+
+
+def _lock(fd: int) -> None:
+    if sys.platform == "win32":
+        import msvcrt  # noqa: PLC0415
+
+        msvcrt.locking(fd, msvcrt.LK_LOCK, 1)
+    else:
+        import fcntl  # noqa: PLC0415
+
+        fcntl.flock(fd, fcntl.LOCK_EX)

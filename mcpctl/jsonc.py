@@ -88,9 +88,48 @@ def parse(text: str, *, jsonc: bool) -> JsonDocument:
         raise JsonSyntaxError(error.msg, error.lineno, error.colno) from None
     except RecursionError:
         raise JsonSyntaxError("nested too deeply", 1, 1) from None
+    if _SURROGATE_ESCAPE.search(source) and _holds_lone_surrogate(value):
+        raise _lone_surrogate_error(source)
     document = JsonDocument(value)
     _index_positions(source, document)
     return document
+
+
+# `json` accepts "\ud800" alone, giving a str that cannot be encoded as UTF-8: every
+# later step (hashing, printing, caching) would fail on it. It is an error here.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
+def _holds_lone_surrogate(value: Any) -> bool:
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return True
+        return False
+    if isinstance(value, dict):
+        return any(_holds_lone_surrogate(k) or _holds_lone_surrogate(v)
+                   for k, v in value.items())
+    if isinstance(value, list):
+        return any(_holds_lone_surrogate(item) for item in value)
+    return False
+
+
+def _lone_surrogate_error(source: str) -> JsonSyntaxError:
+    escapes = list(_SURROGATE_ESCAPE.finditer(source))
+    index = 0
+    while index < len(escapes):
+        match = escapes[index]
+        following = escapes[index + 1] if index + 1 < len(escapes) else None
+        high = match[0][2].lower() == "d" and match[0][3].lower() in "89ab"
+        if high and following is not None and following.start() == match.end() \
+                and following[0][3].lower() in "cdef":
+            index += 2
+            continue
+        line, column = _Lines(source).at(match.start())
+        return JsonSyntaxError(f"{match[0]} is half of a surrogate pair, not a character",
+                               line, column)
+    return JsonSyntaxError("a string holds a lone surrogate escape", 1, 1)
 
 
 class _Lines:

@@ -69,19 +69,49 @@ def parse_store(text: str, path: Path) -> Store:
 
 
 def _well_formed(data: dict[str, Any]) -> bool:
-    """Workspaces map to objects of records: what every reader of the store indexes into."""
+    """Workspaces map to objects of records of the shape every reader relies on."""
     workspaces = data.get("workspaces")
     return isinstance(workspaces, dict) and all(
-        isinstance(records, dict) and all(isinstance(r, dict) for r in records.values())
+        isinstance(records, dict) and all(_record_ok(r) for r in records.values())
         for records in workspaces.values())
+
+
+def _record_ok(record: Any) -> bool:
+    """A record without a fingerprint approves nothing and is skipped; one with a
+    fingerprint must have the fields a diff reads, else the store is corrupt."""
+    if not isinstance(record, dict):
+        return False
+    if not isinstance(record.get("fingerprint"), str):
+        return True
+    return (isinstance(record.get("approved_at", ""), str)
+            and _definition_ok(record.get("definition", {})))
+
+
+def _definition_ok(definition: Any) -> bool:
+    """The stored definition a diff reads: scalars, args, env/headers, files."""
+    if not isinstance(definition, dict):
+        return False
+    scalars = all(isinstance(definition.get(k), str | None)
+                  for k in ("transport", "command", "cwd", "envFile", "url"))
+    args = definition.get("args", [])
+    pairs = all(_stored_map_ok(definition.get(k, {})) for k in ("env", "headers"))
+    files = definition.get("files", {})
+    return (scalars and pairs and isinstance(args, list) and all(isinstance(a, str) for a in args)
+            and isinstance(files, dict) and all(isinstance(d, str) for d in files.values()))
+
+
+def _stored_map_ok(values: Any) -> bool:
+    return isinstance(values, dict) and all(
+        isinstance(v, str) or (isinstance(v, dict) and isinstance(v.get("sha256"), str))
+        for v in values.values())
 
 
 def approvals_in(store: Store, root: Path) -> dict[str, Approval]:
     records = store["workspaces"].get(workspace_key(root), {})
     approvals: dict[str, Approval] = {}
     for name, record in records.items():
-        if isinstance(record, dict) and isinstance(record.get("fingerprint"), str):
-            approvals[name] = Approval(record["fingerprint"], str(record.get("approved_at", "")),
+        if isinstance(record.get("fingerprint"), str):
+            approvals[name] = Approval(record["fingerprint"], record.get("approved_at", ""),
                                        record.get("definition") or {})
     return approvals
 

@@ -15,6 +15,7 @@ too); the line-level table splicing is `toml_tables.py`, which also writes Codex
 from __future__ import annotations
 
 import copy
+import json
 import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -26,7 +27,7 @@ from mcpctl.entries import EntryError, entry_from_spec, spec_from_entry
 from mcpctl.errors import ConfigError, UsageError
 from mcpctl.masking import masked_entry
 from mcpctl.model import Problem
-from mcpctl.tier_load import read_config_text
+from mcpctl.tier_load import read_config_text, read_file_text
 from mcpctl.toml_tables import rewrite_tables, splice_table
 from mcpctl.user_config import server_lines, toml_problem
 
@@ -122,13 +123,20 @@ def edit_config(path: Path,
     write), re-read each candidate text with tomllib and save the first that means
     exactly what was intended, atomically. ConfigError when none does."""
     with file_lock(path):
-        text = config_text(path)
+        raw = config_text(path, keep_newlines=True)
+        # Edits work on "\n" lines; a CRLF file is written back as CRLF, so only the
+        # server's own lines change.
+        newline = "\r\n" if "\r\n" in raw else "\n"
+        text = raw.replace("\r\n", "\n")
         outcome, change = edit(text, parse_config(path, text))
         if change is None:
             return outcome
         for rewrite in change.rewrites:
             new_text = rewrite(text)
-            if new_text is not None and _means(new_text, change.expected):
+            if new_text is None:
+                continue
+            new_text = new_text.replace("\n", newline) if newline != "\n" else new_text
+            if _means(new_text, change.expected):
                 atomic_write_text(path, new_text)
                 return outcome
         raise ConfigError(change.refusal)
@@ -139,18 +147,24 @@ def _means(text: str, expected: dict[str, Any]) -> bool:
         actual = tomllib.loads(text)
     except tomllib.TOMLDecodeError:
         return False
-    return _without_empty_servers(actual) == _without_empty_servers(expected)
+    # Compared as canonical JSON: `nan` (valid TOML) never equals itself as a float.
+    return _canonical(_without_empty_servers(actual)) == _canonical(
+        _without_empty_servers(expected))
+
+
+def _canonical(data: dict[str, Any]) -> str:
+    return json.dumps(data, sort_keys=True, default=str)
 
 
 def _without_empty_servers(data: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in data.items() if not (k == "servers" and v == {})}
 
 
-def config_text(path: Path) -> str:
+def config_text(path: Path, *, keep_newlines: bool = False) -> str:
     """config.toml's text ("" when there is none); ConfigError when it cannot be read."""
     if not path.exists() and not path.is_symlink():
         return ""
-    text = read_config_text(path)
+    text = read_file_text(path) if keep_newlines else read_config_text(path)
     if isinstance(text, Problem):
         raise ConfigError(f"{text}; the file was not changed")
     return text
@@ -173,7 +187,5 @@ def _same(name: str, old: Any, new: dict[str, Any]) -> bool:
 
 def _describe(entry: Any) -> str:
     """An entry for a message, with secret-looking values masked."""
-    import json  # noqa: PLC0415
-
     return json.dumps(masked_entry(entry), ensure_ascii=False, separators=(", ", ": "),
-                      sort_keys=False)
+                      sort_keys=False, default=str)

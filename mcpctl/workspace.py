@@ -42,7 +42,9 @@ def load_workspace_file(path: Path, fmt: ConfigFormat, precedence: int) -> TierL
     try:
         document = jsonc.parse(text, jsonc=fmt.jsonc)
     except jsonc.JsonSyntaxError as error:
-        hint = "" if fmt.jsonc else " (comments and trailing commas are not allowed here)"
+        syntax = error.message.startswith(("Expecting", "Illegal trailing comma"))
+        hint = "" if fmt.jsonc or not syntax else \
+            " (comments and trailing commas are not allowed here)"
         load.problems.append(Problem(path, error.line, error.column, error.message + hint))
         return load
     definitions, problems = definitions_from_document(document, fmt, path, precedence)

@@ -206,3 +206,19 @@ def test_concurrent_trusts_all_land(tmp_path: Path, store: Path) -> None:
     document = json.loads(store.read_text())
     assert_valid(document, "trust-store")
     assert sorted(document["workspaces"][os.path.realpath(root)]) == sorted(names)
+
+
+@pytest.mark.parametrize("definition", [[1], {"args": 5}, {"env": "str"},
+                                        {"env": {"K": 3}}, {"files": {"a": 1}},
+                                        {"command": ["x"]}, {"headers": {"A": {"md5": "x"}}}])
+def test_a_malformed_record_makes_the_store_corrupt_not_a_crash(
+    tmp_path: Path, definition: Any
+) -> None:
+    path = tmp_path / "trust.json"
+    record = {"fingerprint": "sha256:" + "1" * 64, "approved_at": "x", "definition": definition}
+    text = json.dumps({"schema_version": 1, "workspaces": {workspace_key(tmp_path): {
+        "a": record}}})
+    write(path, text)
+    with pytest.raises(TrustStoreError, match="is not an mcpctl trust store"):
+        read_store(path)
+    assert path.read_text() == text

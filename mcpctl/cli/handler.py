@@ -43,7 +43,9 @@ def unexpected(error: BaseException) -> int:
     log = Paths.from_environment(os.environ).log_file
     try:
         log.parent.mkdir(parents=True, exist_ok=True)
-        with log.open("a", encoding="utf-8") as handle:
+        # 0600: a traceback may quote what a server or config held.
+        fd = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        with os.fdopen(fd, "a", encoding="utf-8") as handle:
             handle.write("".join(traceback.format_exception(error)))
         where = f"details in {log}"
     except OSError:

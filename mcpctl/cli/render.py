@@ -30,7 +30,8 @@ def middle_truncate(text: str, limit: int) -> str:
 
 
 def print_json(document: Any) -> None:
-    sys.stdout.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
+    # `default=str`: unknown fields of a TOML entry may hold dates and times.
+    sys.stdout.write(json.dumps(document, indent=2, ensure_ascii=False, default=str) + "\n")
 
 
 def print_table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> None:

@@ -68,13 +68,18 @@ def trust_command(
         trust_actions.approve(server, status, ctx.root, ctx.paths.trust_file)
         results.append(_result(server, status, "trusted"))
     if as_json:
-        render.print_json({"workspace": str(ctx.root), "results": results})
+        render.print_json({"workspace": str(ctx.root), "results": results,
+                           "problems": [listing.problem_document(p) for p in view.problems]})
     else:
         for result in results:
             render.say(f"{result['status']}: {result['name']} ({result['fingerprint']})")
         if not results:
             render.say("no workspace servers here to trust")
-    return ExitCode.OK
+        for problem in view.problems:
+            render.warn(f"{render.display_path(problem.path)}:{problem.line}:{problem.column}: "
+                        f"error: {problem.message}")
+    # A broken file may hide servers that were meant to be reviewed: say so by exit code.
+    return ExitCode.INVALID_CONFIG if view.problems else ExitCode.OK
 
 
 def _select(servers: list[MergedServer], names: list[str], all_servers: bool
