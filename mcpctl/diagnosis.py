@@ -14,10 +14,13 @@ from pathlib import PurePath
 from mcpctl.entries import entry_from_spec
 from mcpctl.lint.argv import command_line_hits
 from mcpctl.model import ServerSpec
-from mcpctl.variables import Context, Kind, expand, references_in
+from mcpctl.variables import Context, Kind, expand, references, references_in
 
 OK, WARN, FAIL = "ok", "warn", "fail"
 _RUNNER_CODES = frozenset({"MCP020", "MCP021"})
+# Variables whose values are paths mcpctl may show; an env var or secret may hold a
+# token (a repo can name any variable in its command), so it is never expanded here.
+_SHOWN_KINDS = frozenset({Kind.WORKSPACE_FOLDER, Kind.WORKSPACE_BASENAME, Kind.USER_HOME})
 
 
 @dataclass(frozen=True)
@@ -68,16 +71,19 @@ def _variable_checks(spec: ServerSpec, env: Environment) -> Iterator[Check]:
 
 
 def _command_check(server: str, written: str, env: Environment) -> Check:
-    context = Context(env.workspace, env.home, env.environ, lambda _name: None)
-    try:
-        command = expand(written, context, server=server, field="command")
-    except ValueError as error:
-        return Check("command", FAIL, str(error))
+    """The command as written, looked up on PATH with only path variables expanded."""
+    hidden = [r.text for r in references(written) if r.kind not in _SHOWN_KINDS]
+    if hidden:
+        return Check("command", WARN, f"{written!r} depends on {', '.join(dict.fromkeys(hidden))}"
+                     "; it is looked up on PATH only when the server starts")
+    context = Context(env.workspace, env.home, {}, lambda _name: None)
+    command = expand(written, context, server=server, field="command")
+    shown = repr(written) if command == written else f"{written!r} ({command})"
     found = env.which(command)
     if found is None:
-        return Check("command", FAIL, f"{command!r} is not found on PATH (install it, or give "
+        return Check("command", FAIL, f"{shown} is not found on PATH (install it, or give "
                      "its full path)")
-    return Check("command", OK, f"{command} → {found}")
+    return Check("command", OK, f"{written} → {found}")
 
 
 def _runner_checks(spec: ServerSpec) -> Iterator[Check]:

@@ -6,6 +6,7 @@ exactly which field is wrong.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -15,6 +16,9 @@ from mcpctl.model import ServerSpec, Transport
 KNOWN_FIELDS = frozenset(
     {"command", "args", "env", "cwd", "envFile", "url", "headers", "type", "timeout"}
 )
+# Seconds. TOML and JSON (as Python reads it) both spell infinity and NaN, and a wait
+# of 1e300 s is a hang; ten minutes is more than any server needs to answer.
+MAX_TIMEOUT = 600
 
 
 class EntryError(ValueError):
@@ -46,11 +50,7 @@ def spec_from_entry(
         which = "both 'command' and 'url'" if has_command else "neither 'command' nor 'url'"
         raise EntryError(f"server {name!r} has {which}; it needs exactly one")
     transport = _transport(name, fields.get("type"), remote=has_url)
-    timeout = fields.get("timeout")
-    if timeout is not None and (
-        isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0
-    ):
-        raise EntryError(f"server {name!r}: 'timeout' must be a positive number", "timeout")
+    timeout = _timeout(name, fields.get("timeout"))
     return ServerSpec(
         name=name,
         transport=transport,
@@ -61,9 +61,21 @@ def spec_from_entry(
         env_file=_string(name, fields, "envFile"),
         url=_string(name, fields, "url"),
         headers=_string_map(name, fields, "headers"),
-        timeout=float(timeout) if timeout is not None else None,
+        timeout=timeout,
         extra={k: v for k, v in fields.items() if k not in KNOWN_FIELDS},
     )
+
+
+def _timeout(name: str, value: Any) -> float | None:
+    if value is None:
+        return None
+    if (isinstance(value, bool) or not isinstance(value, int | float)
+            or (isinstance(value, float) and math.isnan(value)) or value <= 0):
+        raise EntryError(f"server {name!r}: 'timeout' must be a positive number", "timeout")
+    if value > MAX_TIMEOUT:  # infinity too; a huge int is compared exactly, not converted
+        raise EntryError(f"server {name!r}: 'timeout' must be at most {MAX_TIMEOUT} seconds",
+                         "timeout")
+    return float(value)
 
 
 def _transport(name: str, declared: Any, *, remote: bool) -> Transport:

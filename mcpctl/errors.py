@@ -19,7 +19,9 @@ class ExitCode(IntEnum):
     KEYRING_UNAVAILABLE = 5
     SERVER_FAILED = 6
     INTERNAL = 70  # an mcpctl bug: the message names the log with the traceback
+    HANGUP = 129  # SIGHUP while probing: the servers were stopped first
     INTERRUPTED = 130
+    TERMINATED = 143  # SIGTERM while probing: the servers were stopped first
 
 
 class McpctlError(Exception):

@@ -8,6 +8,8 @@ an `Admission`, so no code path can start a server without passing this gate.
 
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping
 from pathlib import Path
 
 from mcpctl.errors import TrustRefused
@@ -31,19 +33,26 @@ class Admission:
         self.status = status
 
 
-def admit(server: MergedServer, root: Path, trust_file: Path) -> Admission:
-    """Allow the server's winning definition to start, or raise TrustRefused."""
+def admit(server: MergedServer, root: Path, trust_file: Path, *,
+          environ: Mapping[str, str] | None = None, home: Path | None = None) -> Admission:
+    """Allow the server's winning definition to start, or raise TrustRefused.
+
+    `environ` and `home` (default: this process's) must be what the launch will use:
+    they decide which workspace files the definition reaches, and so its fingerprint.
+    """
     definition = server.winner
     name = definition.name
     if definition.source.tier is Tier.USER:
         return Admission(definition, root, status_of(definition, root, {}), _GATE_KEY)
     if definition.source.tier is not Tier.WORKSPACE:
         raise TrustRefused(f"server {name!r}: {definition.source.tier} servers are not started")
+    environ = os.environ if environ is None else environ
+    home = Path.home() if home is None else home
     try:
         approvals = approvals_in(read_store(trust_file), root)
     except TrustStoreError as error:
         raise TrustRefused(f"server {name!r} not started: {error}") from None
-    status = status_of(definition, root, approvals)
+    status = status_of(definition, root, approvals, environ, home)
     fix = f"mcpctl trust {name} --workspace {root}"
     match status.state:
         case TrustState.TRUSTED:
@@ -55,5 +64,14 @@ def admit(server: MergedServer, root: Path, trust_file: Path) -> Admission:
         case TrustState.CHANGED:
             raise TrustRefused(f"server {name!r} changed since it was approved "
                                f"({'; '.join(status.changes)}); review the change with: {fix}")
+        case TrustState.UNPINNABLE:
+            raise TrustRefused(unpinnable_message(name, status.unpinned))
         case _:
             raise TrustRefused(f"server {name!r} is {status.state}; not started")
+
+
+def unpinnable_message(name: str, reason: str | None) -> str:
+    """Why an unpinnable server is neither started nor approved (`reason`: which bound)."""
+    return (f"server {name!r} is unpinnable: it names more workspace code than mcpctl can "
+            f"pin ({reason}), so a swapped file could go unnoticed; it is not started or "
+            f"approved until it names fewer or smaller files (see: mcpctl show {name})")

@@ -3,18 +3,28 @@
 Takes an `Admission`, which only the trust gate makes, so nothing reaches a process
 without passing the gate. Expansion happens here and only here, when a server is
 launched or probed (DESIGN §3).
+
+Defence in depth for a workspace server: the files the *resolved* launch reaches
+(argv, cwd, envFile, env values and the program on PATH, secrets included) are pinned
+again, and any that is not in the approved set at the same digest refuses the launch —
+whatever the status-time expansion could not see, and whatever changed since the gate.
+A workspace server with no `cwd` starts at the workspace root, where its relative paths
+were pinned, not wherever the client happened to start mcpctl.
 """
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from mcpctl.errors import ConfigError
-from mcpctl.gate import Admission
-from mcpctl.model import Transport
+from mcpctl.errors import ConfigError, TrustRefused
+from mcpctl.fingerprint import PinnedFile
+from mcpctl.gate import Admission, unpinnable_message
+from mcpctl.model import Tier, Transport
+from mcpctl.pinned_files import Reach, pins_of, unpinned_reason
 from mcpctl.variables import Context, expand
 
 _ENV_LINE = re.compile(r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*?)\s*$")
@@ -44,11 +54,15 @@ def resolve_launch(
         return expand(text, context, server=spec.name, field=field)
 
     env: dict[str, str] = {}
+    env_file = None
     if spec.env_file is not None:
-        env.update(read_env_file(_absolute(value(spec.env_file, "envFile"), admission.root)))
+        env_file = _absolute(value(spec.env_file, "envFile"), admission.root)
+        env.update(read_env_file(env_file))
     env.update({key: value(text, f"env {key}") for key, text in spec.env.items()})
-    cwd = _absolute(value(spec.cwd, "cwd"), admission.root) if spec.cwd is not None else None
-    return Launch(
+    workspace = admission.definition.source.tier is Tier.WORKSPACE
+    cwd = _absolute(value(spec.cwd, "cwd"), admission.root) if spec.cwd is not None \
+        else admission.root if workspace else None
+    launch = Launch(
         name=spec.name,
         transport=spec.transport,
         argv=tuple(value(text, f"argv[{i}]") for i, text in enumerate(spec.argv()))
@@ -60,6 +74,29 @@ def resolve_launch(
         timeout=spec.timeout,
         root=admission.root,
     )
+    if workspace and launch.argv:
+        path = launch.env.get("PATH", environ.get("PATH", os.defpath))
+        reach = Reach(launch.argv, launch.cwd, str(env_file) if env_file else None,
+                      launch.env, path)
+        _refuse_unapproved_files(admission, pins_of(reach, admission.root))
+    return launch
+
+
+def _refuse_unapproved_files(admission: Admission, reached: list[PinnedFile]) -> None:
+    """Every workspace file the resolved launch reaches must be approved at its digest."""
+    name = admission.definition.name
+    reason = unpinned_reason(reached)
+    if reason is not None:
+        raise TrustRefused(unpinnable_message(name, reason))
+    approved = dict(admission.status.files)
+    for path, digest in reached:
+        if approved.get(path) != digest:
+            why = "was not pinned when it was approved" if path not in approved \
+                else "is not the content that was approved"
+            raise TrustRefused(
+                f"server {name!r} not started: its resolved command line reaches workspace "
+                f"file {path}, which {why}; review it with: "
+                f"mcpctl trust {name} --workspace {admission.root}")
 
 
 def _absolute(path: str, root: Path) -> Path:

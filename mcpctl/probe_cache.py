@@ -90,18 +90,25 @@ def save(paths: Paths, probe: CachedProbe) -> None:
         entries[capability_key(probe.capabilities)] = _serialise(probe)
         document = {"schema_version": SCHEMA_VERSION, "fingerprint": probe.fingerprint,
                     "probes": entries}
-        atomic_write_text(path, json.dumps(document, ensure_ascii=False, indent=1) + "\n")
+        # allow_nan=False: the client refuses such tool lists; never write invalid JSON.
+        text = json.dumps(document, ensure_ascii=False, allow_nan=False, indent=1)
+        atomic_write_text(path, text + "\n")
 
 
 def _read_entries(path: Path) -> dict[str, Any]:
     try:
-        document = json.loads(path.read_text(encoding="utf-8"))
+        document = json.loads(path.read_text(encoding="utf-8"), parse_constant=_not_json)
     except (OSError, ValueError):
         return {}
     if not isinstance(document, dict) or document.get("schema_version") != SCHEMA_VERSION:
         return {}
     probes = document.get("probes")
     return dict(probes) if isinstance(probes, dict) else {}
+
+
+def _not_json(constant: str) -> Any:
+    """NaN and Infinity, which `json` reads but JSON lacks: the file is corrupt."""
+    raise ValueError(f"{constant} is not JSON")
 
 
 def _serialise(probe: CachedProbe) -> dict[str, Any]:

@@ -4,28 +4,52 @@ Every server passes `gate.admit` before anything is resolved or started; a refus
 an outcome like a failure, never a start. Probes run concurrently, so the wall time
 tracks the slowest server, not the sum. Without `refresh`, a server whose last probe
 (same fingerprint, same declared capabilities) is cached is not started at all.
+
+What a server says (stderr, a quoted stdout line, an error) is shown only through
+`redact.redact`, with the values its `${secret:…}` and `${env:…}` references took.
+SIGTERM or SIGHUP while servers run stops them the way Ctrl-C does; the caller then
+exits with 128 + the signal's number.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mcpctl.errors import McpctlError, TrustRefused
+from mcpctl.errors import ExitCode, McpctlError, TrustRefused
 from mcpctl.gate import Admission, admit
 from mcpctl.launch import Launch, child_environment, resolve_launch
 from mcpctl.merge import MergedServer
+from mcpctl.model import ServerSpec, Tier
 from mcpctl.paths import Paths
+from mcpctl.redact import redact, substitutions
+from mcpctl.secretlike import find_secret
 
 if TYPE_CHECKING:  # asyncio sits behind the client; only probing imports it
     from mcpctl.client.probe import LaunchPlan, ProbeResult
     from mcpctl.probe_cache import CachedProbe
 
 DEFAULT_TIMEOUT = 30.0
+# SIGHUP: the terminal closed. Windows has neither this nor process groups to stop.
+STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP")
+                     if hasattr(signal, name))
+
+
+class ProbingStopped(McpctlError):
+    """SIGTERM or SIGHUP arrived while servers ran; they were stopped like on Ctrl-C."""
+
+    exit_code = ExitCode.INTERRUPTED
+
+    def __init__(self, signum: int) -> None:
+        name = signal.Signals(signum).name
+        super().__init__(f"stopped by {name}; the servers being probed were stopped")
+        self.status = 128 + signum  # the shell's convention for "ended by this signal"
 
 
 @dataclass(frozen=True)
@@ -59,16 +83,60 @@ def _secret(name: str) -> str | None:
     return get_secret(name)
 
 
-def plan_for(launch: Launch, options: ProbeOptions) -> LaunchPlan:
+def plan_for(
+    launch: Launch, options: ProbeOptions, *, cwd: Path, secrets: Sequence[str] = ()
+) -> LaunchPlan:
+    """`cwd` is where a server without its own `cwd` runs (see `default_cwd`)."""
     from mcpctl.client.probe import LaunchPlan  # noqa: PLC0415
 
     return LaunchPlan(
         name=launch.name, transport=launch.transport, argv=launch.argv,
-        env=child_environment(os.environ, launch), cwd=launch.cwd or str(launch.root),
+        env=child_environment(os.environ, launch), cwd=launch.cwd or str(cwd),
         url=launch.url, headers=launch.headers,
         timeout=options.timeout or launch.timeout or DEFAULT_TIMEOUT,
-        roots=(launch.root.as_uri(),),
+        roots=(launch.root.as_uri(),), secrets=tuple(secrets),
     )
+
+
+def default_cwd(tier: Tier, root: Path, home: Path) -> Path:
+    """Where a server without a `cwd` runs: the workspace root for the workspace's own
+    (approved) servers, the home folder for the user's. A user-tier `python -m tool`
+    or `npx tool` run in the workspace would pick up the repo's `tool.py` or
+    `node_modules/.bin`: code nobody approved. The workspace is still their root."""
+    if tier is Tier.WORKSPACE:
+        return root
+    return home if home.is_dir() else Path(os.sep)
+
+
+def hidden_values(spec: ServerSpec, launch: Launch) -> list[str]:
+    """What `resolve_launch` substituted into `spec` from secrets and env vars, learnt by
+    matching each field as written with its resolved form; plus every env value (an
+    `envFile`'s too) and header that is a credential by its name (`API_KEY=…`,
+    `Authorization: Bearer …`), which a server may echo in no recognisable shape."""
+    pairs: list[tuple[str, str]] = []
+    if spec.command is not None:
+        pairs += zip(spec.argv(), launch.argv, strict=False)
+    pairs += [(text, launch.env[key]) for key, text in spec.env.items() if key in launch.env]
+    pairs += [(text, launch.headers[key]) for key, text in spec.headers.items()
+              if key in launch.headers]
+    if spec.url is not None and launch.url is not None:
+        pairs.append((spec.url, launch.url))
+    if spec.cwd is not None and launch.cwd is not None:
+        pairs.append((spec.cwd, _as_written_relative(spec.cwd, launch.cwd, launch.root)))
+    values = [value for written, resolved in pairs for value in substitutions(written, resolved)]
+    for key, value in [*launch.env.items(), *launch.headers.items()]:
+        match = find_secret(value, name=key)
+        if match is not None and match.certain:
+            values.append(match.text)
+    return list(dict.fromkeys(values))
+
+
+def _as_written_relative(written: str, resolved: str, root: Path) -> str:
+    """A relative `cwd` is resolved under the root; compare the part that was written."""
+    prefix = f"{root}{os.sep}"
+    if not written.startswith(("/", "~", "${")) and resolved.startswith(prefix):
+        return resolved[len(prefix):]
+    return resolved
 
 
 def admit_all(servers: Sequence[MergedServer], root: Path, trust_file: Path) -> list[Outcome]:
@@ -98,12 +166,18 @@ def probe_admitted(
             if cached is not None:
                 outcome.probe, outcome.from_cache = cached, True
                 continue
+        admission = outcome.admission
         try:
-            launch = resolve_launch(outcome.admission, os.environ, Path.home(), _secret)
-        except McpctlError as error:
-            outcome.failed = str(error)
+            launch = resolve_launch(admission, os.environ, Path.home(), _secret)
+        except TrustRefused as refusal:  # the resolved launch reaches an unapproved file
+            outcome.admission, outcome.refused = None, str(refusal)
             continue
-        runnable.append((outcome, plan_for(launch, options)))
+        except McpctlError as error:
+            outcome.failed = redact(str(error), ())
+            continue
+        cwd = default_cwd(admission.definition.source.tier, admission.root, Path.home())
+        secrets = hidden_values(admission.definition.spec, launch)
+        runnable.append((outcome, plan_for(launch, options, cwd=cwd, secrets=secrets)))
     if runnable:
         _probe_concurrently(runnable, options, on_done)
     for outcome in outcomes:
@@ -129,12 +203,55 @@ def _probe_concurrently(
         if on_done is not None:
             on_done(outcome.name)
 
-    async def run_all() -> None:
-        async with asyncio.TaskGroup() as group:
-            for outcome, plan in runnable:
-                group.create_task(one(outcome, plan))
+    received: list[int] = []
 
-    asyncio.run(run_all())
+    async def run_all() -> None:
+        with _stopping_on_signals(received):
+            async with asyncio.TaskGroup() as group:
+                for outcome, plan in runnable:
+                    group.create_task(one(outcome, plan))
+
+    try:
+        asyncio.run(run_all())
+    except asyncio.CancelledError:
+        if received:
+            raise ProbingStopped(received[0]) from None
+        raise
+
+
+@contextlib.contextmanager
+def _stopping_on_signals(received: list[int]) -> Iterator[None]:
+    """While the block runs, SIGTERM and SIGHUP cancel the current task, which kills
+    every server's process group (as Ctrl-C does) and ends `asyncio.run` with
+    CancelledError; `received` says which signal it was."""
+    import asyncio  # noqa: PLC0415
+
+    loop = asyncio.get_running_loop()
+    task = asyncio.current_task()
+    previous = {signum: signal.getsignal(signum) for signum in STOP_SIGNALS}
+
+    def stop(signum: int) -> None:
+        received.append(signum)
+        if task is not None:
+            task.cancel()
+
+    installed = []
+    for signum in STOP_SIGNALS:
+        if previous[signum] is signal.SIG_IGN:
+            continue  # `nohup mcpctl cost`: the user asked for this signal to be ignored
+        try:
+            loop.add_signal_handler(signum, stop, signum)
+        except (NotImplementedError, RuntimeError, ValueError):
+            continue  # no signal handling here (not the main thread, or not POSIX)
+        installed.append(signum)
+    try:
+        yield
+    finally:
+        for signum in installed:
+            loop.remove_signal_handler(signum)
+            handler = previous[signum]
+            if handler is not None:  # None: set outside Python, cannot be put back
+                signal.signal(signum, handler)
 
 
 def _count_and_cache(outcome: Outcome, paths: Paths, options: ProbeOptions) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from mcpctl.fingerprint import PinnedFile, fingerprint_of
 from mcpctl.model import Definition, Tier
-from mcpctl.pinned_files import pinned_files
+from mcpctl.pinned_files import NO_ENVIRONMENT, Lookups, pinned_files, unpinned_reason
 from mcpctl.trust_state import Approval, TrustState, approved_definition, diff, state_of
 
 
@@ -19,18 +19,28 @@ class Status:
     files: list[PinnedFile]
     approval: Approval | None = None
     changes: list[str] = field(default_factory=list)
+    unpinned: str | None = None  # why it is UNPINNABLE: the first bound it passes
 
 
-def status_of(definition: Definition, root: Path, approvals: Mapping[str, Approval]) -> Status:
+def status_of(
+    definition: Definition, root: Path, approvals: Mapping[str, Approval],
+    environ: Mapping[str, str] = NO_ENVIRONMENT, home: Path | None = None,
+    lookups: Lookups | None = None,
+) -> Status:
+    """`environ` and `home` are what the launch will expand with (pass `os.environ` and
+    `Path.home()`): they decide which files are pinned, never the definition's values.
+    One `lookups` can serve every server of one command (see `pinned_files.Lookups`)."""
     spec = definition.spec
     if definition.source.tier is Tier.USER:
         return Status(TrustState.USER, fingerprint_of(spec), [])
-    files = pinned_files(spec, root)
+    files = pinned_files(spec, root, environ=environ, home=home, lookups=lookups)
     fingerprint = fingerprint_of(spec, files)
     approval = approvals.get(spec.name)
-    state = state_of(definition.source.tier, fingerprint, approval)
+    unpinned = unpinned_reason(files)
+    state = TrustState.UNPINNABLE if unpinned else state_of(
+        definition.source.tier, fingerprint, approval)
     changes: list[str] = []
-    if state is TrustState.CHANGED and approval is not None:
+    if approval is not None and approval.fingerprint != fingerprint:
         changes = diff(approval.definition, approved_definition(spec, files)) or [
             "fingerprint differs (approved by another mcpctl version or edited store)"]
-    return Status(state, fingerprint, files, approval, changes)
+    return Status(state, fingerprint, files, approval, changes, unpinned)

@@ -7,7 +7,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from mcpctl.errors import TrustRefused
+from mcpctl.gate import unpinnable_message
 from mcpctl.merge import MergedServer, merge
+from mcpctl.model import Definition
+from mcpctl.pinned_files import Lookups
 from mcpctl.trust import Status, status_of
 from mcpctl.trust_state import Approval, TrustState, approved_definition
 from mcpctl.trust_store import (
@@ -21,14 +25,25 @@ from mcpctl.trust_store import (
 from mcpctl.workspace import load_workspace
 
 
+def _status_here(definition: Definition, root: Path, approvals: dict[str, Approval],
+                 lookups: Lookups) -> Status:
+    """Pinned with what a launch from this process would expand (DESIGN §4)."""
+    return status_of(definition, root, approvals, os.environ, Path.home(), lookups)
+
+
 def statuses(servers: list[MergedServer], root: Path, trust_file: Path
              ) -> list[tuple[MergedServer, Status]]:
     approvals = approvals_in(read_store(trust_file), root)
-    return [(server, status_of(server.winner, root, approvals)) for server in servers]
+    lookups = Lookups()
+    return [(server, _status_here(server.winner, root, approvals, lookups))
+            for server in servers]
 
 
 def approve(server: MergedServer, status: Status, root: Path, trust_file: Path) -> None:
+    """Record the approval; an unpinnable server is refused: it could never be checked."""
     spec = server.winner.spec
+    if status.state is TrustState.UNPINNABLE:
+        raise TrustRefused(unpinnable_message(spec.name, status.unpinned))
     approval = Approval(status.fingerprint, datetime.now(UTC).isoformat(timespec="seconds"),
                         approved_definition(spec, status.files))
 
@@ -66,6 +81,7 @@ def revoke_all(trust_file: Path) -> list[dict[str, Any]]:
 def stale_records(store: Store) -> list[dict[str, Any]]:
     """Records that are changed, or orphaned (workspace gone, server no longer defined)."""
     stale: list[dict[str, Any]] = []
+    lookups = Lookups()
     for key, records in store["workspaces"].items():
         root = Path(key)
         if not os.path.isdir(root):
@@ -82,10 +98,11 @@ def stale_records(store: Store) -> list[dict[str, Any]]:
                               "reason": TrustState.ORPHANED.value,
                               "detail": "no longer defined in the workspace"})
                 continue
-            status = status_of(definition, root, approvals)
-            if status.state is TrustState.CHANGED:
+            status = _status_here(definition, root, approvals, lookups)
+            if status.state in (TrustState.CHANGED, TrustState.UNPINNABLE):
+                detail = status.unpinned or "; ".join(status.changes)
                 stale.append({"workspace": key, "name": name, "reason": status.state.value,
-                              "detail": "; ".join(status.changes)})
+                              "detail": detail})
     return stale
 
 

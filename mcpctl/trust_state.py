@@ -3,6 +3,9 @@
 States (DESIGN §4): `user` (user tier), `trusted`, `untrusted` (never approved),
 `changed` (approved, then the definition or a pinned file changed — the attack trust
 exists for), `shadowed`; a record whose workspace or server is gone is `orphaned`.
+`unpinnable`: the server reaches more workspace code than mcpctl can pin (a bound of
+`pinned_files` is passed, or a file cannot be read), so a swap could go unnoticed; it
+is neither approved nor started until it names less.
 """
 
 from __future__ import annotations
@@ -26,9 +29,10 @@ class TrustState(StrEnum):
     CHANGED = "changed"
     SHADOWED = "shadowed"
     ORPHANED = "orphaned"
+    UNPINNABLE = "unpinnable"
 
 
-NEEDS_ATTENTION = frozenset({TrustState.UNTRUSTED, TrustState.CHANGED})
+NEEDS_ATTENTION = frozenset({TrustState.UNTRUSTED, TrustState.CHANGED, TrustState.UNPINNABLE})
 
 
 @dataclass(frozen=True)

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping
 from pathlib import Path
 
 from mcpctl.model import Definition, Problem
+from mcpctl.pinned_files import Lookups
 from mcpctl.trust import Status, status_of
 from mcpctl.trust_state import Approval, TrustState, summary
 from mcpctl.trust_store import TrustStoreError, approvals_in, read_store
@@ -17,8 +20,13 @@ class TrustStates:
     is trusted — and the store's problem is reported.
     """
 
-    def __init__(self, root: Path, trust_file: Path) -> None:
+    def __init__(self, root: Path, trust_file: Path, *,
+                 environ: Mapping[str, str] | None = None, home: Path | None = None) -> None:
         self.root = root
+        # What a launch from here would expand with (DESIGN §4: it decides the pinned files).
+        self._environ = os.environ if environ is None else environ
+        self._home = Path.home() if home is None else home
+        self._lookups = Lookups()
         self.problems: list[Problem] = []
         self._approvals: dict[str, Approval] = {}
         self._cache: dict[int, Status] = {}
@@ -30,10 +38,17 @@ class TrustStates:
     def status(self, definition: Definition) -> Status:
         key = id(definition)
         if key not in self._cache:
-            self._cache[key] = status_of(definition, self.root, self._approvals)
+            self._cache[key] = status_of(definition, self.root, self._approvals,
+                                         self._environ, self._home, self._lookups)
         return self._cache[key]
 
     def state_of(self, definition: Definition) -> tuple[str, str]:
         status = self.status(definition)
-        note = summary(status.changes) if status.state is TrustState.CHANGED else ""
+        match status.state:
+            case TrustState.CHANGED:
+                note = summary(status.changes)
+            case TrustState.UNPINNABLE:
+                note = status.unpinned or ""
+            case _:
+                note = ""
         return status.state.value, note

@@ -88,6 +88,17 @@ ERRORS: list[tuple[Any, str, str | None]] = [
      "timeout"),
     ({"command": "c", "timeout": "5"}, "server 'x': 'timeout' must be a positive number",
      "timeout"),
+    # TOML and Python's JSON both read these; a wait of 1e300 s is a hang.
+    ({"command": "c", "timeout": float("nan")},
+     "server 'x': 'timeout' must be a positive number", "timeout"),
+    ({"command": "c", "timeout": float("inf")},
+     "server 'x': 'timeout' must be at most 600 seconds", "timeout"),
+    ({"command": "c", "timeout": 1e300}, "server 'x': 'timeout' must be at most 600 seconds",
+     "timeout"),
+    ({"command": "c", "timeout": 10**400},
+     "server 'x': 'timeout' must be at most 600 seconds", "timeout"),
+    ({"command": "c", "timeout": 600.5},
+     "server 'x': 'timeout' must be at most 600 seconds", "timeout"),
     ({"command": 5}, "server 'x': 'command' must be a string, not a number", "command"),
     ({"command": "c", "args": "a b"}, "server 'x': 'args' must be a list of strings", "args"),
     ({"command": "c", "args": ["a", 1]}, "server 'x': 'args' must be a list of strings", "args"),
@@ -108,6 +119,11 @@ def test_entry_errors_name_the_server_and_the_field(
         spec_from_entry("x", entry, ALIASES)
     assert str(raised.value) == message
     assert raised.value.field == field
+
+
+def test_timeout_up_to_600_seconds_is_accepted() -> None:
+    assert spec_from_entry("x", {"command": "c", "timeout": 600}).timeout == 600.0
+    assert spec_from_entry("x", {"command": "c", "timeout": 0.5}).timeout == 0.5
 
 
 def test_null_fields_count_as_absent() -> None:

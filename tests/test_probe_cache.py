@@ -78,6 +78,23 @@ def test_corrupt_or_newer_reads_as_absent(paths: Paths, damage: str) -> None:
     assert load(paths, FINGERPRINT) == cached()
 
 
+def test_nan_or_infinity_in_a_file_reads_as_absent(paths: Paths) -> None:
+    """Python's json reads them, but they are not JSON: such a file is corrupt."""
+    save(paths, cached())
+    path = cache_file(paths, FINGERPRINT)
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace('"type": "object"', '"maximum": NaN'), encoding="utf-8")
+    assert load(paths, FINGERPRINT) is None
+
+
+def test_a_tool_with_nan_is_never_written(paths: Paths) -> None:
+    bad = cached()
+    bad = CachedProbe(**{**bad.__dict__, "tools": ({"name": "n", "maximum": float("nan")},)})
+    with pytest.raises(ValueError, match="Out of range float values are not JSON compliant"):
+        save(paths, bad)
+    assert not cache_file(paths, FINGERPRINT).exists()
+
+
 def test_inconsistent_entry_reads_as_absent(paths: Paths) -> None:
     save(paths, cached())
     path = cache_file(paths, FINGERPRINT)

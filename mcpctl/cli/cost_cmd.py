@@ -2,25 +2,36 @@
 
 from __future__ import annotations
 
+import math
 import time
 from typing import Annotated, Any
 
 import typer
 
 from mcpctl.cli import render
+from mcpctl.cli.handler import say_error
 from mcpctl.cli.options import ConfigOption, JsonOption, WorkspaceOption, context
 from mcpctl.cli.progress import progress
+from mcpctl.entries import MAX_TIMEOUT
 from mcpctl.errors import ExitCode, UsageError
 from mcpctl.merge import MergedServer, find
-from mcpctl.probing import Outcome, ProbeOptions, admit_all, probe_admitted
+from mcpctl.probing import Outcome, ProbeOptions, ProbingStopped, admit_all, probe_admitted
 from mcpctl.view import load_view
 
 KNOWN_CAPABILITIES = ("roots", "sampling", "elicitation")
 
+
+def _finite(value: float | None) -> float | None:
+    # The range check lets NaN through: every comparison with NaN is false.
+    if value is not None and math.isnan(value):
+        raise typer.BadParameter(f"must be a number of seconds from 0.1 to {MAX_TIMEOUT}")
+    return value
+
+
 TimeoutOption = Annotated[
-    float | None, typer.Option("--timeout", min=0.1,
-                               help="Seconds to wait for each server (default: its own "
-                                    "`timeout`, else 30).")
+    float | None, typer.Option("--timeout", min=0.1, max=MAX_TIMEOUT, callback=_finite,
+                               help="Seconds to wait for each server, at most "
+                                    f"{MAX_TIMEOUT} (default: its own `timeout`, else 30).")
 ]
 CapabilitiesOption = Annotated[
     str, typer.Option("--capabilities", help="Client capabilities to declare, comma-separated "
@@ -77,7 +88,8 @@ def cost_command(
     received, with the o200k_base tokenizer (offline). Untrusted or changed workspace
     servers are never started. The last probe of each server is cached: --refresh
     probes again and says which tools were added, removed or changed since.
-    Exit 6 if a server failed; 4 if a server named on the command line was refused.
+    Exit 6 if a server failed; 4 if a server named on the command line was refused;
+    143 (SIGTERM) or 129 (SIGHUP) if stopped by a signal, after stopping every server.
 
     Example: mcpctl cost --tools --refresh
     """
@@ -90,8 +102,12 @@ def cost_command(
     servers = select(view.servers, names or [])
     outcomes = admit_all(servers, ctx.root, ctx.paths.trust_file)
     started = sum(o.admission is not None for o in outcomes)
-    with progress("probing", started) as advance:
-        probe_admitted(outcomes, ctx.paths, options, advance)
+    try:
+        with progress("probing", started) as advance:
+            probe_admitted(outcomes, ctx.paths, options, advance)
+    except ProbingStopped as stopped:
+        say_error(str(stopped))
+        return stopped.status
     report = report_for(outcomes)
     states = TrustStates(ctx.root, ctx.paths.trust_file)
     state_by_name = {o.name: states.state_of(o.server.winner)[0] for o in outcomes}

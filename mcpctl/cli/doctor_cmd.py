@@ -11,12 +11,13 @@ import typer
 
 from mcpctl.cli import render
 from mcpctl.cli.cost_cmd import CapabilitiesOption, TimeoutOption, parse_capabilities, select
+from mcpctl.cli.handler import say_error
 from mcpctl.cli.options import ConfigOption, JsonOption, WorkspaceOption, context
 from mcpctl.cli.progress import progress
 from mcpctl.diagnosis import FAIL, OK, WARN, Check, Environment, static_checks
 from mcpctl.errors import ExitCode, McpctlError
 from mcpctl.list_extras import weak_approvals_here
-from mcpctl.probing import Outcome, ProbeOptions, admit_all, probe_admitted
+from mcpctl.probing import Outcome, ProbeOptions, ProbingStopped, admit_all, probe_admitted
 from mcpctl.view import load_view
 from mcpctl.weak_approvals import WeakApprovals
 
@@ -51,7 +52,8 @@ def doctor_command(
     Checks trust, the command on PATH, variables and secrets, unpinned npx/uvx/docker
     (cold downloads outlast client start timeouts), then — for trusted servers that
     pass — a live probe: time to first answer, protocol style and version, and the
-    first lines of stderr. Exit 1 when a server would not start, 6 when a probe failed.
+    first lines of stderr. Exit 1 when a server would not start, 6 when a probe failed;
+    143 (SIGTERM) or 129 (SIGHUP) if stopped by a signal, after stopping every server.
 
     Example: mcpctl doctor memory
     """
@@ -67,9 +69,13 @@ def doctor_command(
     probeable = [o for o in outcomes
                  if o.admission is not None and not no_probe
                  and all(c.status != FAIL for c in checks[o.name])]
-    with progress("probing", len(probeable)) as advance:
-        probe_admitted(probeable, ctx.paths,
-                       ProbeOptions(parse_capabilities(capabilities), timeout), advance)
+    try:
+        with progress("probing", len(probeable)) as advance:
+            probe_admitted(probeable, ctx.paths,
+                           ProbeOptions(parse_capabilities(capabilities), timeout), advance)
+    except ProbingStopped as stopped:
+        say_error(str(stopped))
+        return stopped.status
     documents = [_document(o, checks[o.name], o in probeable) for o in outcomes]
     if as_json:
         render.print_json({"workspace": str(ctx.root), "servers": documents,

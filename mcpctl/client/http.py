@@ -6,7 +6,10 @@ The handshake style keeps the `Mcp-Session-Id` the server assigns and sends the
 negotiated `MCP-Protocol-Version`; the stateless style sends the version from each
 request's `_meta` and the method in `Mcp-Method`. Plain http is refused for hosts
 other than loopback unless the caller allows it: config headers carry resolved
-secrets. Redirects are not followed for the same reason.
+secrets. Redirects are not followed for the same reason, and the HTTP library's own
+error text is never quoted for a request that carried config headers (it may quote a
+header value). Every request's future is settled whatever goes wrong, and the requests
+a server sends inside a stream are answered one at a time under a cap.
 """
 
 from __future__ import annotations
@@ -14,8 +17,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import ipaddress
+import re
 import time
-from collections.abc import AsyncIterator, Coroutine, Mapping
+from collections import deque
+from collections.abc import AsyncIterator, Coroutine, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit
 
@@ -23,32 +28,60 @@ from mcpctl.client import jsonrpc
 from mcpctl.client.jsonrpc import Json, NotJsonRpc, RequestHandler, RpcError
 from mcpctl.client.process import LIMITS, Limits
 from mcpctl.client.session import ChannelError
+from mcpctl.redact import redact_prefix
 
 if TYPE_CHECKING:
     import httpx
 
 _ERROR_BODY_BYTES = 64 * 1024
 _CLOSE_TIMEOUT = 1.0
+_QUOTE_CHARS = 80
+# Requests a server may send us inside its replies (roots/list, ping): each answer is a
+# POST of its own, so a flood would be a flood of connections.
+MAX_SERVER_REQUESTS = 256  # per connection, in all
+MAX_WAITING_ANSWERS = 32  # received, not yet answered
+# RFC 9110 §5.1 token, and §5.5 field value as ASCII (httpx sends ASCII only): no line
+# break or control character, no space at either end.
+_HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
+_HEADER_VALUE = re.compile(r"(?:[\x21-\x7e](?:[\t\x20-\x7e]*[\x21-\x7e])?)?")
 
 
 class HttpRefused(RpcError):
     """An HTTP error status without a JSON-RPC error body."""
 
-    def __init__(self, status: int, body: str) -> None:
-        snippet = " ".join(body.split())[:120]
+    def __init__(self, status: int, body: str, secrets: Sequence[str] = ()) -> None:
+        snippet = redact_prefix(" ".join(body.split()), secrets, 120)
         super().__init__(0, f"HTTP {status}" + (f": {snippet}" if snippet else ""))
         self.status = status
 
 
 def check_url(url: str, *, allow_insecure: bool) -> None:
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
+    try:
+        parts = urlsplit(url)
+        hostname, _ = parts.hostname, parts.port
+    except ValueError as error:  # "Invalid IPv6 URL", "Port out of range 0-65535"
+        raise ChannelError(f"not a valid url: {url} ({error})") from None
+    if parts.scheme not in ("http", "https") or not hostname:
         raise ChannelError(f"not an http(s) url: {url}")
-    if parts.scheme == "http" and not allow_insecure and not is_loopback(parts.hostname):
+    if parts.scheme == "http" and not allow_insecure and not is_loopback(hostname):
         raise ChannelError(
-            f"refusing plain http to {parts.hostname}: only loopback hosts may be reached "
+            f"refusing plain http to {hostname}: only loopback hosts may be reached "
             "without TLS (allow insecure to override)"
         )
+
+
+def check_headers(headers: Mapping[str, str]) -> None:
+    """Refuse what HTTP cannot carry before the library sees it: its error would quote
+    the value, which may hold a resolved secret (a token with a trailing newline)."""
+    for name, value in headers.items():
+        if not _HEADER_NAME.fullmatch(name):
+            raise ChannelError(f"header name {name!r} is not valid in HTTP")
+        if not _HEADER_VALUE.fullmatch(value):
+            raise ChannelError(
+                f"header {name!r} has a value HTTP cannot carry (a line break, a control or "
+                "non-ASCII character, or a space at either end); check the config and any "
+                "secret or variable it uses"
+            )
 
 
 def is_loopback(host: str) -> bool:
@@ -65,14 +98,20 @@ class HttpChannel:
 
     def __init__(
         self, url: str, headers: Mapping[str, str], timeout: float, handle: RequestHandler,
-        *, allow_insecure: bool = False, limits: Limits = LIMITS,
+        *, allow_insecure: bool = False, limits: Limits = LIMITS, secrets: Sequence[str] = (),
     ) -> None:
         check_url(url, allow_insecure=allow_insecure)
+        check_headers(headers)
         import httpx  # noqa: PLC0415 - only probing remote servers pays for it
 
         self._url = url
         self._timeout = timeout
         self._limits = limits
+        self._secrets = tuple(secrets)
+        self._quote_errors = not headers  # see the module doc
+        self._answers: deque[Json] = deque()
+        self._answering: asyncio.Task[None] | None = None
+        self._server_requests = 0
         self._client = httpx.AsyncClient(
             headers=dict(headers), timeout=httpx.Timeout(timeout), follow_redirects=False
         )
@@ -94,8 +133,10 @@ class HttpChannel:
             await self._exchange(jsonrpc.notification(method, params))
         except RpcError as error:
             raise ChannelError(f"server refused {method}: {error.message}") from None
-        except _transport_errors() as error:
-            raise ChannelError(_describe(error)) from None
+        except ChannelError:
+            raise
+        except Exception as error:  # noqa: BLE001 - any failure is the connection's
+            raise ChannelError(self._describe(error)) from None
 
     def stderr_tail(self) -> tuple[str, ...]:
         return ()
@@ -122,17 +163,18 @@ class HttpChannel:
         task = asyncio.get_running_loop().create_task(work)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+        task.add_done_callback(_seen)
         return task
 
     async def _post(self, message: Json, future: asyncio.Future[Json]) -> None:
+        # Whatever happens, the future is settled: an unsettled one would be waited
+        # for until the timeout, and its task's error printed by asyncio at exit.
         try:
             await self._exchange(message, future)
-        except RpcError as error:
+        except (RpcError, ChannelError) as error:
             _settle(future, error)
-        except ChannelError as error:
-            _settle(future, error)
-        except _transport_errors() as error:
-            _settle(future, ChannelError(_describe(error)))
+        except Exception as error:  # noqa: BLE001 - see above
+            _settle(future, ChannelError(self._describe(error)))
         else:
             _settle(future, ChannelError(
                 f"server ended its reply to {message.get('method')} without an answer"
@@ -140,12 +182,33 @@ class HttpChannel:
 
     def _send_reply(self, reply: Json) -> None:
         # Handshake-era servers ask (roots/list, ping) on the response stream and
-        # take our answer as a POST of its own (2025-11-25 basic/transports).
-        self._spawn(self._quiet(reply))
+        # take our answer as a POST of its own (2025-11-25 basic/transports). One task
+        # posts the answers in order; a server that asks too much fails the connection.
+        self._server_requests += 1
+        if self._server_requests > MAX_SERVER_REQUESTS:
+            raise self._overwhelmed(
+                f"server sent more than {MAX_SERVER_REQUESTS} requests of its own; stopped")
+        if len(self._answers) >= MAX_WAITING_ANSWERS:
+            raise self._overwhelmed(
+                f"server sent more than {MAX_WAITING_ANSWERS} requests of its own at once; "
+                "stopped")
+        self._answers.append(reply)
+        if self._answering is None or self._answering.done():
+            self._answering = self._spawn(self._answer_all())
 
-    async def _quiet(self, reply: Json) -> None:
-        with contextlib.suppress(Exception):
-            await self._exchange(reply)
+    def _overwhelmed(self, message: str) -> ChannelError:
+        failure = ChannelError(message)
+        self._dispatcher.fail_all(failure)
+        return failure
+
+    async def _answer_all(self) -> None:
+        while self._answers:
+            reply = self._answers.popleft()
+            with contextlib.suppress(Exception):
+                await self._exchange(reply)
+
+    def _describe(self, error: Exception) -> str:
+        return _describe(error, quote=self._quote_errors)
 
     def _headers(self, message: Json | None) -> dict[str, str]:
         headers = {"Accept": "application/json, text/event-stream"}
@@ -185,7 +248,8 @@ class HttpChannel:
             for answer in jsonrpc.decode(body):
                 if isinstance(answer, jsonrpc.Response) and answer.error is not None:
                     return answer.error
-        return HttpRefused(reply.status_code, body.decode("utf-8", errors="replace"))
+        return HttpRefused(reply.status_code, body.decode("utf-8", errors="replace"),
+                           self._secrets)
 
     async def _read_events(
         self, reply: httpx.Response, future: asyncio.Future[Json] | None
@@ -199,7 +263,7 @@ class HttpChannel:
         try:
             messages = jsonrpc.decode(body)
         except NotJsonRpc as error:
-            shown = error.text[:80]
+            shown = redact_prefix(error.text, self._secrets, _QUOTE_CHARS)
             raise ChannelError(f"server sent something that is not JSON-RPC: {shown!r}") from None
         if self.first_answer_at is None:
             self.first_answer_at = time.monotonic()
@@ -213,10 +277,10 @@ class SseChannel(HttpChannel):
 
     def __init__(
         self, url: str, headers: Mapping[str, str], timeout: float, handle: RequestHandler,
-        *, allow_insecure: bool = False, limits: Limits = LIMITS,
+        *, allow_insecure: bool = False, limits: Limits = LIMITS, secrets: Sequence[str] = (),
     ) -> None:
         super().__init__(url, headers, timeout, handle, allow_insecure=allow_insecure,
-                         limits=limits)
+                         limits=limits, secrets=secrets)
         self._endpoint: asyncio.Future[str] = asyncio.get_running_loop().create_future()
         self._endpoint.add_done_callback(lambda done: done.cancelled() or done.exception())
         self._spawn(self._listen())
@@ -232,32 +296,35 @@ class SseChannel(HttpChannel):
             await asyncio.wait({future})  # the answer comes on the event stream
 
     async def _listen(self) -> None:
-        import httpx  # noqa: PLC0415 - already imported by the channel itself
-
-        # The stream may rightly be quiet for long: no read timeout; the session's
-        # deadlines bound every wait.
-        timeout = httpx.Timeout(self._timeout, read=None)
         failure: ChannelError
         try:
-            async with self._client.stream("GET", self._url, timeout=timeout,
-                                           headers={"Accept": "text/event-stream"}) as reply:
-                if reply.status_code >= 300:
-                    raise await self._refusal(reply)
-                async for kind, text in _events(reply, self._limits):
-                    if kind == "endpoint":
-                        self._set_endpoint(text.strip())
-                    else:
-                        self._receive(text.encode())
+            await self._read_stream()
             failure = ChannelError("server closed its event stream")
         except RpcError as error:
             failure = ChannelError(f"cannot open the event stream: {error.message}")
         except ChannelError as error:
             failure = error
-        except _transport_errors() as error:
-            failure = ChannelError(_describe(error))
+        except Exception as error:  # noqa: BLE001 - every waiter must learn why
+            failure = ChannelError(self._describe(error))
         if not self._endpoint.done():
             self._endpoint.set_exception(failure)
         self._dispatcher.fail_all(failure)
+
+    async def _read_stream(self) -> None:
+        import httpx  # noqa: PLC0415 - already imported by the channel itself
+
+        # The stream may rightly be quiet for long: no read timeout; the session's
+        # deadlines bound every wait.
+        timeout = httpx.Timeout(self._timeout, read=None)
+        async with self._client.stream("GET", self._url, timeout=timeout,
+                                       headers={"Accept": "text/event-stream"}) as reply:
+            if reply.status_code >= 300:
+                raise await self._refusal(reply)
+            async for kind, text in _events(reply, self._limits):
+                if kind == "endpoint":
+                    self._set_endpoint(text.strip())
+                else:
+                    self._receive(text.encode())
 
     def _set_endpoint(self, reference: str) -> None:
         endpoint = urljoin(self._url, reference)
@@ -305,6 +372,12 @@ def _settle(future: asyncio.Future[Json], error: BaseException) -> None:
         future.set_exception(error)
 
 
+def _seen(task: asyncio.Task[None]) -> None:
+    """Mark a background task's error as retrieved (its waiters were told already)."""
+    if not task.cancelled():
+        task.exception()
+
+
 async def _read_all(reply: httpx.Response, cap: int, *, truncate: bool = False) -> bytes:
     body = bytearray()
     async for chunk in reply.aiter_bytes():
@@ -341,15 +414,12 @@ async def _lines(reply: httpx.Response, limits: Limits) -> AsyncIterator[str]:
     yield ""
 
 
-def _transport_errors() -> tuple[type[Exception], ...]:
-    import httpx  # noqa: PLC0415 - already imported by the channel itself
-
-    return (httpx.HTTPError, OSError)
-
-
-def _describe(error: Exception) -> str:
+def _describe(error: Exception, *, quote: bool) -> str:
+    """One line for a failed request; the library's text only when `quote` (no config
+    headers were sent): httpx quotes header values in some errors."""
     kind = type(error).__name__
-    text = str(error) or kind
+    text = (str(error) or kind) if quote else (
+        f"{kind} (the error text is not shown: it may quote a header value)")
     if "Timeout" in kind:
         return f"timed out talking to the server ({text})"
     return f"cannot reach the server: {text}"

@@ -22,6 +22,7 @@ from mcpctl.client.session import (
     ProtocolError,
     Respawn,
     Style,
+    check_strict_json,
     legacy_only,
     list_tools,
     negotiate,
@@ -29,8 +30,10 @@ from mcpctl.client.session import (
 )
 from mcpctl.errors import ServerFailed
 from mcpctl.model import Transport
+from mcpctl.redact import redact_prefix
 
 DEFAULT_CAPABILITIES = frozenset({"roots"})
+_DIAGNOSIS_CHARS = 1000  # a server's error message may be megabytes long
 
 
 @dataclass(frozen=True)
@@ -46,6 +49,8 @@ class LaunchPlan:
     headers: Mapping[str, str] = field(default_factory=dict)
     timeout: float = 30.0  # spawn (or connect) to first answer, and each request after
     roots: tuple[str, ...] = ()  # file:// URIs given to a server that asks roots/list
+    # Values substituted from secrets and env vars: no diagnosis or stderr line shows them.
+    secrets: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -82,7 +87,11 @@ async def probe(
     plan: LaunchPlan, *, capabilities: frozenset[str] = DEFAULT_CAPABILITIES,
     allow_insecure: bool = False,
 ) -> ProbeResult:
-    """Probe one server; raises ProbeFailed. Cancelling it kills the server at once."""
+    """Probe one server; raises ProbeFailed. Cancelling it kills the server at once.
+
+    Whatever goes wrong with this one server is its ProbeFailure, an mcpctl bug
+    included, so probing many servers never loses the others' results.
+    """
     options = Options(plan.timeout, capabilities, plan.roots)
     started = time.monotonic()
     channels: list[Channel] = []
@@ -94,15 +103,28 @@ async def probe(
         raise
     except (ChannelError, ProtocolError, TimeoutError) as error:
         outcome = error
+    except Exception as error:  # noqa: BLE001 - see the docstring
+        outcome = _Unexpected(error, quote=not plan.headers)
     channel = channels[-1] if channels else None
     if channel is not None:
         await _close(channel)  # before reading stderr: it is drained until the pipe closes
     elapsed = time.monotonic() - started
     if isinstance(outcome, Exception) or channel is None:
-        diagnosis = _diagnosis(outcome, channel, options)
+        diagnosis = redact_prefix(_diagnosis(outcome, channel, options), plan.secrets,
+                                  _DIAGNOSIS_CHARS)
         stderr = channel.stderr_tail() if channel else ()
         raise ProbeFailed(ProbeFailure(plan.name, diagnosis, stderr, elapsed))
     return _result(plan, options, channel, *outcome, elapsed=elapsed)
+
+
+class _Unexpected(Exception):
+    """An exception no layer below expected; its text only when no headers were sent
+    (a library's text may quote one)."""
+
+    def __init__(self, error: Exception, *, quote: bool) -> None:
+        kind = type(error).__name__
+        shown = f": {error}" if quote and str(error) else ""
+        super().__init__(f"unexpected {kind} while probing{shown}")
 
 
 def _result(
@@ -147,6 +169,7 @@ async def _converse(
         await _close(channels.pop())
         channels.append(await _open(plan, options, allow_insecure))
         handshake = await legacy_only(channels[-1], options)
+    check_strict_json(handshake.server_info, "the server's serverInfo")  # it is cached
     return handshake, await list_tools(channels[-1], handshake, options)
 
 
@@ -155,13 +178,15 @@ async def _open(plan: LaunchPlan, options: Options, allow_insecure: bool) -> Cha
     if plan.transport is Transport.STDIO:
         from mcpctl.client.stdio import StdioChannel  # noqa: PLC0415 - keep imports lazy
 
-        return await StdioChannel.open(plan.argv, plan.env, plan.cwd, handler)
+        return await StdioChannel.open(plan.argv, plan.env, plan.cwd, handler,
+                                       secrets=plan.secrets)
     if plan.url is None:
         raise ChannelError("no url to connect to")
     from mcpctl.client.http import HttpChannel, SseChannel  # noqa: PLC0415 - httpx is slow
 
     kind = SseChannel if plan.transport is Transport.SSE else HttpChannel
-    return kind(plan.url, plan.headers, plan.timeout, handler, allow_insecure=allow_insecure)
+    return kind(plan.url, plan.headers, plan.timeout, handler, allow_insecure=allow_insecure,
+                secrets=plan.secrets)
 
 
 async def _abort(channels: list[Channel]) -> None:

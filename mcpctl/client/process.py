@@ -21,10 +21,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import cast
 
+from mcpctl.redact import redact
+
 MAX_LINE_BYTES = 8 * 1024 * 1024
 MAX_TOTAL_BYTES = 64 * 1024 * 1024
 STDERR_LINES = 20
 STDERR_LINE_CHARS = 500
+# Lines are kept longer than they are shown, so a secret that straddles the cut is
+# masked whole before the cut is made (a masked prefix would still leak).
+_KEPT_LINE_CHARS = STDERR_LINE_CHARS * 4
 SHUTDOWN_GRACE = 1.0
 _POLL = 0.02
 
@@ -43,19 +48,24 @@ LIMITS = Limits()
 
 
 class StderrLog:
-    """The first and last lines a server wrote to stderr, each line capped."""
+    """The first and last lines a server wrote to stderr, each line capped.
 
-    def __init__(self) -> None:
+    `secrets` are masked (with anything else that looks like a credential) in every
+    line handed out; `head` and `tail` keep the lines as written.
+    """
+
+    def __init__(self, secrets: Sequence[str] = ()) -> None:
         self.head: list[str] = []
         self.tail: deque[str] = deque(maxlen=STDERR_LINES)
         self._partial = bytearray()
+        self._secrets = tuple(secrets)
 
     def feed(self, data: bytes) -> None:
         *lines, rest = (bytes(self._partial) + data).split(b"\n")
         for line in lines:
             self._add(line)
         # A line without end is kept only up to the cap, so memory stays bounded.
-        self._partial = bytearray(rest[: STDERR_LINE_CHARS * 4])
+        self._partial = bytearray(rest[:_KEPT_LINE_CHARS])
 
     def close(self) -> None:
         if self._partial:
@@ -63,13 +73,20 @@ class StderrLog:
             self._partial.clear()
 
     def _add(self, raw: bytes) -> None:
-        line = raw.decode("utf-8", errors="replace").rstrip("\r")[:STDERR_LINE_CHARS]
+        line = raw.decode("utf-8", errors="replace").rstrip("\r")[:_KEPT_LINE_CHARS]
         if len(self.head) < STDERR_LINES:
             self.head.append(line)
         self.tail.append(line)
 
     def lines(self) -> tuple[str, ...]:
-        return tuple(self.tail)
+        """The last lines, fit to show."""
+        return tuple(self._shown(line) for line in self.tail)
+
+    def first_lines(self) -> tuple[str, ...]:
+        return tuple(self._shown(line) for line in self.head)
+
+    def _shown(self, line: str) -> str:
+        return redact(line, self._secrets)[:STDERR_LINE_CHARS]
 
 
 class _Protocol(asyncio.SubprocessProtocol):
@@ -97,7 +114,7 @@ class ServerProcess:
 
     def __init__(
         self, on_line: Callable[[bytes], None], on_end: Callable[[OutputError | None], None],
-        limits: Limits,
+        limits: Limits, secrets: Sequence[str] = (),
     ) -> None:
         self._on_line = on_line
         self._on_end = on_end
@@ -107,7 +124,7 @@ class ServerProcess:
         self._ended = False
         self._exited = asyncio.Event()
         self._transport: asyncio.SubprocessTransport | None = None
-        self.stderr = StderrLog()
+        self.stderr = StderrLog(secrets)
         self.pid = 0
         self.started_at = time.monotonic()
 
@@ -115,10 +132,13 @@ class ServerProcess:
     async def spawn(
         cls, argv: Sequence[str], env: Mapping[str, str], cwd: str | None, *,
         on_line: Callable[[bytes], None], on_end: Callable[[OutputError | None], None],
-        limits: Limits = LIMITS,
+        limits: Limits = LIMITS, secrets: Sequence[str] = (),
     ) -> ServerProcess:
-        """Start `argv`; OSError (no such command, not executable, bad cwd) propagates."""
-        process = cls(on_line, on_end, limits)
+        """Start `argv`; OSError (no such command, not executable, bad cwd) propagates.
+
+        `secrets` are the values stderr lines must never show (see `StderrLog`).
+        """
+        process = cls(on_line, on_end, limits, secrets)
         loop = asyncio.get_running_loop()
         transport, _ = await loop.subprocess_exec(
             lambda: _Protocol(process), *argv,

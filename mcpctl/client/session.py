@@ -14,6 +14,7 @@ by a fresh one that hears only `initialize`.
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 import time
 from collections.abc import Callable
@@ -334,7 +335,9 @@ async def list_tools(channel: Channel, handshake: Handshake, options: Options) -
         page = result.get("tools")
         if not isinstance(page, list) or not all(isinstance(t, dict) for t in page):
             raise ProtocolError("tools/list result has no list of tool objects")
-        tools.extend(page)
+        for tool in page:
+            check_strict_json(tool, _tool_label(tool, len(tools)))
+            tools.append(tool)
         next_cursor = result.get("nextCursor")
         if next_cursor is None:
             return tools
@@ -342,6 +345,27 @@ async def list_tools(channel: Channel, handshake: Handshake, options: Options) -
             raise ProtocolError(f"tools/list returned a non-string nextCursor {next_cursor!r}")
         cursor = next_cursor
     raise ProtocolError(f"tools/list still had more pages after {MAX_PAGES}; stopped")
+
+
+def check_strict_json(value: object, what: str) -> None:
+    """ProtocolError unless `value` is strict JSON in UTF-8, which is what mcpctl counts,
+    caches and prints: Python's parser also takes NaN and Infinity, and a lone
+    surrogate escape (`"\\ud800"`) that no UTF-8 text can hold."""
+    try:
+        json.dumps(value, ensure_ascii=False, allow_nan=False).encode("utf-8")
+    except UnicodeEncodeError:
+        raise ProtocolError(f"{what} holds a lone surrogate escape (such as \\ud800) that "
+                            "is not valid Unicode text") from None
+    except ValueError:
+        raise ProtocolError(f"{what} holds NaN or Infinity, which JSON does not allow") from None
+    except RecursionError:
+        raise ProtocolError(f"{what} is nested too deeply") from None
+
+
+def _tool_label(tool: Json, index: int) -> str:
+    name = tool.get("name")
+    named = isinstance(name, str) and name.isprintable() and len(name) <= 64
+    return f"tools/list: tool {index + 1}" + (f" {name!r}" if named else "")
 
 
 async def _tools_page(

@@ -16,6 +16,7 @@ from mcpctl.client import jsonrpc
 from mcpctl.client.jsonrpc import Json, NotJsonRpc, RequestHandler
 from mcpctl.client.process import LIMITS, Limits, OutputError, ServerProcess
 from mcpctl.client.session import ChannelError
+from mcpctl.redact import redact_prefix
 
 _EXIT_WAIT = 0.5
 _QUOTE_CHARS = 80
@@ -24,8 +25,9 @@ _QUOTE_CHARS = 80
 class StdioChannel:
     """A `session.Channel` over a spawned server's standard streams."""
 
-    def __init__(self, handle: RequestHandler) -> None:
+    def __init__(self, handle: RequestHandler, secrets: Sequence[str] = ()) -> None:
         self._dispatcher = jsonrpc.Dispatcher(self._send, handle)
+        self._secrets = tuple(secrets)
         self._process: ServerProcess | None = None
         self._failure: ChannelError | None = None
         self._ending: asyncio.Task[None] | None = None
@@ -36,14 +38,16 @@ class StdioChannel:
     @classmethod
     async def open(
         cls, argv: Sequence[str], env: Mapping[str, str], cwd: str | None,
-        handle: RequestHandler, limits: Limits = LIMITS,
+        handle: RequestHandler, limits: Limits = LIMITS, secrets: Sequence[str] = (),
     ) -> StdioChannel:
-        channel = cls(handle)
+        """Start the server; `secrets` are values no diagnosis or stderr line may show."""
+        channel = cls(handle, secrets)
         if not argv or not argv[0]:
             raise ChannelError("no command to run")
         try:
             channel._process = await ServerProcess.spawn(
-                argv, env, cwd, on_line=channel._line, on_end=channel._ended, limits=limits
+                argv, env, cwd, on_line=channel._line, on_end=channel._ended, limits=limits,
+                secrets=secrets,
             )
         except FileNotFoundError as error:
             missing = "working directory" if cwd and error.filename == cwd else "command"
@@ -70,7 +74,7 @@ class StdioChannel:
         return self._process.stderr.lines() if self._process else ()
 
     def stderr_head(self) -> tuple[str, ...]:
-        return tuple(self._process.stderr.head) if self._process else ()
+        return self._process.stderr.first_lines() if self._process else ()
 
     async def aclose(self) -> None:
         if self._ending is not None:
@@ -95,9 +99,10 @@ class StdioChannel:
         except NotJsonRpc as error:
             # The line may arrive while `spawn` is still returning, before `_process` is
             # set: remember the failure either way, and stop the reader once it exists.
-            self._fail(ChannelError(_pollution(error.text)))
+            diagnosis = _pollution(error.text, self._secrets)
+            self._fail(ChannelError(diagnosis))
             if self._process is not None:
-                self._process.fail(OutputError(_pollution(error.text)))
+                self._process.fail(OutputError(diagnosis))
             return
         if self.first_answer_at is None:
             self.first_answer_at = time.monotonic()
@@ -133,8 +138,6 @@ def _exit_text(code: int | None) -> str:
     return f"server exited with code {code}"
 
 
-def _pollution(text: str) -> str:
-    shown = text.strip()
-    if len(shown) > _QUOTE_CHARS:
-        shown = shown[:_QUOTE_CHARS] + "…"
+def _pollution(text: str, secrets: Sequence[str]) -> str:
+    shown = redact_prefix(text.strip(), secrets, _QUOTE_CHARS)
     return f"stdout pollution: server printed {shown!r} (not JSON-RPC) on stdout"

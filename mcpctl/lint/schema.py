@@ -187,6 +187,7 @@ _KEYWORDS: dict[str, Callable[[Any, Any, Any, Any], bool]] = {
     "minLength": _string_check(lambda text, n: len(text) >= n),
     "pattern": _string_check(lambda text, pattern: re.search(pattern, text) is not None),
     "exclusiveMinimum": _number_check(lambda number, bound: number > bound),
+    "maximum": _number_check(lambda number, bound: number <= bound),
     "minItems": lambda instance, n, _s, _r: not isinstance(instance, list) or len(instance) >= n,
     "allOf": lambda instance, subs, _s, root: all(_valid(instance, s, root) for s in subs),
     "anyOf": lambda instance, subs, _s, root: any(_valid(instance, s, root) for s in subs),
@@ -227,6 +228,8 @@ def _describe(error: Any) -> str:
             return f"must match the pattern {expected}"
         case "exclusiveMinimum":
             return f"must be greater than {expected}"
+        case "maximum":
+            return f"must be at most {expected}"
         case "minItems":
             return f"needs at least {expected} item(s)"
     return f"fails the schema's {json.dumps(keyword)} rule"

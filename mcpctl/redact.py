@@ -1,0 +1,92 @@
+"""A server's own words made fit to show: its secrets masked (DESIGN §1.3, pure).
+
+A server may echo what it was given: a token in a stderr line, an API key in a line
+of stdout pollution, a header in an HTTP error body. Before `cost` or `doctor` shows
+or keeps any such text, `redact` masks every value mcpctl substituted into that
+server's definition from a `${secret:…}` or `${env:…}` reference, then anything the
+one secret detector (`secretlike.find_secret`) flags. `substitutions` learns the
+substituted values by matching the definition as written against the resolved one,
+so the keyring is never asked twice.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection
+
+from mcpctl.secretlike import find_secret, mask
+from mcpctl.variables import Kind, parse_reference
+
+# The reference syntax of variables.py, with the body captured for re.split.
+_REFERENCE = re.compile(r"\$\{([^{}]*)\}")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_HIDDEN_KINDS = frozenset({Kind.SECRET, Kind.ENV})
+# An environment value this short is a flag, a port or a count, not a credential; masking
+# it would blot out every "1" or "on" in a server's stderr.
+MIN_ENV_CHARS = 4
+# Matching a template with many references could backtrack for long; beyond this the
+# whole resolved text is hidden instead.
+_MAX_REFERENCES = 16
+_MAX_FINDS = 64
+# No credential is longer: text this far past a cut is masked together with what is kept.
+SECRET_MARGIN = 2048
+
+
+def redact(text: str, secrets: Collection[str]) -> str:
+    """`text` with each of `secrets`, then each `find_secret` hit, masked; a lone
+    surrogate (not UTF-8, so unprintable) becomes U+FFFD."""
+    shown = text
+    for value in sorted({s for s in secrets if s}, key=len, reverse=True):
+        shown = shown.replace(value, mask(value))
+    shown = _SURROGATE.sub("\ufffd", shown)
+    for _ in range(_MAX_FINDS):
+        found = find_secret(shown)
+        if found is None or found.text not in shown:
+            break
+        shown = shown.replace(found.text, mask(found.text))
+    return shown
+
+
+def redact_prefix(text: str, secrets: Collection[str], limit: int) -> str:
+    """At most `limit` characters of `text`, ending in "…" when cut, masked before the
+    cut: a secret cut in two would leak its first part. Text past the margin is never
+    scanned, so a server's 8 MiB line costs no more than a short one."""
+    shown = redact(text[: limit + SECRET_MARGIN], secrets)
+    return shown if len(shown) <= limit else shown[:limit] + "…"
+
+
+def substitutions(written: str, resolved: str) -> list[str]:
+    """The values `${secret:…}` and `${env:…}` references of `written` took in `resolved`.
+
+    Adjacent references (`${env:A}${env:B}`) cannot be told apart, so their joint value
+    is one secret; a resolved text that does not fit the template is hidden whole.
+    """
+    pieces = _REFERENCE.split(written)
+    literals, bodies = pieces[0::2], pieces[1::2]
+    kinds = [parse_reference(body).kind for body in bodies]
+    if not _HIDDEN_KINDS.intersection(kinds):
+        return []
+    if len(bodies) > _MAX_REFERENCES:
+        return [resolved]
+    pattern = "(.*?)".join(re.escape(literal) for literal in literals)
+    match = re.fullmatch(pattern, resolved, re.DOTALL)
+    if match is None:
+        return [resolved]
+    values: list[str] = []
+    run_kinds: set[Kind] = set()
+    run_value = ""
+    for index, kind in enumerate(kinds):
+        run_kinds.add(kind)
+        run_value += match.group(index + 1)
+        if index + 1 < len(kinds) and literals[index + 1] == "":
+            continue  # the next reference follows directly: one run
+        if _hidden(run_kinds, run_value):
+            values.append(run_value)
+        run_kinds, run_value = set(), ""
+    return values
+
+
+def _hidden(kinds: set[Kind], value: str) -> bool:
+    if Kind.SECRET in kinds:
+        return bool(value)
+    return Kind.ENV in kinds and len(value) >= MIN_ENV_CHARS
