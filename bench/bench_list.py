@@ -93,7 +93,8 @@ def interleaved_medians(commands: dict[str, tuple[list[str], dict[str, str]]],
 
 
 def fingerprint_thousand(folder: Path) -> float:
-    from mcpctl.trust import status_of  # noqa: PLC0415 - after sys.path is set
+    from mcpctl.pinned_files import Lookups  # noqa: PLC0415 - after sys.path is set
+    from mcpctl.trust import status_of  # noqa: PLC0415
     from mcpctl.workspace import load_workspace  # noqa: PLC0415
 
     root = folder / "big-repo"
@@ -102,8 +103,9 @@ def fingerprint_thousand(folder: Path) -> float:
     samples = []
     for _ in range(RUNS):
         start = time.perf_counter()
+        lookups = Lookups()  # as `list` does: one per command
         for definition in definitions:
-            status_of(definition, root, {})
+            status_of(definition, root, {}, os.environ, Path.home(), lookups)
         samples.append(time.perf_counter() - start)
     return statistics.median(samples)
 

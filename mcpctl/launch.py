@@ -53,14 +53,17 @@ def resolve_launch(
     def value(text: str, field: str) -> str:
         return expand(text, context, server=spec.name, field=field)
 
+    # Relative paths of a repo's server are the repo's; a user-tier server's are the
+    # user's (its home), never whatever repo mcpctl happens to run in.
+    workspace = admission.definition.source.tier is Tier.WORKSPACE
+    base = admission.root if workspace else home
     env: dict[str, str] = {}
     env_file = None
     if spec.env_file is not None:
-        env_file = _absolute(value(spec.env_file, "envFile"), admission.root)
+        env_file = _absolute(value(spec.env_file, "envFile"), base)
         env.update(read_env_file(env_file))
     env.update({key: value(text, f"env {key}") for key, text in spec.env.items()})
-    workspace = admission.definition.source.tier is Tier.WORKSPACE
-    cwd = _absolute(value(spec.cwd, "cwd"), admission.root) if spec.cwd is not None \
+    cwd = _absolute(value(spec.cwd, "cwd"), base) if spec.cwd is not None \
         else admission.root if workspace else None
     launch = Launch(
         name=spec.name,

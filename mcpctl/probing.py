@@ -49,7 +49,8 @@ class ProbingStopped(McpctlError):
     def __init__(self, signum: int) -> None:
         name = signal.Signals(signum).name
         super().__init__(f"stopped by {name}; the servers being probed were stopped")
-        self.status = 128 + signum  # the shell's convention for "ended by this signal"
+        # The shell's convention for "ended by this signal", from the one exit-code table.
+        self.status = int(ExitCode.TERMINATED if name == "SIGTERM" else ExitCode.HANGUP)
 
 
 @dataclass(frozen=True)

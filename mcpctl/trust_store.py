@@ -69,10 +69,12 @@ def parse_store(text: str, path: Path) -> Store:
 
 
 def _well_formed(data: dict[str, Any]) -> bool:
-    """Workspaces map to objects of records of the shape every reader relies on."""
+    """Workspaces map to objects of records. Each record's own shape is checked when its
+    workspace is read (`approvals_in`): 10,000 records in other workspaces must not slow
+    down `list` here."""
     workspaces = data.get("workspaces")
     return isinstance(workspaces, dict) and all(
-        isinstance(records, dict) and all(_record_ok(r) for r in records.values())
+        isinstance(records, dict) and all(isinstance(r, dict) for r in records.values())
         for records in workspaces.values())
 
 
@@ -107,9 +109,16 @@ def _stored_map_ok(values: Any) -> bool:
 
 
 def approvals_in(store: Store, root: Path) -> dict[str, Approval]:
-    records = store["workspaces"].get(workspace_key(root), {})
+    """The approvals of one workspace; TrustStoreError when one of its records is
+    malformed (nothing is trusted then, and the file is left as it is)."""
+    key = workspace_key(root)
+    records = store["workspaces"].get(key, {})
     approvals: dict[str, Approval] = {}
     for name, record in records.items():
+        if not _record_ok(record):
+            raise TrustStoreError(
+                f"the trust store's record of {name!r} in {key} is malformed; it was left in "
+                "place and nothing is trusted until it is fixed or removed")
         if isinstance(record.get("fingerprint"), str):
             approvals[name] = Approval(record["fingerprint"], record.get("approved_at", ""),
                                        record.get("definition") or {})

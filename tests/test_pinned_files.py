@@ -133,14 +133,6 @@ def test_past_the_byte_budget_a_file_is_a_marker_never_a_size(tmp_path: Path) ->
     assert MAX_BYTES == 64 * 1024 * 1024
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root reads a file whatever its mode")
-def test_an_unreadable_file_is_a_marker(tmp_path: Path) -> None:
-    root = make_workspace(tmp_path, {"s.sh": "x"})
-    (root / "s.sh").chmod(0)
-    assert pinned_files(stdio("bash", "s.sh"), root) == [
-        ("s.sh", "unpinned:cannot be read (Permission denied)")]
-
-
 # ---- A1: variables are expanded as the launch will, except secrets and inputs ------------
 
 HOME_OUTSIDE = {"HOME": "/nonexistent-home"}

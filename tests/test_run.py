@@ -136,3 +136,14 @@ def test_real_client_through_mcpctl_run_receives_the_secret(user_config: Path) -
     tools = list_tools(sys.executable, ["-m", "mcpctl", "run", "tok"])
     digest = hashlib.sha256(secret.encode()).hexdigest()
     assert tools == [("whoami", f"token-sha256:{digest}")]
+
+
+def test_print_shows_secrets_as_references_never_values(user_config: Path,
+                                                         tmp_path: Path) -> None:
+    write_user_config(user_config, '[servers.docs]\n'
+                                   'url = "https://docs.example.com/mcp?key=${secret:docs-key}"\n'
+                                   'headers = { Authorization = "Bearer ${secret:docs-token}" }\n')
+    printed = run(tmp_path, "docs", "--print")
+    assert (printed.code, printed.err) == (0, "")
+    assert printed.out == ("https://docs.example.com/mcp?key=${secret:docs-key}\n"
+                           "header: Authorization\n")

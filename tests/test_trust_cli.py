@@ -386,3 +386,24 @@ def test_trust_all_with_nothing_to_trust(cli: Cli, tmp_path: Path) -> None:
     empty = make_workspace(tmp_path, {}, name="empty")
     result = cli("trust", "--all", "--yes", "-w", str(empty))
     assert (result.code, result.out) == (0, "no workspace servers here to trust\n")
+
+
+def test_trust_all_approves_the_others_and_exits_4_for_an_unpinnable_one(
+    tmp_path: Path, cli: Cli
+) -> None:
+    root = tmp_path / "repo"
+    (root / ".git").mkdir(parents=True)
+    for index in range(33):
+        (root / f"a{index:02}.sh").write_text(f"echo {index}\n")
+    (root / ".mcp.json").write_text(json.dumps({"mcpServers": {
+        "big": {"command": "bash", "args": [f"a{i:02}.sh" for i in range(33)]},
+        "fine": {"command": "bash", "args": ["a00.sh"]}}}))
+    result = cli("trust", "--all", "--yes", "--json", "-w", str(root))
+    assert result.code == 4
+    statuses = {r["name"]: r["status"] for r in json.loads(result.out)["results"]}
+    assert statuses == {"big": "unpinnable", "fine": "trusted"}
+    assert result.err.startswith("mcpctl: error: server 'big' is unpinnable: it names more "
+                                 "workspace code than mcpctl can pin (")
+    listed = {r["name"]: r["state"] for r in json.loads(
+        cli("list", "--json", "-w", str(root)).out)["servers"]}
+    assert listed == {"big": "unpinnable", "fine": "trusted"}

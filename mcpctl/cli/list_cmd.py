@@ -34,16 +34,20 @@ def list_command(
     ] = None,
     needs_attention: Annotated[
         bool, typer.Option("--needs-attention",
-                           help="Exit 1 when a workspace server is untrusted or changed "
+                           help="Exit 1 when a workspace server is untrusted, changed or "
+                                "unpinnable, or approved by name by another client "
                                 "(for onboarding scripts and CI).")
     ] = False,
 ) -> int:
     """List every server that would run here, with its tier, state and source.
 
     Shadowed definitions are listed too, with what shadows them. States: user,
-    trusted, untrusted, changed (with what changed), shadowed. Exit 3 when a config
-    file or the trust store is invalid (the rest is still listed); with
-    --needs-attention, exit 1 when a workspace server is untrusted or changed.
+    trusted, untrusted, changed (with what changed), unpinnable (names more workspace
+    code than mcpctl can pin), shadowed. COST is the last probe's (see: mcpctl cost),
+    read without starting anything. Exit 3 when a config file or the trust store is
+    invalid (the rest is still listed); with --needs-attention, exit 1 when a
+    workspace server is untrusted, changed or unpinnable, or approved by name only
+    by another client.
 
     Example: mcpctl list --workspace ~/src/project --json
     """

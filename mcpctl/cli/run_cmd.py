@@ -14,6 +14,7 @@ from mcpctl.cli.options import ConfigOption, WorkspaceOption, context
 from mcpctl.errors import ExitCode, ServerFailed, UsageError
 from mcpctl.gate import admit
 from mcpctl.launch import child_environment, resolve_launch
+from mcpctl.masking import masked_url
 from mcpctl.merge import find
 from mcpctl.view import load_view
 
@@ -26,6 +27,10 @@ def _secret(name: str) -> str | None:
     from mcpctl.keyring_store import get_secret  # noqa: PLC0415 - keyring only when referenced
 
     return get_secret(name)
+
+
+def _reference(name: str) -> str:
+    return "${secret:" + name + "}"
 
 
 def run_command(
@@ -55,16 +60,18 @@ def run_command(
             else ""
         raise UsageError(f"no server named {name!r} here{note}")
     admission = admit(server, ctx.root, ctx.paths.trust_file)
-    launch = resolve_launch(admission, os.environ, Path.home(), _secret)
-    if launch.url is not None:
+    if server.winner.spec.url is not None:
         if not print_remote:
-            raise UsageError(f"server {name!r} is a remote ({launch.transport}) server at a URL; "
-                             "clients connect to it themselves, so there is nothing to start "
-                             "(--print shows the resolved URL and header names)")
-        sys.stdout.write(launch.url + "\n")
-        for header in launch.headers:
+            raise UsageError(f"server {name!r} is a remote ({server.winner.spec.transport}) "
+                             "server at a URL; clients connect to it themselves, so there is "
+                             "nothing to start (--print shows the resolved URL and header names)")
+        # Variables resolved, secrets left as their references: nothing secret printed.
+        remote = resolve_launch(admission, os.environ, Path.home(), _reference)
+        sys.stdout.write(masked_url(remote.url or "") + "\n")
+        for header in remote.headers:
             sys.stdout.write(f"header: {header}\n")
         return ExitCode.OK
+    launch = resolve_launch(admission, os.environ, Path.home(), _secret)
     env = child_environment(os.environ, launch)
     if launch.cwd is not None:
         try:

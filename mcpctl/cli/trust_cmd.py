@@ -11,6 +11,7 @@ from mcpctl import listing
 from mcpctl.cli import render
 from mcpctl.cli.options import ConfigOption, JsonOption, WorkspaceOption, context
 from mcpctl.errors import ExitCode, TrustRefused, UsageError
+from mcpctl.gate import unpinnable_message
 from mcpctl.merge import MergedServer, find
 from mcpctl.model import Tier
 from mcpctl.trust import Status
@@ -62,6 +63,11 @@ def trust_command(
             continue
         if not as_json:
             _describe(server, status)
+        if status.state is TrustState.UNPINNABLE:
+            # Never approvable; the others still are, and the exit code says it at the end.
+            render.warn(f"mcpctl: error: {unpinnable_message(server.name, status.unpinned)}")
+            results.append(_result(server, status, "unpinnable"))
+            continue
         if interactive and not typer.confirm(f"Trust {server.name!r}?", default=False):
             results.append(_result(server, status, "declined"))
             continue
@@ -78,6 +84,8 @@ def trust_command(
         for problem in view.problems:
             render.warn(f"{render.display_path(problem.path)}:{problem.line}:{problem.column}: "
                         f"error: {problem.message}")
+    if any(result["status"] == "unpinnable" for result in results):
+        return ExitCode.TRUST_REFUSED
     # A broken file may hide servers that were meant to be reviewed: say so by exit code.
     return ExitCode.INVALID_CONFIG if view.problems else ExitCode.OK
 
