@@ -219,7 +219,7 @@ def test_a_malformed_record_makes_the_store_corrupt_not_a_crash(
     text = json.dumps({"schema_version": 1, "workspaces": {workspace_key(tmp_path): {
         "a": record}}})
     write(path, text)
-    with pytest.raises(TrustStoreError, match="record of 'a' in .* is malformed"):
+    with pytest.raises(TrustStoreError, match=r"record of 'a' in .* is malformed"):
         approvals_in(read_store(path), tmp_path)
     assert approvals_in(read_store(path), tmp_path / "elsewhere") == {}
     assert path.read_text() == text
