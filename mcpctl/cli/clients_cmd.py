@@ -65,9 +65,7 @@ def clients_command(
         render.print_json(_view_document(view))
     else:
         _print_view(view)
-        for problem in view.problems:
-            render.warn(f"{render.display_path(problem.path)}:{problem.line}:{problem.column}: "
-                        f"error: {problem.message}")
+        render.warn_problems(view.problems)
     return ExitCode.INVALID_CONFIG if view.problems else ExitCode.OK
 
 

@@ -99,6 +99,4 @@ def _print_import(report: ImportReport) -> None:
         render.print_table(["STATUS", "NAME", "DETAIL"], rows)
     else:
         render.say("no servers to import")
-    for problem in report.problems:
-        render.warn(f"{render.display_path(problem.path)}:{problem.line}:{problem.column}: "
-                    f"error: {problem.message}")
+    render.warn_problems(report.problems)

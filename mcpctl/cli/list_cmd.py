@@ -12,7 +12,7 @@ from mcpctl.cli.options import ConfigOption, JsonOption, WorkspaceOption, contex
 from mcpctl.errors import ConfigError, ExitCode, UsageError
 from mcpctl.list_extras import last_probe, weak_approvals_here
 from mcpctl.merge import MergedServer, find
-from mcpctl.model import Problem, Tier
+from mcpctl.model import Tier
 from mcpctl.trust import Status
 from mcpctl.trust_state import NEEDS_ATTENTION
 from mcpctl.trust_view import TrustStates
@@ -77,7 +77,7 @@ def list_command(
         for approval in weak.approvals:
             render.warn(f"warning: {render.display_path(approval.path)}:{approval.line}: "
                         f"{approval.message()}")
-        _warn(problems)
+        render.warn_problems(problems)
     if problems:
         return ExitCode.INVALID_CONFIG
     attention = [f"{row.name} ({row.state})" for row in rows if row.state in NEEDS_ATTENTION]
@@ -139,7 +139,7 @@ def show_command(
     server = find(view.servers, name)
     if server is None:
         if view.problems:
-            _warn(view.problems)
+            render.warn_problems(view.problems)
             raise ConfigError(f"no server named {name!r} here, and {len(view.problems)} config "
                               "file problem(s) may hide it (see above)")
         raise UsageError(f"no server named {name!r} here (see: mcpctl list)")
@@ -159,14 +159,8 @@ def show_command(
     else:
         for row in rows:
             _print_definition(row, server, states.status(row.definition))
-        _warn(problems)
+        render.warn_problems(problems)
     return ExitCode.INVALID_CONFIG if problems else ExitCode.OK
-
-
-def _warn(problems: list[Problem]) -> None:
-    for problem in problems:
-        render.warn(f"{render.display_path(problem.path)}:{problem.line}:{problem.column}: "
-                    f"error: {problem.message}")
 
 
 def _print_definition(row: listing.Row, server: MergedServer, status: Status) -> None:

@@ -6,10 +6,11 @@ import json
 import os
 import shutil
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from mcpctl.model import Problem
 from mcpctl.printable import printable, printable_lines
 
 
@@ -65,6 +66,13 @@ def say_block(text: str) -> None:
 
 def warn(text: str) -> None:
     sys.stderr.write(printable(text) + "\n")
+
+
+def warn_problems(problems: Iterable[Problem]) -> None:
+    """Each problem as `path:line:col: error: message` on stderr."""
+    for problem in problems:
+        warn(f"{display_path(problem.path)}:{problem.line}:{problem.column}: "
+             f"error: {problem.message}")
 
 
 def display_path(path: Path) -> str:

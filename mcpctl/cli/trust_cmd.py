@@ -81,9 +81,7 @@ def trust_command(
             render.say(f"{result['status']}: {result['name']} ({result['fingerprint']})")
         if not results:
             render.say("no workspace servers here to trust")
-        for problem in view.problems:
-            render.warn(f"{render.display_path(problem.path)}:{problem.line}:{problem.column}: "
-                        f"error: {problem.message}")
+        render.warn_problems(view.problems)
     if any(result["status"] == "unpinnable" for result in results):
         return ExitCode.TRUST_REFUSED
     # A broken file may hide servers that were meant to be reviewed: say so by exit code.
