@@ -24,7 +24,8 @@ from mcpctl.errors import ConfigError, TrustRefused
 from mcpctl.fingerprint import PinnedFile
 from mcpctl.gate import Admission, unpinnable_message
 from mcpctl.model import Tier, Transport
-from mcpctl.pinned_files import Reach, pins_of, unpinned_reason
+from mcpctl.pin_reach import Reach
+from mcpctl.pinned_files import pins_of, unpinned_reason
 from mcpctl.variables import Context, expand
 
 _ENV_LINE = re.compile(r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*?)\s*$")

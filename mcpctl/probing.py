@@ -6,51 +6,35 @@ tracks the slowest server, not the sum. Without `refresh`, a server whose last p
 (same fingerprint, same declared capabilities) is cached is not started at all.
 
 What a server says (stderr, a quoted stdout line, an error) is shown only through
-`redact.redact`, with the values its `${secret:…}` and `${env:…}` references took.
-SIGTERM or SIGHUP while servers run stops them the way Ctrl-C does; the caller then
-exits with 128 + the signal's number.
+`redact.redact`, with the values `probe_redaction.hidden_values` finds. SIGTERM or
+SIGHUP while servers run stops them the way Ctrl-C does (`probe_signals`); the caller
+then exits with 128 + the signal's number.
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
-import signal
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from mcpctl.errors import ExitCode, McpctlError, TrustRefused
+from mcpctl.errors import McpctlError, TrustRefused
 from mcpctl.gate import Admission, admit
 from mcpctl.launch import Launch, child_environment, resolve_launch
 from mcpctl.merge import MergedServer
-from mcpctl.model import ServerSpec, Tier
+from mcpctl.model import Tier
 from mcpctl.paths import Paths
-from mcpctl.redact import redact, substitutions
-from mcpctl.secretlike import find_secret
+from mcpctl.probe_redaction import hidden_values
+from mcpctl.probe_signals import ProbingStopped, stopping_on_signals
+from mcpctl.redact import redact
 
 if TYPE_CHECKING:  # asyncio sits behind the client; only probing imports it
     from mcpctl.client.probe import LaunchPlan, ProbeResult
     from mcpctl.probe_cache import CachedProbe
 
 DEFAULT_TIMEOUT = 30.0
-# SIGHUP: the terminal closed. Windows has neither this nor process groups to stop.
-STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP")
-                     if hasattr(signal, name))
-
-
-class ProbingStopped(McpctlError):
-    """SIGTERM or SIGHUP arrived while servers ran; they were stopped like on Ctrl-C."""
-
-    exit_code = ExitCode.INTERRUPTED
-
-    def __init__(self, signum: int) -> None:
-        name = signal.Signals(signum).name
-        super().__init__(f"stopped by {name}; the servers being probed were stopped")
-        # The shell's convention for "ended by this signal", from the one exit-code table.
-        self.status = int(ExitCode.TERMINATED if name == "SIGTERM" else ExitCode.HANGUP)
 
 
 @dataclass(frozen=True)
@@ -107,37 +91,6 @@ def default_cwd(tier: Tier, root: Path, home: Path) -> Path:
     if tier is Tier.WORKSPACE:
         return root
     return home if home.is_dir() else Path(os.sep)
-
-
-def hidden_values(spec: ServerSpec, launch: Launch) -> list[str]:
-    """What `resolve_launch` substituted into `spec` from secrets and env vars, learnt by
-    matching each field as written with its resolved form; plus every env value (an
-    `envFile`'s too) and header that is a credential by its name (`API_KEY=…`,
-    `Authorization: Bearer …`), which a server may echo in no recognisable shape."""
-    pairs: list[tuple[str, str]] = []
-    if spec.command is not None:
-        pairs += zip(spec.argv(), launch.argv, strict=False)
-    pairs += [(text, launch.env[key]) for key, text in spec.env.items() if key in launch.env]
-    pairs += [(text, launch.headers[key]) for key, text in spec.headers.items()
-              if key in launch.headers]
-    if spec.url is not None and launch.url is not None:
-        pairs.append((spec.url, launch.url))
-    if spec.cwd is not None and launch.cwd is not None:
-        pairs.append((spec.cwd, _as_written_relative(spec.cwd, launch.cwd, launch.root)))
-    values = [value for written, resolved in pairs for value in substitutions(written, resolved)]
-    for key, value in [*launch.env.items(), *launch.headers.items()]:
-        match = find_secret(value, name=key)
-        if match is not None and match.certain:
-            values.append(match.text)
-    return list(dict.fromkeys(values))
-
-
-def _as_written_relative(written: str, resolved: str, root: Path) -> str:
-    """A relative `cwd` is resolved under the root; compare the part that was written."""
-    prefix = f"{root}{os.sep}"
-    if not written.startswith(("/", "~", "${")) and resolved.startswith(prefix):
-        return resolved[len(prefix):]
-    return resolved
 
 
 def admit_all(servers: Sequence[MergedServer], root: Path, trust_file: Path) -> list[Outcome]:
@@ -207,7 +160,7 @@ def _probe_concurrently(
     received: list[int] = []
 
     async def run_all() -> None:
-        with _stopping_on_signals(received):
+        with stopping_on_signals(received):
             async with asyncio.TaskGroup() as group:
                 for outcome, plan in runnable:
                     group.create_task(one(outcome, plan))
@@ -218,41 +171,6 @@ def _probe_concurrently(
         if received:
             raise ProbingStopped(received[0]) from None
         raise
-
-
-@contextlib.contextmanager
-def _stopping_on_signals(received: list[int]) -> Iterator[None]:
-    """While the block runs, SIGTERM and SIGHUP cancel the current task, which kills
-    every server's process group (as Ctrl-C does) and ends `asyncio.run` with
-    CancelledError; `received` says which signal it was."""
-    import asyncio  # noqa: PLC0415
-
-    loop = asyncio.get_running_loop()
-    task = asyncio.current_task()
-    previous = {signum: signal.getsignal(signum) for signum in STOP_SIGNALS}
-
-    def stop(signum: int) -> None:
-        received.append(signum)
-        if task is not None:
-            task.cancel()
-
-    installed = []
-    for signum in STOP_SIGNALS:
-        if previous[signum] is signal.SIG_IGN:
-            continue  # `nohup mcpctl cost`: the user asked for this signal to be ignored
-        try:
-            loop.add_signal_handler(signum, stop, signum)
-        except (NotImplementedError, RuntimeError, ValueError):
-            continue  # no signal handling here (not the main thread, or not POSIX)
-        installed.append(signum)
-    try:
-        yield
-    finally:
-        for signum in installed:
-            loop.remove_signal_handler(signum)
-            handler = previous[signum]
-            if handler is not None:  # None: set outside Python, cannot be put back
-                signal.signal(signum, handler)
 
 
 def _count_and_cache(outcome: Outcome, paths: Paths, options: ProbeOptions) -> None:
@@ -269,7 +187,3 @@ def _count_and_cache(outcome: Outcome, paths: Paths, options: ProbeOptions) -> N
         fingerprint, result, [tool_tokens(tool) for tool in result.tools],
         tokenizer=TOKENIZER, digest=tools_digest(result.tools), probed_at=time.time())
     probe_cache.save(paths, outcome.probe)
-
-
-def tools_of(outcome: Outcome) -> tuple[dict[str, Any], ...] | None:
-    return outcome.probe.tools if outcome.probe is not None else None

@@ -14,7 +14,7 @@ from mcpctl.gate import Admission, admit
 from mcpctl.launch import resolve_launch
 from mcpctl.merge import MergedServer, find
 from mcpctl.model import Tier
-from mcpctl.pinned_files import MAX_BYTES
+from mcpctl.pin_digests import MAX_BYTES
 from mcpctl.trust_state import TrustState
 from mcpctl.view import load_view
 from tests.conftest import Cli

@@ -10,13 +10,8 @@ import pytest
 
 from mcpctl.fingerprint import canonical_form, fingerprint_of
 from mcpctl.model import ServerSpec, Transport
-from mcpctl.pinned_files import (
-    MAX_BYTES,
-    MAX_FILES,
-    MAX_TREE_ENTRIES,
-    pinned_files,
-    unpinned_reason,
-)
+from mcpctl.pin_digests import MAX_BYTES, MAX_FILES, MAX_TREE_ENTRIES
+from mcpctl.pinned_files import pinned_files, unpinned_reason
 from tests.tier_files import make_workspace, write
 
 

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from mcpctl.pinned_files import MAX_BYTES, MAX_FILES
+from mcpctl.pin_digests import MAX_BYTES, MAX_FILES
 from tests.conftest import Result, run_mcpctl
 from tests.test_run import workspace_with
 

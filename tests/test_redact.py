@@ -9,7 +9,7 @@ import pytest
 
 from mcpctl.launch import Launch
 from mcpctl.model import ServerSpec, Transport
-from mcpctl.probing import hidden_values
+from mcpctl.probe_redaction import hidden_values
 from mcpctl.redact import redact, redact_prefix, substitutions
 
 GHP = "ghp_" + "A1b2C3d4E5f6G7h8I9j0" * 2  # the shape of a GitHub token

@@ -15,7 +15,8 @@ from mcpctl.cli.progress import progress
 from mcpctl.entries import MAX_TIMEOUT
 from mcpctl.errors import ExitCode, UsageError
 from mcpctl.merge import MergedServer, find
-from mcpctl.probing import Outcome, ProbeOptions, ProbingStopped, admit_all, probe_admitted
+from mcpctl.probe_signals import ProbingStopped
+from mcpctl.probing import Outcome, ProbeOptions, admit_all, probe_admitted
 from mcpctl.view import load_view
 
 KNOWN_CAPABILITIES = ("roots", "sampling", "elicitation")

@@ -17,7 +17,8 @@ from mcpctl.cli.progress import progress
 from mcpctl.diagnosis import FAIL, OK, WARN, Check, Environment, static_checks
 from mcpctl.errors import ExitCode, McpctlError
 from mcpctl.list_extras import weak_approvals_here
-from mcpctl.probing import Outcome, ProbeOptions, ProbingStopped, admit_all, probe_admitted
+from mcpctl.probe_signals import ProbingStopped
+from mcpctl.probing import Outcome, ProbeOptions, admit_all, probe_admitted
 from mcpctl.view import load_view
 from mcpctl.weak_approvals import WeakApprovals
 

@@ -1,0 +1,81 @@
+"""From a definition to what its launch reaches: argv, cwd, envFile, env and PATH.
+
+Texts are expanded with every variable the launch will expand except secrets (and VS
+Code inputs, which never launch): a secret is known only at launch, where
+`launch.resolve_launch` checks the resolved command line again. The definition's own
+values stay as written in the fingerprint; only which files are pinned depends on the
+environment.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from mcpctl.errors import ConfigError
+from mcpctl.model import ServerSpec
+from mcpctl.variables import Context, UnresolvedVariable, expand
+
+MAX_ENV_FILE_BYTES = 1024 * 1024  # a bigger envFile's values are read only at launch
+AT_LAUNCH = "\0"  # what a secret expands to here: known only at launch, never a path
+
+
+@dataclass(frozen=True)
+class Reach:
+    """What a launch runs, as text after expansion; None where it is known only at launch."""
+
+    argv: Sequence[str | None]
+    cwd: str | None  # absolute; None: the root
+    env_file: str | None
+    env: Mapping[str, str | None]  # the server's own variables, the envFile's included
+    path: str | None  # the PATH the child searches for argv[0]
+
+
+def reach_of(spec: ServerSpec, root: Path, environ: Mapping[str, str],
+             home: Path | None) -> Reach:
+    context = Context(root, home or root, environ, lambda _name: AT_LAUNCH)
+
+    def known(text: str) -> str | None:
+        if "${" not in text:
+            return text
+        if home is None and "${userHome}" in text:
+            return None
+        try:
+            return expand(text, context, server=spec.name, field="")
+        except UnresolvedVariable:
+            return None  # the launch refuses it too (unset variable, input, unknown)
+
+    env_file = known(spec.env_file) if spec.env_file is not None else None
+    env: dict[str, str | None] = {}
+    if env_file is not None:
+        env.update(_env_file_values(_absolute(env_file, root, home)))
+    env.update({key: known(text) for key, text in spec.env.items()})
+    path = env["PATH"] if "PATH" in env else environ.get("PATH", os.defpath)
+    cwd = known(spec.cwd) if spec.cwd is not None else None
+    folder = _absolute(cwd, root, home) if cwd is not None else None
+    return Reach(argv=[known(text) for text in spec.argv()],
+                 cwd=str(folder) if folder is not None else None,
+                 env_file=env_file, env=env, path=path)
+
+
+def _absolute(text: str, root: Path, home: Path | None) -> Path | None:
+    """Where the launch looks for it: `~` is home, a relative path is under the root."""
+    if AT_LAUNCH in text:
+        return None
+    if text == "~" or text.startswith("~/"):
+        return None if home is None else home / text[2:]
+    return root / text  # an absolute `text` stays as it is
+
+
+def _env_file_values(path: Path | None) -> dict[str, str]:
+    # The launch's own parser; imported here because launch imports this module.
+    from mcpctl.launch import read_env_file  # noqa: PLC0415
+
+    try:
+        if path is None or not path.is_file() or path.stat().st_size > MAX_ENV_FILE_BYTES:
+            return {}
+        return read_env_file(path)
+    except (OSError, ValueError, ConfigError):
+        return {}  # unreadable here: the launch reads it again and its values are checked
