@@ -8,7 +8,6 @@ is written.
 
 from __future__ import annotations
 
-import copy
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -16,7 +15,7 @@ from typing import Any
 from mcpctl.client_export_plan import ExportPlan
 from mcpctl.client_json_edit import json_edit
 from mcpctl.client_parse import fast_json, read_document
-from mcpctl.client_toml_edit import toml_edit
+from mcpctl.client_toml_edit import toml_edit, written_inline
 from mcpctl.clients import ClientFormat, Syntax
 from mcpctl.errors import ConfigError
 
@@ -30,8 +29,10 @@ def apply_plan(client: ClientFormat, text: str | None, plan: ExportPlan, path: P
     old = text or ""
     if not edits:
         return old
-    expected = copy.deepcopy(read_document(client, old, path) if data is None else data)
-    servers = expected.setdefault(client.top_key, {})
+    # Only the top level and the servers table change: copying just those keeps a deep
+    # unrelated value (hundreds of levels) from exhausting the recursion limit.
+    expected = dict(read_document(client, old, path) if data is None else data)
+    servers = expected[client.top_key] = dict(expected.get(client.top_key) or {})
     for name, entry in edits.items():
         if entry is None:
             servers.pop(name, None)
@@ -40,6 +41,11 @@ def apply_plan(client: ClientFormat, text: str | None, plan: ExportPlan, path: P
     new = toml_edit(old, client.top_key, edits, expected) if client.syntax is Syntax.TOML \
         else json_edit(old, client.top_key, edits)
     if new is None or not _means(client, new, expected):
+        if client.syntax is Syntax.TOML and written_inline(old, client.top_key):
+            key = client.top_key
+            raise ConfigError(f"{path}: {key!r} is written as one inline table ({key} = "
+                              "{ ... }), which mcpctl cannot edit; write each server as a "
+                              f"[{key}.NAME] table; the file was not changed")
         raise ConfigError(f"{path}: the edited file would not mean what was intended; "
                           "the file was not changed (please report this)")
     return new

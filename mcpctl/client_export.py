@@ -69,7 +69,9 @@ def export_to_client(
     if dry_run:
         old = client_text_or_none(path)
         new = compute(old)
-        report.diff = masked_diff(old or "", new, str(path)) if report.plan.writes else ""
+        documents = (read_document(client, old, path), read_document(client, new, path))
+        report.diff = masked_diff(old or "", new, str(path), documents) \
+            if report.plan.writes else ""
         return report
     result = write_client_file(
         path, compute, backup_dir=machine.paths.data_dir / "backups" / client.id,

@@ -68,7 +68,7 @@ def write_client_file(
     `compute` is called again with the new text whenever the file changed between
     the read and the write; it raises (ConfigError) to refuse. Returns what was done.
     """
-    target = path.resolve() if path.is_symlink() else path
+    target = _target(path)
     lock = lock_dir / hashlib.sha256(str(target).encode()).hexdigest()[:32]
     for attempt in range(1, attempts + 1):
         before = _snapshot(target)
@@ -85,6 +85,20 @@ def write_client_file(
     raise ConcurrentChange(
         f"{path} changed while mcpctl was preparing its change ({attempts} times); "
         "nothing was written; try again when the client is idle")
+
+
+def _target(path: Path) -> Path:
+    """The file a write goes to: a symlink's target (written through)."""
+    if not path.is_symlink():
+        return path
+    try:
+        return path.resolve()
+    except RuntimeError:  # Python 3.11 raises this for a symlink loop
+        raise ConfigError(f"{path}: symlink loop: cannot resolve the path; the file was "
+                          "not changed") from None
+    except OSError as error:
+        raise ConfigError(f"{path}: cannot resolve the path ({error.strerror}); the file "
+                          "was not changed") from None
 
 
 def _snapshot(path: Path) -> bytes | None:

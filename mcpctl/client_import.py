@@ -107,4 +107,36 @@ def _refusal(server: ClientServer) -> ImportResult | None:
         return ImportResult(server.name, "refused", str(error), server)
     if server.unsupported:
         return ImportResult(server.name, "refused", "; ".join(server.unsupported), server)
+    relative = _relative_paths(server.spec) if server.scope in _PROJECT_SCOPES else []
+    if relative:
+        return ImportResult(server.name, "refused", f"its {server.scope}-scope entry uses a "
+                            f"relative path ({', '.join(relative)}), which the client takes "
+                            "from the project folder but `mcpctl run` would take from "
+                            "wherever it starts; make it absolute first", server)
     return None
+
+
+# Scopes tied to one project: the client runs their servers from the project folder.
+_PROJECT_SCOPES = frozenset({"local", "project"})
+_RELATIVE_PREFIXES = ("./", "../", ".\\", "..\\")
+
+
+def _relative_paths(spec: ServerSpec) -> list[str]:
+    """The fields of `spec` that name a path relative to the folder it starts in."""
+    found = []
+    if spec.command is not None and _is_relative(spec.command) and any(
+            sep in spec.command for sep in "/\\"):
+        found.append(f"command {spec.command!r}")  # a bare name is looked up on PATH
+    found += [f"argument {arg!r}" for arg in spec.args  # an argument could be anything
+              if (value := arg.partition("=")[2] if arg.startswith("-") else arg) in (".", "..")
+              or value.startswith(_RELATIVE_PREFIXES)]
+    found += [f"{label} {value!r}" for label, value in (("cwd", spec.cwd),
+                                                        ("envFile", spec.env_file))
+              if value is not None and _is_relative(value)]
+    return found
+
+
+def _is_relative(value: str) -> bool:
+    if not value or value.startswith(("~", "$")):  # home and variables expand absolute
+        return False
+    return not (value.startswith(("/", "\\")) or value[1:3] in (":\\", ":/"))

@@ -118,5 +118,24 @@ def _remove(text: str, obj: JsonObject, member: Member) -> str:
         while end < len(text) and text[end] in " \t\r\n":
             end += 1
         return text[:member.key_start] + text[end:]
-    previous = members[index - 1]
-    return text[:previous.value_end] + text[member.value_end:]
+    return _remove_last(text, members[index - 1], member)
+
+
+def _remove_last(text: str, previous: Member, member: Member) -> str:
+    """Cut from the previous member's comma to the end of `member`'s value; the
+    comments in between are the user's and stay."""
+    if member.comma_end is not None:  # JSONC trailing comma: the previous one stays
+        return _cut_line(text, member.key_start, member.comma_end)
+    comma = previous.comma_end or previous.value_end  # a comma always follows here
+    gap = (text[previous.value_end:comma - 1] + text[comma:member.key_start]).rstrip()
+    return text[:previous.value_end] + gap + text[member.value_end:]
+
+
+def _cut_line(text: str, start: int, end: int) -> str:
+    """`text` without `[start, end)`, and without its line when nothing else is on it."""
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", end)
+    if line_end != -1 and not text[line_start:start].strip() \
+            and not text[end:line_end].strip():
+        return text[:line_start] + text[line_end + 1:]
+    return text[:start] + text[end:]

@@ -67,16 +67,24 @@ def load_client(client: ClientFormat, root: Path, os_key: str, environ: Mapping[
         if exists:
             load.add(*_read_file(client, path, root, scope))
     if workspace:
-        own = {f.path.resolve() for f in load.files}
+        own = {_resolved(f.path) for f in load.files}
         for relative in client.workspace_files:
             # In the home folder, ~/.cursor/mcp.json is both the user's file and the
             # "repo" file: it is the user's.
             path = root / relative
-            if path.resolve() not in own and (path.exists() or path.is_symlink()):
+            if _resolved(path) not in own and (path.exists() or path.is_symlink()):
                 load.files.append(ClientFile(path, "project", True))
                 load.add(*_read_workspace_file(client, path, relative, root))
     return load
 
+
+def _resolved(path: Path) -> Path:
+    """`path` with symlinks followed; as it is when they cannot be (a loop, which
+    reading the file then reports as a Problem)."""
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):  # 3.11 raises RuntimeError for a symlink loop
+        return path
 
 
 def _read_file(client: ClientFormat, path: Path, root: Path, scope: str,

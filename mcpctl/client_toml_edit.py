@@ -36,3 +36,16 @@ def _parses_to(text: str, expected: dict[str, Any]) -> bool:
         return tomllib.loads(text) == expected
     except tomllib.TOMLDecodeError:
         return False
+
+
+def written_inline(text: str, top_key: str) -> bool:
+    """Whether `top_key` is one inline table (`mcp_servers = { a = {...} }`): TOML
+    lets nothing be added to an inline table from outside it."""
+    import tomlkit  # noqa: PLC0415
+    from tomlkit.items import InlineTable  # noqa: PLC0415
+
+    try:
+        return isinstance(tomlkit.parse(text.removeprefix("\ufeff")).get(top_key),
+                          InlineTable)
+    except tomlkit.exceptions.TOMLKitError:
+        return False

@@ -83,7 +83,8 @@ def _transport(name: str, declared: Any, *, remote: bool) -> Transport:
         return Transport.HTTP if remote else Transport.STDIO
     if not isinstance(declared, str) or declared not in TRANSPORT_ALIASES:
         known = ", ".join(sorted(TRANSPORT_ALIASES))
-        raise EntryError(f"server {name!r}: unknown 'type' {declared!r} (known: {known})", "type")
+        # The value itself is not quoted: a token pasted into the wrong field is no type.
+        raise EntryError(f"server {name!r}: unknown 'type' (known: {known})", "type")
     transport = Transport(TRANSPORT_ALIASES[declared])
     if (transport is Transport.STDIO) == remote:
         needs = "'url'" if remote else "'command'"

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from mcpctl.masking import masked_args, masked_map, masked_url
+from mcpctl.masking import masked_args, masked_map, masked_tree, masked_url
 from mcpctl.merge import MergedServer
 from mcpctl.model import Definition, Problem, ServerSpec, Source, Tier
 from mcpctl.trust import Status
@@ -67,7 +67,7 @@ def spec_document(spec: ServerSpec) -> dict[str, Any]:
         document["envFile"] = spec.env_file
     if spec.timeout is not None:
         document["timeout"] = spec.timeout
-    document["extra"] = dict(spec.extra)
+    document["extra"] = masked_tree(dict(spec.extra))
     return document
 
 

@@ -13,6 +13,8 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from mcpctl.secretlike import looks_secret, mask
 
+_MAX_DEPTH = 100  # masked_tree recurses once a level; far below the recursion limit
+
 
 def masked_value(value: str, name: str | None = None) -> str:
     return mask(value) if looks_secret(value, name=name) else value
@@ -50,6 +52,24 @@ def masked_url(url: str) -> str:
         masked = [(key, masked_value(value, key)) for key, value in query]
         return urlunsplit(parts._replace(netloc=netloc, query=urlencode(masked, safe="*${}:")))
     return urlunsplit(parts._replace(netloc=netloc)) if netloc != parts.netloc else url
+
+
+def masked_tree(value: Any, key: str | None = None, depth: int = 0) -> Any:
+    """A JSON-like value with every secret-looking string masked, each judged with
+    the key it sits under (`{"auth": {"token": ...}}`, `"apiKey"`) as context. A value
+    nested deeper than `_MAX_DEPTH` is hidden whole rather than exhaust the stack."""
+    if depth > _MAX_DEPTH:
+        return "***"
+    if isinstance(value, str):
+        return masked_value(value, key)
+    if isinstance(value, Mapping):
+        shown = {}
+        for name, item in value.items():
+            shown[name] = masked_tree(item, str(name), depth + 1)
+        return shown
+    if isinstance(value, list | tuple):
+        return [masked_tree(item, key, depth + 1) for item in value]
+    return value
 
 
 def masked_entry(entry: Any) -> Any:

@@ -44,12 +44,23 @@ _SECRET_NAME = re.compile(
     r"|private[_-]?key|key|pat|auth|authorization|credentials?|cookie|session)$",
     re.IGNORECASE,
 )
+# camelCase names are read as words: `githubToken` as `github_Token`, `APIKey` as `API_Key`.
+_CAMEL_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 # Authorization schemes are words, not secrets: `Bearer abc` is judged by `abc`.
-_AUTH_SCHEME = re.compile(r"^(?:bearer|basic|token|bot|digest)\s+", re.IGNORECASE)
+_AUTH_SCHEME = re.compile(r"^(?:bearer|basic|token|bot|digest|negotiate)(?:\s+|$)",
+                          re.IGNORECASE)
+# A whole header in one string, as `mcp-remote --header "Authorization: Bearer ..."` and
+# `curl -H "X-Api-Key: ..."` take it: the header's name names its value.
+_HEADER = re.compile(r"\s*([A-Za-z][A-Za-z0-9-]*)\s*:\s*(\S.*)", re.DOTALL)
 _ORDINARY_WORD = frozenset({"true", "false", "yes", "no", "on", "off", "none", "null"})
 
 _GUESS_CHARS = re.compile(r"[A-Za-z0-9+_=-]{32,}")
 _LOWER_RUN = re.compile(r"[a-z]{7,}")  # an English-looking word inside: an identifier
+# Many API keys are lowercase hex: a value that is nothing else is a guess. So are hashes:
+# hex inside other text (a log line's cache key, a URL's path) is left alone, and so are
+# the lengths of git commits (40) and SHA-256/512 digests (64, 128), which configs pin by.
+_LOWER_HEX = re.compile(r"[0-9a-f]{32,}")
+_DIGEST_LENGTHS = frozenset({40, 64, 128})
 
 
 @dataclass(frozen=True)
@@ -67,13 +78,40 @@ def find_secret(value: str, *, name: str | None = None) -> SecretMatch | None:
         if len(token) >= _SHORTEST_KNOWN and _ANY_KNOWN.fullmatch(token) and _varied(token):
             kind = next(kind for kind, pattern in _KNOWN if pattern.fullmatch(token))
             return SecretMatch(kind, token, certain=True)
-    if name is not None and _SECRET_NAME.search(name):
+    if name is not None and is_secret_name(name):
         credential = _AUTH_SCHEME.sub("", literal.strip())
         if _is_literal_credential(credential):
             return SecretMatch("credential", credential, certain=True)
+    header = _header_credential(literal)
+    if header is not None:
+        return SecretMatch("credential", header, certain=True)
     for token in tokens:
         if _looks_random(token):
             return SecretMatch("high-entropy string", token, certain=False)
+    whole = literal.strip()
+    if _LOWER_HEX.fullmatch(whole) and _random_hex(whole):
+        return SecretMatch("high-entropy string", whole, certain=False)
+    return None
+
+
+def is_secret_name(name: str) -> bool:
+    """Does `name` (an env key, header, query parameter or option) say its value is a
+    credential? `API_KEY`, `X-Api-Key`, `--token`, `githubToken`, `clientSecret`."""
+    return _SECRET_NAME.search(_CAMEL_BOUNDARY.sub("_", name)) is not None
+
+
+def _header_credential(literal: str) -> str | None:
+    """The credential of a `Header-Name: value` string whose name is secret-like
+    (`X-Api-Key: ...`) or whose value carries an auth scheme (`...: Bearer abc`)."""
+    header = _HEADER.fullmatch(literal)
+    if header is None:
+        return None
+    header_name, value = header.group(1), header.group(2).strip()
+    credential = _AUTH_SCHEME.sub("", value)
+    if is_secret_name(header_name):
+        return credential if _is_literal_credential(credential) else None
+    if credential != value and _is_literal_credential(credential) and not credential.isalpha():
+        return credential
     return None
 
 
@@ -118,3 +156,10 @@ def _looks_random(token: str) -> bool:
     counts = Counter(token)
     entropy = -sum(n / len(token) * math.log2(n / len(token)) for n in counts.values())
     return entropy >= 4.0
+
+
+def _random_hex(token: str) -> bool:
+    if len(token) in _DIGEST_LENGTHS or len(set(token)) < 10:
+        return False
+    digits = sum(ch.isdigit() for ch in token)
+    return 4 <= digits <= len(token) - 4  # both digits and letters, as random hex has

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from tests.client.conftest import PRELUDE, free_port, survivors
+from tests.client.conftest import PRELUDE, free_port, survivors, survivors_after_settling
 from tests.conftest import Cli, run_mcpctl
 from tests.test_run import SERVER, workspace_with, write_user_config
 
@@ -314,8 +314,7 @@ def test_a_signal_to_cost_stops_every_server_group(
         assert (runner.returncode, out) == (128 + signum, "")
         assert err == (f"mcpctl: error: stopped by {signum.name}; the servers being probed "
                        "were stopped\n")
-        time.sleep(0.1)  # SIGKILL is delivered asynchronously
-        assert survivors(marker) == []
+        assert survivors_after_settling(marker) == []
     finally:
         runner.kill()
         runner.communicate()

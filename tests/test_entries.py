@@ -77,10 +77,10 @@ ERRORS: list[tuple[Any, str, str | None]] = [
     ({"url": "u", "type": "stdio"},
      "server 'x': 'type' 'stdio' does not fit an entry with 'url'", "type"),
     ({"url": "u", "type": "ws"},
-     "server 'x': unknown 'type' 'ws' (known: http, local, remote, sse, stdio, "
+     "server 'x': unknown 'type' (known: http, local, remote, sse, stdio, "
      "streamable-http, streamableHttp)", "type"),
     ({"command": "c", "type": 1},
-     "server 'x': unknown 'type' 1 (known: http, local, remote, sse, stdio, "
+     "server 'x': unknown 'type' (known: http, local, remote, sse, stdio, "
      "streamable-http, streamableHttp)", "type"),
     ({"command": "c", "timeout": 0}, "server 'x': 'timeout' must be a positive number",
      "timeout"),

@@ -30,7 +30,7 @@ def command_line_hits(server: JsonPath, entry: Mapping[str, Any]) -> Iterator[Hi
     argv = [Arg(command, (*server, "command"))]
     argv += [Arg(a, (*server, "args", i)) for i, a in enumerate(args) if isinstance(a, str)]
     for arg in argv:
-        if _PIPE_TO_SHELL.search(arg.text):
+        if pipes_download_to_shell(arg.text):
             yield Hit("MCP031", arg.path, f"{where(arg.path)}: downloads a script into a shell")
     yield from _argv_hits(argv, depth=0)
 
@@ -73,24 +73,62 @@ def _after_env(args: Sequence[Arg]) -> list[Arg]:
 
 _SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish",
                      "cmd", "powershell", "pwsh"})
-# `curl URL | sh`, `wget -qO- URL | sudo bash`, `iwr URL | iex`, `bash <(curl URL)`,
-# `sh -c "$(curl URL)"`: whatever the server sends runs.
-_PIPE_TO_SHELL = re.compile(
-    r"\b(?:curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod)\b[^|;&]*\|\s*"
-    r"(?:sudo\s+(?:-\S+\s+)*)?(?:\S*/)?"
-    r"(?:(?:ba|z|da|k|fi)?sh|iex|invoke-expression|python3?|node|pwsh|powershell)\b"
-    r"|<\(\s*(?:curl|wget)\b|\$\(\s*(?:curl|wget)\b",
+# `curl URL | sh`, `wget -qO- URL | sudo bash`, `iwr URL | iex`, `curl URL | tee f | bash`,
+# `bash <(curl URL)`, `sh -c "$(curl URL)"`: whatever the server sends runs. The text is
+# cut into commands and their pipeline stages first, and each stage is matched from its
+# start, so the work stays linear in the text's length (issue 6: 1 MB in under 1 s).
+_COMMAND_SEPARATOR = re.compile(r"\|\||&&|[;&\n]")
+_DOWNLOADER = re.compile(r"\b(?:curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod)\b",
+                         re.IGNORECASE)
+_SHELL_STAGE = re.compile(
+    r"\s*(?:sudo\s+(?:-\S+\s+)*)?(?:\S*/)?"
+    r"(?:(?:ba|z|da|k|fi)?sh|iex|invoke-expression|python3?|node|pwsh|powershell)\b",
     re.IGNORECASE,
 )
+_SUBSTITUTED_DOWNLOAD = re.compile(r"[<$]\(\s*(?:curl|wget)\b", re.IGNORECASE)
+
+
+def pipes_download_to_shell(text: str) -> bool:
+    if _SUBSTITUTED_DOWNLOAD.search(text):
+        return True
+    for command in _COMMAND_SEPARATOR.split(text.replace("|&", "|")):
+        downloaded = False
+        for stage in command.split("|"):
+            if downloaded and _SHELL_STAGE.match(stage):
+                return True
+            downloaded = downloaded or _DOWNLOADER.search(stage) is not None
+    return False
+
+
 _POWERSHELL_COMMAND = re.compile(r"-(?:c|co|com|comm|comma|comman|command|e|ec|enc"
                                  r"|encodedcommand|commandwithargs|cwa)", re.IGNORECASE)
 
 
+# Options that take the next word as their value (`bash -o pipefail -c ...`): that word
+# is not a script file. PowerShell also accepts any unambiguous prefix of a parameter.
+_SH_VALUE_OPTIONS = frozenset({"-o", "+o", "-O", "+O", "--rcfile", "--init-file"})
+_FISH_VALUE_OPTIONS = frozenset({"-C", "--init-command", "-d", "--debug", "-o",
+                                 "--debug-output", "-f", "--features", "--profile",
+                                 "--profile-startup"})
+_POWERSHELL_VALUE_PARAMETERS = (
+    "executionpolicy", "windowstyle", "inputformat", "outputformat", "psconsolefile",
+    "version", "configurationname", "configurationfile", "workingdirectory",
+    "custompipename", "settingsfile", "encodedarguments",
+)
+_POWERSHELL_VALUE_ALIASES = frozenset({"ep", "ex", "w", "v", "if", "of", "wd", "config",
+                                       "settings", "ea"})
+
+
 def _shell_hits(program: str, args: Sequence[Arg], depth: int) -> Iterator[Hit]:
+    skip = False
     for index, arg in enumerate(args):
+        if skip:  # the value of the option before
+            skip = False
+            continue
         if not _is_command_flag(program, arg.text):
-            if not arg.text.startswith(("-", "/")):
+            if _runs_a_file(program, arg.text):
                 return  # a script file: the shell runs a file, not a command string
+            skip = _takes_a_value(program, arg.text)
             continue
         yield Hit("MCP030", arg.path,
                   f"{where(arg.path)}: runs a command string through {program} {arg.text}")
@@ -101,6 +139,28 @@ def _shell_hits(program: str, args: Sequence[Arg], depth: int) -> Iterator[Hit]:
             inner = _shell_words(inner[0])
         yield from _argv_hits(inner, depth + 1)
         return
+
+
+def _runs_a_file(program: str, text: str) -> bool:
+    if program in {"powershell", "pwsh"}:  # -File: the rest is the script's own
+        lowered = text.lower()
+        return not text.startswith(("-", "/")) or (len(lowered) > 1
+                                                    and "-file".startswith(lowered))
+    if program in {"cmd", "fish"}:
+        return not text.startswith(("-", "/"))
+    return not text.startswith(("-", "/", "+"))
+
+
+def _takes_a_value(program: str, text: str) -> bool:
+    if program in {"powershell", "pwsh"}:
+        name = text[1:].lower()
+        return name in _POWERSHELL_VALUE_ALIASES or (
+            len(name) >= 2 and any(p.startswith(name) for p in _POWERSHELL_VALUE_PARAMETERS))
+    if program == "cmd":
+        return False
+    if program == "fish":
+        return text in _FISH_VALUE_OPTIONS
+    return text in _SH_VALUE_OPTIONS
 
 
 def _is_command_flag(program: str, text: str) -> bool:

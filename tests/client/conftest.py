@@ -127,6 +127,15 @@ def survivors(marker: str) -> list[int]:
     return found
 
 
+def survivors_after_settling(marker: str, within: float = 3.0) -> list[int]:
+    """`survivors`, once a SIGKILL already sent has had time to land on a loaded machine
+    (delivery is asynchronous); a process still alive after `within` seconds is a leak."""
+    deadline = time.monotonic() + within
+    while survivors(marker) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return survivors(marker)
+
+
 def peak_rss_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 

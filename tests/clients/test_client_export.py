@@ -260,6 +260,11 @@ def test_json_edit_adds(before: str, after: str) -> None:
     ('{\n  "mcpServers": {\n    "gh": {}\n  },\n  "x": 2\n}',
      '{\n  "mcpServers": {}, \n  "x": 2\n}'.replace("{}, ", "{},")),
     ('{"mcpServers": {"gh": {"args": ["}"]}, "a": "{"}}', '{"mcpServers": {"a": "{"}}'),
+    # The last member: comments between it and the one before stay.
+    ('{"mcpServers": {"a": 1, /* c */ "gh": {}}}', '{"mcpServers": {"a": 1 /* c */}}'),
+    ('{\n  "mcpServers": {\n    "a": 1, // about a\n    // above gh\n    "gh": {}, // gh\n'
+     '  }\n}', '{\n  "mcpServers": {\n    "a": 1, // about a\n    // above gh\n     // gh\n'
+     '  }\n}'),
 ])
 def test_json_edit_removes(before: str, after: str) -> None:
     assert json_edit(before, "mcpServers", {"gh": None}) == after
@@ -321,3 +326,72 @@ def test_a_huge_or_special_client_file_is_left_alone(cli: Cli, isolated_home: Pa
     assert (special.code, special.err) == (3, "mcpctl: error: /dev/null:1:1: is not a regular "
                                               "file; the file was not changed\n")
     assert path.is_symlink()
+
+
+def test_a_symlink_loop_at_the_client_file_is_reported(cli: Cli, isolated_home: Path,
+                                                       user_config: Path) -> None:
+    write_config(user_config, USER_TIER)
+    folder = isolated_home / ".cursor"
+    folder.mkdir()
+    (folder / "mcp.json").symlink_to("a")
+    (folder / "a").symlink_to("mcp.json")
+    result = cli("export", "--to", "cursor")
+    assert (result.code, result.out) == (3, "")
+    assert result.err == (f"mcpctl: error: {folder / 'mcp.json'}: symlink loop: cannot "
+                          "resolve the path; the file was not changed\n")
+    listed = cli("clients")
+    assert (listed.code, listed.out) == (3, "no servers in any client's files\n")
+    assert listed.err == ("~/.cursor/mcp.json:1:1: error: cannot read: Too many levels of "
+                          "symbolic links\n")
+    problems = json.loads(cli("clients", "--json").out)["problems"]
+    assert [p for p in problems if p["path"].endswith("mcp.json")] == [
+        {"path": str(folder / "mcp.json"), "line": 1, "column": 1,
+         "message": "cannot read: Too many levels of symbolic links"}]
+
+
+def test_a_deeply_nested_unrelated_key_does_not_crash_export(
+        cli: Cli, isolated_home: Path, user_config: Path) -> None:
+    write_config(user_config, USER_TIER)
+    deep = '{"mcpServers": {}, "other": ' + '[' * 500 + ']' * 500 + '}\n'
+    path = write_config(isolated_home / ".cursor" / "mcp.json", deep)
+    dry = cli("export", "--to", "cursor", "--dry-run")
+    assert (dry.code, dry.err) == (0, "cursor: ~/.cursor/mcp.json (would change)\n"
+                                      f"{SKIPPED}\n  added     gh\n")
+    assert path.read_text() == deep
+    assert cli("export", "--to", "cursor").code == 0
+    assert json.loads(path.read_text())["mcpServers"] == {
+        "gh": {"command": "mcpctl", "args": ["run", "gh"]}}
+
+
+def test_dry_run_masks_secrets_found_in_the_parsed_file(cli: Cli, isolated_home: Path,
+                                                        user_config: Path) -> None:
+    path = write_config(isolated_home / ".codex" / "config.toml", (
+        '[mcp_servers.mine]\ncommand = "srv"\n'
+        'args = ["--token", "3f9a8b7c6d5e4f3a2b1c0d9e", "--db", "postgres://a:pw@db/x"]\n'
+        'env = { API_KEY = "3f9a8b7c6d5e4f3a2b1c0d9e", PASSWORD = "hunter2hunter2" }\n'))
+    write_config(user_config, USER_TIER)
+    result = cli("export", "--to", "codex", "gh", "--dry-run")
+    assert result.code == 0
+    assert result.out == (
+        f"--- {path} (before)\n+++ {path} (after)\n@@ -2,3 +2,8 @@\n"
+        ' command = "srv"\n'
+        ' args = ["--token", "3f9a***", "--db", "postgres://a:***@db/x"]\n'
+        ' env = { API_KEY = "3f9a***", PASSWORD = "hun***" }\n'
+        '+\n+[mcp_servers.gh]\n+command = "mcpctl"\n+args = ["run", "gh"]\n'
+        '+env_vars = ["MCPCTL_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", '
+        '"XDG_RUNTIME_DIR", "DBUS_SESSION_BUS_ADDRESS"]\n')
+
+
+def test_codex_servers_written_as_one_inline_table_are_left_alone(
+        cli: Cli, isolated_home: Path, user_config: Path, mcpctl_home: Path) -> None:
+    content = '# mine\nmcp_servers = { mine = { command = "my-server" } }\n'
+    path = write_config(isolated_home / ".codex" / "config.toml", content)
+    write_config(user_config, USER_TIER)
+    result = cli("export", "--to", "codex")
+    assert (result.code, result.out) == (3, "")
+    assert result.err == (f"mcpctl: error: {path}: 'mcp_servers' is written as one inline "
+                          "table (mcp_servers = { ... }), which mcpctl cannot edit; write "
+                          "each server as a [mcp_servers.NAME] table; the file was not "
+                          "changed\n")
+    assert path.read_text() == content
+    assert backups(mcpctl_home, "codex") == []

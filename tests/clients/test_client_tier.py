@@ -240,3 +240,16 @@ def test_codex_toml_errors_have_positions(cli: Cli, isolated_home: Path) -> None
     result = cli("clients", "--client", "codex", "-w", str(isolated_home))
     assert result.code == 3
     assert result.err.startswith("~/.codex/config.toml:2:11: error: Invalid value")
+
+
+def test_clients_json_masks_secrets_in_extra_fields(cli: Cli, isolated_home: Path) -> None:
+    token = "ghp_abcdefghijklmnopqrstuvwxyz0123456789"
+    write_config(isolated_home / ".cursor" / "mcp.json", json.dumps({"mcpServers": {"gh": {
+        "command": "gh-mcp", "apiKey": token, "auth": {"token": token, "kind": "pat"},
+        "tags": ["work", token]}}}))
+    result = cli("clients", "--json")
+    assert token not in result.out
+    [cursor] = [c for c in json.loads(result.out)["clients"] if c["id"] == "cursor"]
+    assert cursor["servers"][0]["extra"] == {
+        "apiKey": "ghp_***", "auth": {"token": "ghp_***", "kind": "pat"},
+        "tags": ["work", "ghp_***"]}

@@ -104,3 +104,35 @@ def test_without_a_keyring_secrets_stop_the_import(isolated_home: Path, user_con
     assert (result.code, result.out) == (5, "")
     assert result.err.startswith("mcpctl: error: no OS keyring available")
     assert not user_config.exists()
+
+
+def test_relative_paths_in_a_local_scope_entry_are_refused(cli: Cli, isolated_home: Path,
+                                                           user_config: Path,
+                                                           tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    write_config(isolated_home / ".claude.json", json.dumps({
+        "mcpServers": {"global": {"command": "./bin/global"}},
+        "projects": {str(repo): {"mcpServers": {
+            "local": {"command": "./bin/server"},
+            "script": {"command": "python3", "args": ["../tools/srv.py", "--config=./c.json"],
+                       "cwd": "sub", "envFile": ".env"},
+            "fine": {"command": "npx", "args": ["-y", "@scope/server", "stdio"],
+                     "cwd": "/srv/x"}}}}}))
+    result = cli("import", "--from", "claude-code", "--json", "-w", str(repo))
+    assert result.code == 1
+    assert [(s["name"], s["status"], s["reason"]) for s in json.loads(result.out)["servers"]] \
+        == [("fine", "added", ""),
+            ("global", "added", ""),
+            ("local", "refused", "its local-scope entry uses a relative path (command "
+                                 "'./bin/server'), which the client takes from the project "
+                                 "folder but `mcpctl run` would take from wherever it starts; "
+                                 "make it absolute first"),
+            ("script", "refused", "its local-scope entry uses a relative path (argument "
+                                  "'../tools/srv.py', argument '--config=./c.json', cwd 'sub', "
+                                  "envFile '.env'), which the client takes from the project "
+                                  "folder but `mcpctl run` would take from wherever it starts; "
+                                  "make it absolute first")]
+    assert user_config.read_text() == (
+        '[servers.fine]\ncommand = "npx"\nargs = ["-y", "@scope/server", "stdio"]\n'
+        'cwd = "/srv/x"\n\n[servers.global]\ncommand = "./bin/global"\n')

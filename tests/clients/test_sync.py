@@ -107,3 +107,20 @@ def test_sync_updates_an_entry_whose_command_changed(cli: Cli, isolated_home: Pa
     result = cli("sync", "--command", "/new/bin/mcpctl")
     assert result.out.splitlines()[1:] == ["  added     docs", "  updated   gh"]
     assert json.loads(path.read_text())["servers"]["gh"]["command"] == "/new/bin/mcpctl"
+
+
+def test_sync_removing_the_last_entry_keeps_the_comments_before_it(
+        cli: Cli, isolated_home: Path, user_config: Path) -> None:
+    write_config(user_config, '[servers.gh]\ncommand = "github-mcp-server"\n')
+    path = write_config(isolated_home / ".config" / "Code" / "User" / "mcp.json",
+                        '{\n  "servers": {\n    "mine": {"command": "my-server"}, '
+                        '// keep this comment about mine\n    // and this one above gh\n'
+                        '    "gh": {"type": "stdio", "command": "mcpctl", '
+                        '"args": ["run", "gh"]}\n  }\n}\n')
+    assert cli("clients", "enable", "vscode").code == 0
+    assert cli("remove", "gh").code == 0
+    result = cli("sync")
+    assert result.code == 0
+    assert path.read_text() == (
+        '{\n  "servers": {\n    "mine": {"command": "my-server"} '
+        '// keep this comment about mine\n    // and this one above gh\n  }\n}\n')

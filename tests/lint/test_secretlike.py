@@ -38,8 +38,18 @@ def test_known_shapes_are_found(value: str, kind: str) -> None:
     ("X-Api-Key", "abcdef123456"),
     ("--token", "abcdef123456"),
     ("token", "abc123def456ghi789"),
+    ("githubToken", "abcdef123456"),
+    ("apiToken", "abcdef123456"),
+    ("clientSecret", "correct-horse"),
+    ("--apiToken", "abcdef123456"),
+    ("APIKey", "abcdef123456"),
+    (None, "Authorization: Bearer abcdef123456"),
+    ("--header", "Authorization: Bearer abcdef123456"),
+    ("-H", "X-Api-Key: abcdef123456"),
+    (None, "x-auth-token:abcdef123456"),
+    (None, "X-Custom: Bearer abc123def456"),
 ])
-def test_a_literal_under_a_secret_name_is_a_credential(name: str, value: str) -> None:
+def test_a_literal_under_a_secret_name_is_a_credential(name: str | None, value: str) -> None:
     match = find_secret(value, name=name)
     assert match is not None
     assert (match.kind, match.certain) == ("credential", True)
@@ -68,9 +78,36 @@ def test_a_literal_under_a_secret_name_is_a_credential(name: str, value: str) ->
     (None, "/usr/local/lib/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js"),
     (None, "https://registry.example.com/v2/tools/server-filesystem/manifests/2025.8.4"),
     (None, "The quick brown fox jumps over the lazy dog, again and again and again"),
+    ("maxTokens", "4096"),
+    ("tokenizerPath", "./models/tokenizer.json"),
+    ("useOAuth", "true"),
+    ("--header", "Authorization: Bearer ${input:token}"),
+    ("--header", "Authorization:${AUTH_HEADER}"),
+    ("Authorization", "Negotiate ${KERBEROS_TICKET}"),
+    ("-H", "Content-Type: application/json"),
+    (None, "Note: Basic authentication"),
+    (None, "C:\\Users\\runner\\server\\index.js"),
+    (None, "sha256:" + "9f86d081884c7d659a2feaa0c55ad015" * 2),
+    (None, "git+https://example.com/r.git@3f2a9c1b7e4d6a8f0b2c4d6e8f0a1b3c5d7e9f01"),
+    (None, "0" * 32),
+    (None, "deadbeefdeadbeefdeadbeefdeadbeef"),
+    (None, "cache d41d8cd98f00b204e9800998ecf8427e"),
+    (None, "https://cdn.example/assets/9f86d081884c7d659a2feaa0c55ad015/app.js"),
+    (None, "@scope/server-0f8c2a1e-6b3d-4e5f-9a7b-1c2d3e4f5a6b@1.2.3"),
 ])
 def test_ordinary_values_are_left_alone(name: str | None, value: str) -> None:
     assert find_secret(value, name=name) is None
+
+
+@pytest.mark.parametrize("value", [
+    "9f86d081884c7d659a2feaa0c55ad015",
+    "a3c1e9f0b27d4c58e6a1f0d93b7c2e45d6f8a0b1c",  # 41 characters: not a commit id
+    " 4b9e2c7a1f3d8e6b0c5a9f2d7e1b4c8a ",
+])
+def test_random_lowercase_hex_is_a_guess(value: str) -> None:
+    match = find_secret(value)
+    assert match is not None
+    assert (match.kind, match.certain) == ("high-entropy string", False)
 
 
 @pytest.mark.parametrize(("value", "masked"), [
