@@ -119,8 +119,9 @@ def find_weak_approvals(files: Sequence[SettingsFile],
         if found is not None:
             settings.append((file, found))
             result.disabled.update(_names(file, found, DISABLED, result.problems))
+    deciding = _deciding(settings)
     for file, values in settings:
-        if values.get(ENABLE_ALL) is True:
+        if values.get(ENABLE_ALL) is True and file is deciding:
             result.all_approved = True
             covers = tuple(sorted(set(project_servers) - result.disabled))
             result.approvals.append(WeakApproval(
@@ -136,6 +137,17 @@ def find_weak_approvals(files: Sequence[SettingsFile],
                 name, ENABLED, file.kind, file.path, _line(file, ENABLED),
                 name in project_servers))
     return result
+
+
+# Which file's `enableAllProjectMcpServers` counts: Claude Code lets local settings
+# override the repo's shared ones, and those override the user's.
+_PRECEDENCE = ("LOCAL", "CLAUDE_JSON", "REPO", "USER")
+
+
+def _deciding(settings: Sequence[tuple[SettingsFile, Mapping[str, Any]]]) -> SettingsFile | None:
+    """The highest-precedence file that sets the switch to true or false."""
+    setting = [file for file, values in settings if isinstance(values.get(ENABLE_ALL), bool)]
+    return min(setting, key=lambda file: _PRECEDENCE.index(file.kind.name), default=None)
 
 
 def _settings_object(file: SettingsFile, problems: list[Problem]) -> Mapping[str, Any] | None:

@@ -62,3 +62,16 @@ def test_doctor_warns_about_a_name_only_approval(tmp_path: Path, cli: Cli) -> No
         assert weak["status"] == "warn"
         assert "enableAllProjectMcpServers" in weak["message"]
     assert not (tmp_path / "m").exists()
+
+
+def test_a_local_false_overrides_the_repos_enable_all(tmp_path: Path, cli: Cli) -> None:
+    root = workspace_with(tmp_path, {"docs": marker_server(tmp_path / "m")})
+    (root / ".claude").mkdir()
+    (root / ".claude" / "settings.json").write_text('{"enableAllProjectMcpServers": true}')
+    before = json.loads(cli("list", "-w", str(root), "--json").out)["weak_approvals"]
+    assert [(a["server"], a["setting"]) for a in before] == [
+        (None, "enableAllProjectMcpServers")]
+    (root / ".claude" / "settings.local.json").write_text(
+        '{"enableAllProjectMcpServers": false}')
+    after = json.loads(cli("list", "-w", str(root), "--json").out)["weak_approvals"]
+    assert after == []
