@@ -22,8 +22,9 @@ class ProbingStopped(McpctlError):
     def __init__(self, signum: int) -> None:
         name = signal.Signals(signum).name
         super().__init__(f"stopped by {name}; the servers being probed were stopped")
-        # The shell's convention for "ended by this signal", from the one exit-code table.
-        self.status = int(ExitCode.TERMINATED if name == "SIGTERM" else ExitCode.HANGUP)
+        # The shell's convention for "ended by this signal", from the one exit-code table;
+        # the one error handler reports it like any other error.
+        self.exit_code = ExitCode.TERMINATED if name == "SIGTERM" else ExitCode.HANGUP
 
 
 @contextlib.contextmanager

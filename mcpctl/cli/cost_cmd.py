@@ -9,13 +9,11 @@ from typing import Annotated, Any
 import typer
 
 from mcpctl.cli import render
-from mcpctl.cli.handler import say_error
 from mcpctl.cli.options import ConfigOption, JsonOption, WorkspaceOption, context
 from mcpctl.cli.progress import progress
 from mcpctl.entries import MAX_TIMEOUT
 from mcpctl.errors import ExitCode, UsageError
 from mcpctl.merge import MergedServer, find
-from mcpctl.probe_signals import ProbingStopped
 from mcpctl.probing import Outcome, ProbeOptions, admit_all, probe_admitted
 from mcpctl.view import load_view
 
@@ -103,12 +101,8 @@ def cost_command(
     servers = select(view.servers, names or [])
     outcomes = admit_all(servers, ctx.root, ctx.paths.trust_file)
     started = sum(o.admission is not None for o in outcomes)
-    try:
-        with progress("probing", started) as advance:
-            probe_admitted(outcomes, ctx.paths, options, advance)
-    except ProbingStopped as stopped:
-        say_error(str(stopped))
-        return stopped.status
+    with progress("probing", started) as advance:
+        probe_admitted(outcomes, ctx.paths, options, advance)
     report = report_for(outcomes)
     states = TrustStates(ctx.root, ctx.paths.trust_file)
     state_by_name = {o.name: states.state_of(o.server.winner)[0] for o in outcomes}

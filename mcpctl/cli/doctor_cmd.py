@@ -11,13 +11,11 @@ import typer
 
 from mcpctl.cli import render
 from mcpctl.cli.cost_cmd import CapabilitiesOption, TimeoutOption, parse_capabilities, select
-from mcpctl.cli.handler import say_error
 from mcpctl.cli.options import ConfigOption, JsonOption, WorkspaceOption, context
 from mcpctl.cli.progress import progress
 from mcpctl.diagnosis import FAIL, OK, WARN, Check, Environment, static_checks
 from mcpctl.errors import ExitCode, McpctlError
 from mcpctl.list_extras import weak_approvals_here
-from mcpctl.probe_signals import ProbingStopped
 from mcpctl.probing import Outcome, ProbeOptions, admit_all, probe_admitted
 from mcpctl.view import load_view
 from mcpctl.weak_approvals import WeakApprovals
@@ -70,13 +68,9 @@ def doctor_command(
     probeable = [o for o in outcomes
                  if o.admission is not None and not no_probe
                  and all(c.status != FAIL for c in checks[o.name])]
-    try:
-        with progress("probing", len(probeable)) as advance:
-            probe_admitted(probeable, ctx.paths,
-                           ProbeOptions(parse_capabilities(capabilities), timeout), advance)
-    except ProbingStopped as stopped:
-        say_error(str(stopped))
-        return stopped.status
+    with progress("probing", len(probeable)) as advance:
+        probe_admitted(probeable, ctx.paths,
+                       ProbeOptions(parse_capabilities(capabilities), timeout), advance)
     documents = [_document(o, checks[o.name], o in probeable) for o in outcomes]
     if as_json:
         render.print_json({"workspace": str(ctx.root), "servers": documents,
