@@ -1,4 +1,5 @@
-"""Secrets in the OS keyring (DESIGN §5). The only module that imports `keyring`.
+"""Secrets in the OS keyring (DESIGN §5). The only module that imports `keyring`, and
+only when a secret is actually read or written, so importing this module is cheap.
 
 Values live under service "mcpctl", one entry per secret name. The keyring cannot
 list its entries, so the names (never the values) are kept in an index file in the

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from mcpctl.errors import McpctlError, TrustRefused
 from mcpctl.gate import Admission, admit
+from mcpctl.keyring_store import get_secret
 from mcpctl.launch import Launch, child_environment, resolve_launch
 from mcpctl.merge import MergedServer
 from mcpctl.model import Tier
@@ -60,12 +61,6 @@ class Outcome:
     @property
     def name(self) -> str:
         return self.server.name
-
-
-def _secret(name: str) -> str | None:
-    from mcpctl.keyring_store import get_secret  # noqa: PLC0415 - only when referenced
-
-    return get_secret(name)
 
 
 def plan_for(
@@ -122,7 +117,7 @@ def probe_admitted(
                 continue
         admission = outcome.admission
         try:
-            launch = resolve_launch(admission, os.environ, Path.home(), _secret)
+            launch = resolve_launch(admission, os.environ, Path.home(), get_secret)
         except TrustRefused as refusal:  # the resolved launch reaches an unapproved file
             outcome.admission, outcome.refused = None, str(refusal)
             continue

@@ -13,24 +13,16 @@ import typer
 from mcpctl.cli.options import ConfigOption, WorkspaceOption, context
 from mcpctl.errors import ExitCode, ServerFailed, UsageError
 from mcpctl.gate import admit
+from mcpctl.keyring_store import get_secret
 from mcpctl.launch import child_environment, resolve_launch
 from mcpctl.masking import masked_url
 from mcpctl.merge import find
+from mcpctl.secret_extraction import reference
 from mcpctl.view import load_view
 
 
 def register(app: typer.Typer) -> None:
     app.command("run")(run_command)
-
-
-def _secret(name: str) -> str | None:
-    from mcpctl.keyring_store import get_secret  # noqa: PLC0415 - keyring only when referenced
-
-    return get_secret(name)
-
-
-def _reference(name: str) -> str:
-    return "${secret:" + name + "}"
 
 
 def run_command(
@@ -66,12 +58,12 @@ def run_command(
                              "server at a URL; clients connect to it themselves, so there is "
                              "nothing to start (--print shows the resolved URL and header names)")
         # Variables resolved, secrets left as their references: nothing secret printed.
-        remote = resolve_launch(admission, os.environ, Path.home(), _reference)
+        remote = resolve_launch(admission, os.environ, Path.home(), reference)
         sys.stdout.write(masked_url(remote.url or "") + "\n")
         for header in remote.headers:
             sys.stdout.write(f"header: {header}\n")
         return ExitCode.OK
-    launch = resolve_launch(admission, os.environ, Path.home(), _secret)
+    launch = resolve_launch(admission, os.environ, Path.home(), get_secret)
     env = child_environment(os.environ, launch)
     if launch.cwd is not None:
         try:
