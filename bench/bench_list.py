@@ -93,9 +93,9 @@ def interleaved_medians(commands: dict[str, tuple[list[str], dict[str, str]]],
 
 
 def fingerprint_thousand(folder: Path) -> float:
-    from mcpctl.pinned_files import Lookups  # noqa: PLC0415 - after sys.path is set
-    from mcpctl.trust import status_of  # noqa: PLC0415
-    from mcpctl.workspace import load_workspace  # noqa: PLC0415
+    from mcpctl.config.workspace import load_workspace  # noqa: PLC0415
+    from mcpctl.pinning.pinned_files import Lookups  # noqa: PLC0415 - after sys.path is set
+    from mcpctl.trust.status import status_of  # noqa: PLC0415
 
     root = folder / "big-repo"
     definitions = load_workspace(root).definitions

@@ -21,11 +21,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mcpctl.errors import ConfigError, TrustRefused
-from mcpctl.fingerprint import PinnedFile
-from mcpctl.gate import Admission, unpinnable_message
 from mcpctl.model import Tier, Transport
-from mcpctl.pin_reach import Reach
-from mcpctl.pinned_files import pins_of, unpinned_reason
+from mcpctl.pinning.pinned_files import pins_of, unpinned_reason
+from mcpctl.pinning.reach import Reach
+from mcpctl.trust.fingerprint import PinnedFile
+from mcpctl.trust.gate import Admission, unpinnable_message
 from mcpctl.variables import Context, expand
 
 _ENV_LINE = re.compile(r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*?)\s*$")

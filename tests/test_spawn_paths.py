@@ -30,7 +30,7 @@ SPAWNING = {
 # The only places that may call them, each reached only through an Admission.
 ALLOWED = {
     ("mcpctl/cli/run_cmd.py", "os.execve"),  # after gate.admit + launch.resolve_launch
-    ("mcpctl/client/process.py", "loop.subprocess_exec"),  # runs probing.py's LaunchPlans
+    ("mcpctl/protocol/process.py", "loop.subprocess_exec"),  # runs probing.py's LaunchPlans
 }
 
 
@@ -72,7 +72,7 @@ def test_launch_plans_and_resolved_launches_come_only_from_admissions() -> None:
                     and node.func.id in builders:
                 builders[node.func.id].add(str(path.relative_to(REPO)))
     assert builders == {
-        "LaunchPlan": {"mcpctl/probing.py"},
-        "resolve_launch": {"mcpctl/probing.py", "mcpctl/cli/run_cmd.py"},
-        "Admission": {"mcpctl/gate.py"},
+        "LaunchPlan": {"mcpctl/probing/servers.py"},
+        "resolve_launch": {"mcpctl/probing/servers.py", "mcpctl/cli/run_cmd.py"},
+        "Admission": {"mcpctl/trust/gate.py"},
     }

@@ -10,8 +10,8 @@ import typer
 from mcpctl.cli import render
 from mcpctl.cli.options import ConfigOption, WorkspaceOption, context
 from mcpctl.cli.secret_cmd import read_secret_value
+from mcpctl.config.server_entry import EntryOptions, build_entry, check_name
 from mcpctl.errors import ExitCode, UsageError
-from mcpctl.server_entry import EntryOptions, build_entry, check_name
 
 _NO_WORKSPACE_WRITES = (
     "mcpctl writes only the user tier (config.toml); a repo's MCP files belong to the "
@@ -86,7 +86,7 @@ def add_command(
     workspace: WorkspaceOption = None,
     output: OutputOption = "text",
 ) -> int:
-    from mcpctl.user_config_edit import add_server  # noqa: PLC0415 - tomlkit behind it
+    from mcpctl.config.user_config_edit import add_server  # noqa: PLC0415 - tomlkit behind it
 
     _check_output(output)  # before anything is written
     check_name(name)
@@ -121,8 +121,8 @@ def remove_command(
     workspace: WorkspaceOption = None,
     output: OutputOption = "text",
 ) -> int:
-    from mcpctl.user_config_edit import remove_server  # noqa: PLC0415
-    from mcpctl.workspace import load_workspace  # noqa: PLC0415
+    from mcpctl.config.user_config_edit import remove_server  # noqa: PLC0415
+    from mcpctl.config.workspace import load_workspace  # noqa: PLC0415
 
     _check_output(output)
     ctx = context(workspace, config)
@@ -154,7 +154,7 @@ def _secrets_to_move(
     They are stored only when config.toml is about to change (under its lock), so a
     refused add never overwrites a secret, and config never names a missing one.
     """
-    from mcpctl.secret_extraction import extract_secrets, reference, secret_name_for  # noqa: PLC0415
+    from mcpctl.credentials.extraction import extract_secrets, reference, secret_name_for  # noqa: PLC0415
 
     if secret_env and "command" not in entry:
         raise UsageError("--secret-env is for servers started by command")
@@ -171,7 +171,7 @@ def _secrets_to_move(
 
 
 def _store(index: Path, found: dict[str, str]) -> None:
-    from mcpctl.keyring_store import set_secret  # noqa: PLC0415
+    from mcpctl.credentials.keyring_store import set_secret  # noqa: PLC0415
 
     for secret, value in found.items():
         set_secret(index, secret, value)
@@ -180,7 +180,7 @@ def _store(index: Path, found: dict[str, str]) -> None:
 def _restore_missing(index: Path, found: dict[str, str]) -> list[str]:
     """For an unchanged definition: store a referenced secret only if the keyring lacks
     it (a rerun onboarding script restores it); never replace a different value."""
-    from mcpctl.keyring_store import get_secret  # noqa: PLC0415
+    from mcpctl.credentials.keyring_store import get_secret  # noqa: PLC0415
 
     missing = {}
     for secret, value in found.items():

@@ -20,7 +20,7 @@ from mcpctl.cli.options import (
 from mcpctl.errors import ExitCode
 
 if TYPE_CHECKING:
-    from mcpctl.client_view import ClientsView
+    from mcpctl.clients.view import ClientsView
 
 SCHEMA_VERSION = 1
 
@@ -56,7 +56,7 @@ def clients_command(
     """
     if ctx.invoked_subcommand is not None:
         return ExitCode.OK
-    from mcpctl.client_view import load_clients_view  # noqa: PLC0415
+    from mcpctl.clients.view import load_clients_view  # noqa: PLC0415
 
     for client_id in only or []:
         client_named(client_id)
@@ -70,7 +70,7 @@ def clients_command(
 
 
 def _view_document(view: ClientsView) -> dict[str, Any]:
-    from mcpctl.listing import problem_document, source_document, spec_document  # noqa: PLC0415
+    from mcpctl.reports.listing import problem_document, source_document, spec_document  # noqa: PLC0415
 
     return {
         "schema_version": SCHEMA_VERSION,
@@ -105,7 +105,7 @@ def _view_document(view: ClientsView) -> dict[str, Any]:
 
 
 def _print_view(view: ClientsView) -> None:
-    from mcpctl.listing import command_line  # noqa: PLC0415
+    from mcpctl.reports.listing import command_line  # noqa: PLC0415
 
     table = []
     for report in view.reports:
@@ -158,7 +158,7 @@ def disable_command(
 
 
 def _set_sync(client_id: str, config: Path | None, as_json: bool, *, enabled: bool) -> int:
-    from mcpctl.client_settings import set_sync  # noqa: PLC0415
+    from mcpctl.clients.settings import set_sync  # noqa: PLC0415
 
     client = client_named(client_id)
     config_file = context(None, config).config_file

@@ -11,11 +11,11 @@ import typer
 from mcpctl.cli import render
 from mcpctl.cli.options import ConfigOption, JsonOption, WorkspaceOption, context
 from mcpctl.cli.progress import progress
-from mcpctl.entries import MAX_TIMEOUT
+from mcpctl.config.entries import MAX_TIMEOUT
+from mcpctl.config.merge import MergedServer, find
+from mcpctl.config.view import load_view
 from mcpctl.errors import ExitCode, UsageError
-from mcpctl.merge import MergedServer, find
-from mcpctl.probing import Outcome, ProbeOptions, admit_all, probe_admitted
-from mcpctl.view import load_view
+from mcpctl.probing.servers import Outcome, ProbeOptions, admit_all, probe_admitted
 
 KNOWN_CAPABILITIES = ("roots", "sampling", "elicitation")
 
@@ -92,8 +92,8 @@ def cost_command(
 
     Example: mcpctl cost --tools --refresh
     """
-    from mcpctl.cost_view import cost_document, report_for  # noqa: PLC0415
-    from mcpctl.trust_view import TrustStates  # noqa: PLC0415
+    from mcpctl.reports.cost import cost_document, report_for  # noqa: PLC0415
+    from mcpctl.trust.view import TrustStates  # noqa: PLC0415
 
     options = ProbeOptions(parse_capabilities(capabilities), timeout, allow_insecure, refresh)
     ctx = context(workspace, config)

@@ -13,12 +13,12 @@ from mcpctl.cli import render
 from mcpctl.cli.cost_cmd import CapabilitiesOption, TimeoutOption, parse_capabilities, select
 from mcpctl.cli.options import ConfigOption, JsonOption, WorkspaceOption, context
 from mcpctl.cli.progress import progress
-from mcpctl.diagnosis import FAIL, OK, WARN, Check, Environment, static_checks
+from mcpctl.clients.weak_approvals import WeakApprovals
+from mcpctl.config.view import load_view
 from mcpctl.errors import ExitCode, McpctlError
-from mcpctl.list_extras import weak_approvals_here
-from mcpctl.probing import Outcome, ProbeOptions, admit_all, probe_admitted
-from mcpctl.view import load_view
-from mcpctl.weak_approvals import WeakApprovals
+from mcpctl.probing.diagnosis import FAIL, OK, WARN, Check, Environment, static_checks
+from mcpctl.probing.servers import Outcome, ProbeOptions, admit_all, probe_admitted
+from mcpctl.reports.list_extras import weak_approvals_here
 
 
 def register(app: typer.Typer) -> None:
@@ -26,7 +26,7 @@ def register(app: typer.Typer) -> None:
 
 
 def _secret_exists(name: str) -> bool | str:
-    from mcpctl.keyring_store import get_secret  # noqa: PLC0415
+    from mcpctl.credentials.keyring_store import get_secret  # noqa: PLC0415
 
     try:
         return get_secret(name) is not None

@@ -20,7 +20,7 @@ from mcpctl.cli.options import (
 from mcpctl.errors import ExitCode
 
 if TYPE_CHECKING:
-    from mcpctl.client_export import ExportReport
+    from mcpctl.clients.write.export import ExportReport
 
 SCHEMA_VERSION = 1
 
@@ -58,7 +58,7 @@ def export_command(
 
     Example: mcpctl export --to cursor github --dry-run
     """
-    from mcpctl.client_export import export_to_client  # noqa: PLC0415
+    from mcpctl.clients.write.export import export_to_client  # noqa: PLC0415
 
     client = client_named(target)
     report = export_to_client(client_machine(None, config), client, names or [],
@@ -90,7 +90,7 @@ def sync_command(
 
     Example: mcpctl add github -- github-mcp-server stdio && mcpctl sync
     """
-    from mcpctl.client_export import sync_clients  # noqa: PLC0415
+    from mcpctl.clients.write.export import sync_clients  # noqa: PLC0415
 
     reports = sync_clients(client_machine(None, config), check=check, dry_run=dry_run,
                            replace=replace, command=command)

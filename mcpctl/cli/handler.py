@@ -11,7 +11,7 @@ import sys
 from collections.abc import Callable
 
 from mcpctl.errors import ExitCode, McpctlError
-from mcpctl.printable import printable
+from mcpctl.reports.printable import printable
 
 
 def say_error(message: str) -> None:

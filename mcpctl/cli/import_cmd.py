@@ -21,7 +21,7 @@ from mcpctl.cli.options import (
 from mcpctl.errors import ExitCode
 
 if TYPE_CHECKING:
-    from mcpctl.client_import import ImportReport
+    from mcpctl.clients.importing import ImportReport
 
 SCHEMA_VERSION = 1
 
@@ -49,7 +49,7 @@ def import_command(
 
     Example: mcpctl import --from claude-desktop github filesystem
     """
-    from mcpctl.client_import import import_from_client  # noqa: PLC0415
+    from mcpctl.clients.importing import import_from_client  # noqa: PLC0415
 
     client = client_named(source)
     report = import_from_client(client_machine(workspace, config), client, names or [],
@@ -65,7 +65,7 @@ def import_command(
 
 
 def _import_document(report: ImportReport) -> dict[str, Any]:
-    from mcpctl.listing import problem_document, source_document  # noqa: PLC0415
+    from mcpctl.reports.listing import problem_document, source_document  # noqa: PLC0415
 
     return {
         "schema_version": SCHEMA_VERSION,

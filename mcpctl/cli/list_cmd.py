@@ -6,18 +6,18 @@ from typing import Annotated, Any
 
 import typer
 
-from mcpctl import listing
 from mcpctl.cli import render
 from mcpctl.cli.options import ConfigOption, JsonOption, WorkspaceOption, context
+from mcpctl.config.merge import MergedServer, find
+from mcpctl.config.view import load_view
 from mcpctl.errors import ConfigError, ExitCode, UsageError
-from mcpctl.list_extras import last_probe, weak_approvals_here
-from mcpctl.merge import MergedServer, find
 from mcpctl.model import Tier
-from mcpctl.trust import Status
-from mcpctl.trust_state import NEEDS_ATTENTION
-from mcpctl.trust_view import TrustStates
+from mcpctl.reports import listing
+from mcpctl.reports.list_extras import last_probe, weak_approvals_here
+from mcpctl.trust.state import NEEDS_ATTENTION
+from mcpctl.trust.status import Status
+from mcpctl.trust.view import TrustStates
 from mcpctl.variables import references_in
-from mcpctl.view import load_view
 
 
 def register(app: typer.Typer) -> None:

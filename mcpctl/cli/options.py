@@ -12,8 +12,8 @@ import typer
 from mcpctl.paths import Paths
 
 if TYPE_CHECKING:
-    from mcpctl.client_machine import Machine
-    from mcpctl.clients import ClientFormat
+    from mcpctl.clients.machine import Machine
+    from mcpctl.clients.table import ClientFormat
 
 WorkspaceOption = Annotated[
     Path | None,
@@ -37,7 +37,7 @@ class Context:
 
 
 def context(workspace: Path | None, config: Path | None) -> Context:
-    from mcpctl.workspace import find_workspace_root  # noqa: PLC0415
+    from mcpctl.config.workspace import find_workspace_root  # noqa: PLC0415
 
     paths = Paths.from_environment(os.environ)
     root = workspace.resolve() if workspace is not None else find_workspace_root(Path.cwd())
@@ -62,7 +62,7 @@ def client_help() -> str:
 
 def client_named(client_id: str) -> ClientFormat:
     """The client `client_id` names; UsageError for an unknown one."""
-    from mcpctl.clients import client_by_id  # noqa: PLC0415 - only the client commands need it
+    from mcpctl.clients.table import client_by_id  # noqa: PLC0415 - only the client commands need it
     from mcpctl.errors import UsageError  # noqa: PLC0415
 
     client = client_by_id(client_id)
@@ -73,13 +73,13 @@ def client_named(client_id: str) -> ClientFormat:
 
 def client_machine(workspace: Path | None, config: Path | None) -> Machine:
     """This machine as the client commands see it: OS, home, environment and mcpctl's paths."""
-    from mcpctl.client_machine import Machine  # noqa: PLC0415
+    from mcpctl.clients.machine import Machine  # noqa: PLC0415
 
     ctx = context(workspace, config)
     return Machine.current(ctx.paths, ctx.config_file, ctx.root)
 
 
 def _known_clients() -> str:
-    from mcpctl.clients import CLIENT_IDS  # noqa: PLC0415
+    from mcpctl.clients.table import CLIENT_IDS  # noqa: PLC0415
 
     return ", ".join(CLIENT_IDS)

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from mcpctl.model import Problem
-from mcpctl.printable import printable, printable_lines
+from mcpctl.reports.printable import printable, printable_lines
 
 
 def is_terminal() -> bool:

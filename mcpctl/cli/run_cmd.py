@@ -11,14 +11,14 @@ from typing import Annotated
 import typer
 
 from mcpctl.cli.options import ConfigOption, WorkspaceOption, context
+from mcpctl.config.merge import find
+from mcpctl.config.view import load_view
+from mcpctl.credentials.extraction import reference
+from mcpctl.credentials.keyring_store import get_secret
+from mcpctl.credentials.masking import masked_url
 from mcpctl.errors import ExitCode, ServerFailed, UsageError
-from mcpctl.gate import admit
-from mcpctl.keyring_store import get_secret
 from mcpctl.launch import child_environment, resolve_launch
-from mcpctl.masking import masked_url
-from mcpctl.merge import find
-from mcpctl.secret_extraction import reference
-from mcpctl.view import load_view
+from mcpctl.trust.gate import admit
 
 
 def register(app: typer.Typer) -> None:

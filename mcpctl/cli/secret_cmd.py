@@ -9,9 +9,9 @@ import typer
 
 from mcpctl.cli import render
 from mcpctl.cli.options import ConfigOption, JsonOption, WorkspaceOption, context
+from mcpctl.config.view import load_view
+from mcpctl.credentials.refs import secret_references
 from mcpctl.errors import ExitCode, UsageError
-from mcpctl.secret_refs import secret_references
-from mcpctl.view import load_view
 
 secret_app = typer.Typer(
     help="Secrets in the OS keyring, referenced from config as ${secret:NAME}.\n\n"
@@ -49,7 +49,7 @@ def set_command(
 
     Example: mcpctl secret set github-pat
     """
-    from mcpctl.keyring_store import check_secret_name, set_secret  # noqa: PLC0415
+    from mcpctl.credentials.keyring_store import check_secret_name, set_secret  # noqa: PLC0415
 
     check_secret_name(name)
     paths = context(None, None).paths
@@ -67,7 +67,7 @@ def get_command(
 
     Example: mcpctl secret get github-pat --reveal | pbcopy
     """
-    from mcpctl.keyring_store import check_secret_name, get_secret  # noqa: PLC0415
+    from mcpctl.credentials.keyring_store import check_secret_name, get_secret  # noqa: PLC0415
 
     check_secret_name(name)
     if not reveal:
@@ -89,7 +89,7 @@ def rm_command(
 
     Example: mcpctl secret rm github-pat
     """
-    from mcpctl.keyring_store import delete_secret  # noqa: PLC0415
+    from mcpctl.credentials.keyring_store import delete_secret  # noqa: PLC0415
 
     ctx = context(workspace, config)
     if not delete_secret(ctx.paths.secrets_index, name):
@@ -112,7 +112,7 @@ def list_command(
 
     Example: mcpctl secret list --json
     """
-    from mcpctl.keyring_store import indexed_names  # noqa: PLC0415
+    from mcpctl.credentials.keyring_store import indexed_names  # noqa: PLC0415
 
     ctx = context(workspace, config)
     stored = indexed_names(ctx.paths.secrets_index)

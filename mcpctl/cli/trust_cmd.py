@@ -7,16 +7,16 @@ from typing import Annotated, Any
 
 import typer
 
-from mcpctl import listing
 from mcpctl.cli import render
 from mcpctl.cli.options import ConfigOption, JsonOption, WorkspaceOption, context
+from mcpctl.config.merge import MergedServer, find
+from mcpctl.config.view import load_view
 from mcpctl.errors import ExitCode, TrustRefused, UsageError
-from mcpctl.gate import unpinnable_message
-from mcpctl.merge import MergedServer, find
 from mcpctl.model import Tier
-from mcpctl.trust import Status
-from mcpctl.trust_state import TrustState
-from mcpctl.view import load_view
+from mcpctl.reports import listing
+from mcpctl.trust.gate import unpinnable_message
+from mcpctl.trust.state import TrustState
+from mcpctl.trust.status import Status
 
 
 def register(app: typer.Typer) -> None:
@@ -46,7 +46,7 @@ def trust_command(
 
     Example: mcpctl trust memory tasks --workspace ~/src/project
     """
-    from mcpctl import trust_actions  # noqa: PLC0415
+    from mcpctl.trust import actions as trust_actions  # noqa: PLC0415
 
     ctx = context(workspace, config)
     view = load_view(ctx.root, ctx.config_file)
@@ -145,7 +145,7 @@ def revoke_command(
 
     Example: mcpctl revoke --stale
     """
-    from mcpctl import trust_actions  # noqa: PLC0415
+    from mcpctl.trust import actions as trust_actions  # noqa: PLC0415
 
     modes = [bool(names), whole_workspace, all_approvals, stale]
     if sum(modes) != 1:

@@ -11,11 +11,11 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from mcpctl import jsonc
-from mcpctl.client_server import ClientServer, servers_from_data
-from mcpctl.clients import ClientFormat, Syntax
+from mcpctl.clients.server import ClientServer, servers_from_data
+from mcpctl.clients.table import ClientFormat, Syntax
 from mcpctl.model import Problem, Tier
-from mcpctl.toml_tables import name_lines
+from mcpctl.syntax import jsonc
+from mcpctl.syntax.toml_tables import name_lines
 
 Found = tuple[list[ClientServer], list[Problem]]
 
@@ -86,7 +86,7 @@ def _at(value: Any, key_path: tuple[str, ...]) -> Any:
 
 def _read_toml(client: ClientFormat, text: str, path: Path, *, scope: str,
                tier: Tier) -> Found:
-    from mcpctl.user_config import toml_problem  # noqa: PLC0415
+    from mcpctl.config.user_config import toml_problem  # noqa: PLC0415
 
     try:
         data = tomllib.loads(text.removeprefix("\ufeff"))

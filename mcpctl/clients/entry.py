@@ -14,10 +14,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from mcpctl.client_translations import TRANSLATIONS
-from mcpctl.client_variables import check_variables
-from mcpctl.clients import ClientFormat
-from mcpctl.entries import KNOWN_FIELDS
+from mcpctl.clients.table import ClientFormat
+from mcpctl.clients.translations import TRANSLATIONS
+from mcpctl.clients.variables import check_variables
+from mcpctl.config.entries import KNOWN_FIELDS
 
 
 @dataclass(frozen=True)

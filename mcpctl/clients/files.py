@@ -19,10 +19,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from mcpctl.atomic import atomic_write_text, file_lock
+from mcpctl.config.tier_load import decode_utf8, read_file_bytes, read_file_text
 from mcpctl.errors import ConfigError, ExitCode, McpctlError
+from mcpctl.files.atomic import atomic_write_text, file_lock
 from mcpctl.model import Problem
-from mcpctl.tier_load import decode_utf8, read_file_bytes, read_file_text
 
 # Claude Code's ~/.claude.json grows with every project; 16 MiB (the cap for config
 # files mcpctl reads) is not enough there.

@@ -13,15 +13,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from mcpctl.client_export import user_servers
-from mcpctl.client_load import load_client
-from mcpctl.client_server import ClientServer
-from mcpctl.clients import ClientFormat
+from mcpctl.clients.load import load_client
+from mcpctl.clients.server import ClientServer
+from mcpctl.clients.table import ClientFormat
+from mcpctl.clients.write.export import user_servers
 from mcpctl.errors import UsageError
 from mcpctl.model import Problem, ServerSpec
 
 if TYPE_CHECKING:
-    from mcpctl.client_machine import Machine
+    from mcpctl.clients.machine import Machine
 
 
 @dataclass(frozen=True)
@@ -68,9 +68,9 @@ def import_from_client(machine: Machine, client: ClientFormat, names: Sequence[s
 
 def _import_one(machine: Machine, server: ClientServer, existing: Mapping[str, ServerSpec],
                 *, replace: bool) -> ImportResult:
-    from mcpctl.entries import entry_from_spec, spec_from_entry  # noqa: PLC0415
-    from mcpctl.secret_extraction import extract_secrets  # noqa: PLC0415
-    from mcpctl.user_config_edit import add_server  # noqa: PLC0415
+    from mcpctl.config.entries import entry_from_spec, spec_from_entry  # noqa: PLC0415
+    from mcpctl.config.user_config_edit import add_server  # noqa: PLC0415
+    from mcpctl.credentials.extraction import extract_secrets  # noqa: PLC0415
 
     refused = _refusal(server)
     if refused is not None:
@@ -86,7 +86,7 @@ def _import_one(machine: Machine, server: ClientServer, existing: Mapping[str, S
             return ImportResult(name, "refused", "the user tier defines it differently; "
                                 "--replace overwrites it", server)
     if secrets:
-        from mcpctl.keyring_store import set_secret  # noqa: PLC0415
+        from mcpctl.credentials.keyring_store import set_secret  # noqa: PLC0415
 
         for secret, value in secrets.items():
             set_secret(machine.paths.secrets_index, secret, value)
@@ -96,7 +96,7 @@ def _import_one(machine: Machine, server: ClientServer, existing: Mapping[str, S
 
 def _refusal(server: ClientServer) -> ImportResult | None:
     """Why `server` is not imported whatever the user tier holds; None: it may be."""
-    from mcpctl.server_entry import check_name  # noqa: PLC0415
+    from mcpctl.config.server_entry import check_name  # noqa: PLC0415
 
     if server.managed:
         return ImportResult(server.name, "skipped", "it already launches through mcpctl "

@@ -12,14 +12,14 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from mcpctl.client_document import Found, read_client_document
-from mcpctl.client_files import read_client_text
-from mcpctl.client_server import SCOPE_ORDER, ClientServer
-from mcpctl.clients import ClientFormat, client_file, is_mcpctl_command
+from mcpctl.clients.document import Found, read_client_document
+from mcpctl.clients.files import read_client_text
+from mcpctl.clients.server import SCOPE_ORDER, ClientServer
+from mcpctl.clients.table import ClientFormat, client_file, is_mcpctl_command
 from mcpctl.model import Definition, Problem, Source, Tier
 
 if TYPE_CHECKING:
-    from mcpctl.formats import ConfigFormat
+    from mcpctl.config.formats import ConfigFormat
 
 _REPO_DEFINED = ("defined by the repo: mcpctl imports only your own files (approve it with "
                  "`mcpctl trust`)",)
@@ -97,7 +97,7 @@ def _read_file(client: ClientFormat, path: Path, root: Path, scope: str,
 
 def _read_workspace_file(client: ClientFormat, path: Path, relative: str,
                          root: Path) -> Found:
-    from mcpctl.formats import format_for_path  # noqa: PLC0415
+    from mcpctl.config.formats import format_for_path  # noqa: PLC0415
 
     fmt = format_for_path(relative)
     servers, problems = _read_workspace_format(client, path, fmt) if fmt is not None \
@@ -108,7 +108,7 @@ def _read_workspace_file(client: ClientFormat, path: Path, relative: str,
 
 def _read_workspace_format(client: ClientFormat, path: Path, fmt: ConfigFormat) -> Found:
     """A repo file mcpctl also reads as the workspace tier (`.mcp.json`...)."""
-    from mcpctl.workspace import load_workspace_file  # noqa: PLC0415
+    from mcpctl.config.workspace import load_workspace_file  # noqa: PLC0415
 
     precedence = SCOPE_ORDER.index("project")
     tier = load_workspace_file(path, fmt, precedence)

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from mcpctl.clients import ClientFormat, client_file, os_name
+from mcpctl.clients.table import ClientFormat, client_file, os_name
 from mcpctl.paths import Paths
 
 

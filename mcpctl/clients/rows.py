@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from mcpctl.client_server import ClientServer
+from mcpctl.clients.server import ClientServer
 from mcpctl.model import ServerSpec
 
 # Whether the client starts a repo server, by name (Claude Code's approvals).
@@ -91,7 +91,7 @@ def differences(rows_by_client: Mapping[str, list[ClientRow]],
     means the user tier's definition)."""
     import json  # noqa: PLC0415
 
-    from mcpctl.entries import entry_from_spec  # noqa: PLC0415
+    from mcpctl.config.entries import entry_from_spec  # noqa: PLC0415
 
     meanings: dict[str, dict[str, list[ClientServer]]] = {}
     for rows in rows_by_client.values():

@@ -12,10 +12,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mcpctl.client_entry import convert_entry
-from mcpctl.client_variables import reference_problems
-from mcpctl.clients import ClientFormat, is_managed
-from mcpctl.entries import EntryError, spec_from_entry
+from mcpctl.clients.entry import convert_entry
+from mcpctl.clients.table import ClientFormat, is_managed
+from mcpctl.clients.variables import reference_problems
+from mcpctl.config.entries import EntryError, spec_from_entry
 from mcpctl.model import Definition, Problem, ServerSpec, Source, Tier
 
 # Scopes in the order a client prefers them (Claude Code: local > project > user).

@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mcpctl.clients import CLIENT_IDS
+from mcpctl.clients.table import CLIENT_IDS
+from mcpctl.config.user_config_edit import ConfigChange, config_text, edit_config, parse_config
 from mcpctl.errors import ConfigError
-from mcpctl.user_config_edit import ConfigChange, config_text, edit_config, parse_config
 
 DEFAULT_COMMAND = "mcpctl"
 

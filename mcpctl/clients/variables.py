@@ -12,7 +12,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from mcpctl.clients import ClientFormat, Variables
+from mcpctl.clients.table import ClientFormat, Variables
 from mcpctl.model import ServerSpec
 from mcpctl.variables import Kind, references_in
 

@@ -12,15 +12,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from mcpctl.client_load import ClientFile, ClientLoad, load_client
-from mcpctl.client_rows import ClientRow, Difference, ProjectState, client_rows, differences
-from mcpctl.clients import CLIENTS, ClientFormat
+from mcpctl.clients.load import ClientFile, ClientLoad, load_client
+from mcpctl.clients.rows import ClientRow, Difference, ProjectState, client_rows, differences
+from mcpctl.clients.table import CLIENTS, ClientFormat
 from mcpctl.errors import McpctlError
 from mcpctl.model import Problem, ServerSpec
 
 if TYPE_CHECKING:
-    from mcpctl.client_machine import Machine
-    from mcpctl.client_settings import ClientSettings
+    from mcpctl.clients.machine import Machine
+    from mcpctl.clients.settings import ClientSettings
 
 
 @dataclass
@@ -42,7 +42,7 @@ class ClientsView:
 
 def load_clients_view(machine: Machine, only: tuple[str, ...] = ()) -> ClientsView:
     """What every known client would start in `machine.root`, read-only."""
-    from mcpctl.user_config import load_user_tier  # noqa: PLC0415
+    from mcpctl.config.user_config import load_user_tier  # noqa: PLC0415
 
     view = ClientsView(machine.root)
     user = load_user_tier(machine.config_file)
@@ -65,7 +65,7 @@ def load_clients_view(machine: Machine, only: tuple[str, ...] = ()) -> ClientsVi
 
 
 def _settings(machine: Machine, view: ClientsView) -> ClientSettings:
-    from mcpctl.client_settings import ClientSettings, read_client_settings  # noqa: PLC0415
+    from mcpctl.clients.settings import ClientSettings, read_client_settings  # noqa: PLC0415
 
     try:
         return read_client_settings(machine.config_file)
@@ -77,7 +77,7 @@ def _settings(machine: Machine, view: ClientsView) -> ClientSettings:
 def _project_state(machine: Machine, load: ClientLoad,
                    view: ClientsView) -> ProjectState | None:
     """Claude Code approves the repo's .mcp.json servers; other clients start them."""
-    from mcpctl.weak_approvals import load_weak_approvals  # noqa: PLC0415
+    from mcpctl.clients.weak_approvals import load_weak_approvals  # noqa: PLC0415
 
     if load.client.project_key is None:
         return None
@@ -89,9 +89,9 @@ def _project_state(machine: Machine, load: ClientLoad,
 
 def _in_sync(machine: Machine, client: ClientFormat, user_specs: Mapping[str, ServerSpec],
              command: str) -> bool | None:
-    from mcpctl.client_export_plan import plan_export  # noqa: PLC0415
-    from mcpctl.client_files import read_client_text  # noqa: PLC0415
-    from mcpctl.client_parse import read_servers  # noqa: PLC0415
+    from mcpctl.clients.files import read_client_text  # noqa: PLC0415
+    from mcpctl.clients.write.parse import read_servers  # noqa: PLC0415
+    from mcpctl.clients.write.plan import plan_export  # noqa: PLC0415
 
     path = machine.client_path(client)
     text = read_client_text(path) if path.exists() else None

@@ -20,8 +20,8 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from mcpctl import jsonc
 from mcpctl.model import Problem
+from mcpctl.syntax import jsonc
 
 ENABLED = "enabledMcpjsonServers"
 DISABLED = "disabledMcpjsonServers"
@@ -208,7 +208,7 @@ def load_weak_approvals(root: Path, project_servers: Collection[str],
     A file that is missing is skipped; one that cannot be read or parsed is a Problem
     (the others are still read).
     """
-    from mcpctl.client_files import read_client_text  # noqa: PLC0415
+    from mcpctl.clients.files import read_client_text  # noqa: PLC0415
 
     files: list[SettingsFile] = []
     problems: list[Problem] = []

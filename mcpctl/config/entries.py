@@ -10,7 +10,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from mcpctl.formats import TRANSPORT_ALIASES
+from mcpctl.config.formats import TRANSPORT_ALIASES
 from mcpctl.model import ServerSpec, Transport
 
 KNOWN_FIELDS = frozenset(

@@ -7,9 +7,9 @@ import shlex
 from dataclasses import dataclass
 from typing import Any
 
-from mcpctl.entries import EntryError, entry_from_spec, spec_from_entry
+from mcpctl.config.entries import EntryError, entry_from_spec, spec_from_entry
+from mcpctl.config.formats import WORKSPACE_FORMATS
 from mcpctl.errors import UsageError
-from mcpctl.formats import WORKSPACE_FORMATS
 
 # Names become tool-name prefixes in clients (`server__tool`, 64 characters at most).
 SERVER_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -117,7 +117,7 @@ def _pairs(items: list[str], flag: str) -> dict[str, str]:
 
 
 def _json_entry(text: str) -> dict[str, Any]:
-    from mcpctl.jsonc import load_object_pairs_strict  # noqa: PLC0415
+    from mcpctl.syntax.jsonc import load_object_pairs_strict  # noqa: PLC0415
 
     try:
         value = load_object_pairs_strict(text)

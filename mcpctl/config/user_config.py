@@ -7,10 +7,10 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from mcpctl.entries import EntryError, spec_from_entry
+from mcpctl.config.entries import EntryError, spec_from_entry
+from mcpctl.config.tier_load import TierLoad, read_config_text
 from mcpctl.model import Definition, Problem, Source, Tier
-from mcpctl.tier_load import TierLoad, read_config_text
-from mcpctl.toml_tables import name_lines
+from mcpctl.syntax.toml_tables import name_lines
 
 _TOMLLIB_POSITION = re.compile(r"\s*\(at line (\d+), column (\d+)\)$")
 _AT_END = " (at end of document)"

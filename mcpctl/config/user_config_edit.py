@@ -22,14 +22,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from mcpctl.atomic import atomic_write_text, file_lock
-from mcpctl.entries import EntryError, entry_from_spec, spec_from_entry
+from mcpctl.config.entries import EntryError, entry_from_spec, spec_from_entry
+from mcpctl.config.tier_load import read_config_text, read_file_text
+from mcpctl.config.user_config import server_lines, toml_problem
+from mcpctl.credentials.masking import masked_entry
 from mcpctl.errors import ConfigError, UsageError
-from mcpctl.masking import masked_entry
+from mcpctl.files.atomic import atomic_write_text, file_lock
 from mcpctl.model import Problem
-from mcpctl.tier_load import read_config_text, read_file_text
-from mcpctl.toml_tables import rewrite_tables, splice_table
-from mcpctl.user_config import server_lines, toml_problem
+from mcpctl.syntax.toml_tables import rewrite_tables, splice_table
 
 
 @dataclass(frozen=True)

@@ -5,11 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mcpctl.merge import MergedServer, merge
+from mcpctl.config.merge import MergedServer, merge
+from mcpctl.config.tier_load import TierLoad
+from mcpctl.config.user_config import load_user_tier
+from mcpctl.config.workspace import load_workspace
 from mcpctl.model import Problem, Tier
-from mcpctl.tier_load import TierLoad
-from mcpctl.user_config import load_user_tier
-from mcpctl.workspace import load_workspace
 
 
 @dataclass

@@ -6,11 +6,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from mcpctl import jsonc
-from mcpctl.entries import EntryError, spec_from_entry
-from mcpctl.formats import ALL_TOP_KEYS, WORKSPACE_FORMATS, ConfigFormat
+from mcpctl.config.entries import EntryError, spec_from_entry
+from mcpctl.config.formats import ALL_TOP_KEYS, WORKSPACE_FORMATS, ConfigFormat
+from mcpctl.config.tier_load import TierLoad, read_config_text
 from mcpctl.model import Definition, Problem, Source, Tier
-from mcpctl.tier_load import TierLoad, read_config_text
+from mcpctl.syntax import jsonc
 
 
 def find_workspace_root(start: Path) -> Path:

@@ -11,7 +11,7 @@ import re
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from mcpctl.secretlike import find_secret
+from mcpctl.credentials.secretlike import find_secret
 
 
 def secret_name_for(server: str, key: str) -> str:

@@ -14,8 +14,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from mcpctl.atomic import atomic_write_text, file_lock
 from mcpctl.errors import ConfigError, KeyringUnavailable, UsageError
+from mcpctl.files.atomic import atomic_write_text, file_lock
 from mcpctl.variables import SECRET_NAME
 
 SERVICE = "mcpctl"

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection
 
-from mcpctl.secretlike import find_secret, mask
+from mcpctl.credentials.secretlike import find_secret, mask
 from mcpctl.variables import Kind, parse_reference
 
 # The reference syntax of variables.py, with the body captured for re.split.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from mcpctl.merge import MergedServer
+from mcpctl.config.merge import MergedServer
 from mcpctl.variables import Kind, references_in
 
 

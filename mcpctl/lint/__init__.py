@@ -16,12 +16,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from mcpctl.config.formats import WORKSPACE_FORMATS, format_for_path
+from mcpctl.config.tier_load import MAX_CONFIG_BYTES
 from mcpctl.errors import ExitCode, McpctlError, UsageError
-from mcpctl.formats import WORKSPACE_FORMATS, format_for_path
 from mcpctl.lint.checks import CLAUDE_SETTINGS, lint_bytes
 from mcpctl.lint.report import CheckResult
 from mcpctl.lint.settings import Selection
-from mcpctl.tier_load import MAX_CONFIG_BYTES
 
 # The schema each workspace format is validated against (schemas/NAME.schema.json).
 SCHEMA_NAMES: Mapping[str, str] = {
@@ -137,6 +137,6 @@ def cwd_root(workspace: str | None) -> Path:
         if not root.is_dir():
             raise UsageError(f"--workspace: {workspace} is not a directory")
         return root.resolve()
-    from mcpctl.workspace import find_workspace_root  # noqa: PLC0415
+    from mcpctl.config.workspace import find_workspace_root  # noqa: PLC0415
 
     return find_workspace_root(Path(os.getcwd()))

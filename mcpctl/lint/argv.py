@@ -13,8 +13,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from mcpctl.jsonc import JsonPath
 from mcpctl.lint.rules import Hit, shown, where
+from mcpctl.syntax.jsonc import JsonPath
 
 
 @dataclass(frozen=True)

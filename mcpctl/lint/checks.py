@@ -9,16 +9,16 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from mcpctl import jsonc
-from mcpctl.formats import ALL_TOP_KEYS, ConfigFormat, format_by_id
+from mcpctl.config.formats import ALL_TOP_KEYS, ConfigFormat, format_by_id
 from mcpctl.lint.argv import command_line_hits
 from mcpctl.lint.fields import entry_hits, server_name_hits
 from mcpctl.lint.leaks import leak_hits
 from mcpctl.lint.rules import Finding, Hit, where
 from mcpctl.lint.schema import schema_problems
+from mcpctl.syntax import jsonc
 
 # Claude Code's project settings: not a server list, but where a repo can approve its
-# own servers (DESIGN §11). Recognised by path like the formats of mcpctl.formats.
+# own servers (DESIGN §11). Recognised by path like the formats of mcpctl.config.formats.
 CLAUDE_SETTINGS = "claude-settings"
 
 

@@ -7,8 +7,8 @@ from collections.abc import Collection, Iterator, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
-from mcpctl.jsonc import JsonPath
 from mcpctl.lint.rules import Hit, shown, where
+from mcpctl.syntax.jsonc import JsonPath
 from mcpctl.variables import Kind, references
 
 _SERVER_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}", re.ASCII)

@@ -13,9 +13,9 @@ from collections.abc import Iterator
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
-from mcpctl.jsonc import JsonPath
+from mcpctl.credentials.secretlike import SecretMatch, find_secret, mask, without_references
 from mcpctl.lint.rules import Hit, where
-from mcpctl.secretlike import SecretMatch, find_secret, mask, without_references
+from mcpctl.syntax.jsonc import JsonPath
 
 _ASSIGNED_NAME = re.compile(r"-{0,2}[A-Za-z_][A-Za-z0-9_.-]*")
 

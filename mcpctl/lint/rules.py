@@ -12,8 +12,8 @@ import re
 from dataclasses import dataclass
 from enum import StrEnum
 
-from mcpctl.jsonc import JsonPath
-from mcpctl.secretlike import looks_secret, mask
+from mcpctl.credentials.secretlike import looks_secret, mask
+from mcpctl.syntax.jsonc import JsonPath
 
 
 class Severity(StrEnum):

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from mcpctl.jsonc import JsonPath
+from mcpctl.syntax.jsonc import JsonPath
 
 Schema = Mapping[str, Any] | bool
 

@@ -16,8 +16,8 @@ import os
 import re
 from collections.abc import Iterator
 
-from mcpctl.pin_interpreters import interpreter_named, program_of
-from mcpctl.pin_reach import Reach
+from mcpctl.pinning.interpreters import interpreter_named, program_of
+from mcpctl.pinning.reach import Reach
 
 FILE = "file"  # a candidate named directly (an interpreter's are PROGRAM or MODULE)
 _ENV_SEPARATORS = re.compile(r"[\s=:]+")

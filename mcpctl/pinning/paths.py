@@ -13,9 +13,9 @@ import stat
 from collections.abc import Iterator
 from pathlib import Path
 
-from mcpctl.pin_candidates import candidates
-from mcpctl.pin_interpreters import MODULE, PROGRAM
-from mcpctl.pin_reach import AT_LAUNCH, Reach
+from mcpctl.pinning.candidates import candidates
+from mcpctl.pinning.interpreters import MODULE, PROGRAM
+from mcpctl.pinning.reach import AT_LAUNCH, Reach
 
 Hit = tuple[Path, bool]  # (real path, is a program folder)
 

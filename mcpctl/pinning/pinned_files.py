@@ -19,11 +19,11 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
 
-from mcpctl.fingerprint import PinnedFile
 from mcpctl.model import ServerSpec
-from mcpctl.pin_digests import UNPINNED, digests
-from mcpctl.pin_paths import Hit, inside, named, on_path
-from mcpctl.pin_reach import Reach, reach_of
+from mcpctl.pinning.digests import UNPINNED, digests
+from mcpctl.pinning.paths import Hit, inside, named, on_path
+from mcpctl.pinning.reach import Reach, reach_of
+from mcpctl.trust.fingerprint import PinnedFile
 
 NO_ENVIRONMENT: Mapping[str, str] = MappingProxyType({})
 

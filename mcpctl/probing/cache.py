@@ -18,11 +18,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mcpctl.atomic import atomic_write_text, file_lock
+from mcpctl.files.atomic import atomic_write_text, file_lock
 from mcpctl.paths import Paths
 
 if TYPE_CHECKING:  # the client pulls in asyncio; `list` reads the cache without it
-    from mcpctl.client.probe import ProbeResult
+    from mcpctl.protocol.probe import ProbeResult
 
 SCHEMA_VERSION = 1
 _FINGERPRINT = re.compile(r"^sha256:([0-9a-f]{64})$")

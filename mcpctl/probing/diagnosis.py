@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import PurePath
 
-from mcpctl.entries import entry_from_spec
+from mcpctl.config.entries import entry_from_spec
 from mcpctl.lint.argv import command_line_hits
 from mcpctl.model import ServerSpec
 from mcpctl.variables import Context, Kind, expand, references, references_in

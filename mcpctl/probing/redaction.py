@@ -8,10 +8,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from mcpctl.credentials.redact import substitutions
+from mcpctl.credentials.secretlike import find_secret
 from mcpctl.launch import Launch
 from mcpctl.model import ServerSpec
-from mcpctl.redact import substitutions
-from mcpctl.secretlike import find_secret
 
 
 def hidden_values(spec: ServerSpec, launch: Launch) -> list[str]:

@@ -20,20 +20,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from mcpctl.config.merge import MergedServer
+from mcpctl.credentials.keyring_store import get_secret
+from mcpctl.credentials.redact import redact
 from mcpctl.errors import McpctlError, TrustRefused
-from mcpctl.gate import Admission, admit
-from mcpctl.keyring_store import get_secret
 from mcpctl.launch import Launch, child_environment, resolve_launch
-from mcpctl.merge import MergedServer
 from mcpctl.model import Tier
 from mcpctl.paths import Paths
-from mcpctl.probe_redaction import hidden_values
-from mcpctl.probe_signals import ProbingStopped, stopping_on_signals
-from mcpctl.redact import redact
+from mcpctl.probing.redaction import hidden_values
+from mcpctl.probing.signals import ProbingStopped, stopping_on_signals
+from mcpctl.trust.gate import Admission, admit
 
 if TYPE_CHECKING:  # asyncio sits behind the client; only probing imports it
-    from mcpctl.client.probe import LaunchPlan, ProbeResult
-    from mcpctl.probe_cache import CachedProbe
+    from mcpctl.probing.cache import CachedProbe
+    from mcpctl.protocol.probe import LaunchPlan, ProbeResult
 
 DEFAULT_TIMEOUT = 30.0
 
@@ -67,7 +67,7 @@ def plan_for(
     launch: Launch, options: ProbeOptions, *, cwd: Path, secrets: Sequence[str] = ()
 ) -> LaunchPlan:
     """`cwd` is where a server without its own `cwd` runs (see `default_cwd`)."""
-    from mcpctl.client.probe import LaunchPlan  # noqa: PLC0415
+    from mcpctl.protocol.probe import LaunchPlan  # noqa: PLC0415
 
     return LaunchPlan(
         name=launch.name, transport=launch.transport, argv=launch.argv,
@@ -103,7 +103,7 @@ def probe_admitted(
     on_done: Callable[[str], None] | None = None,
 ) -> list[Outcome]:
     """Resolve and probe each admitted outcome in place; returns the same list."""
-    from mcpctl import probe_cache  # noqa: PLC0415
+    from mcpctl.probing import cache as probe_cache  # noqa: PLC0415
 
     runnable: list[tuple[Outcome, LaunchPlan]] = []
     for outcome in outcomes:
@@ -140,7 +140,7 @@ def _probe_concurrently(
 ) -> None:
     import asyncio  # noqa: PLC0415
 
-    from mcpctl.client.probe import ProbeFailed, probe  # noqa: PLC0415
+    from mcpctl.protocol.probe import ProbeFailed, probe  # noqa: PLC0415
 
     async def one(outcome: Outcome, plan: LaunchPlan) -> None:
         try:
@@ -171,9 +171,9 @@ def _probe_concurrently(
 def _count_and_cache(outcome: Outcome, paths: Paths, options: ProbeOptions) -> None:
     if outcome.result is None or outcome.admission is None:
         return
-    from mcpctl import probe_cache  # noqa: PLC0415
-    from mcpctl.cost import tools_digest  # noqa: PLC0415
-    from mcpctl.tokens import TOKENIZER, tool_tokens  # noqa: PLC0415
+    from mcpctl.probing import cache as probe_cache  # noqa: PLC0415
+    from mcpctl.tokens.cost import tools_digest  # noqa: PLC0415
+    from mcpctl.tokens.count import TOKENIZER, tool_tokens  # noqa: PLC0415
 
     result = outcome.result
     fingerprint = outcome.admission.status.fingerprint

@@ -24,11 +24,11 @@ from collections.abc import AsyncIterator, Coroutine, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit
 
-from mcpctl.client import jsonrpc
-from mcpctl.client.jsonrpc import Json, NotJsonRpc, RequestHandler, RpcError
-from mcpctl.client.process import LIMITS, Limits
-from mcpctl.client.session import ChannelError
-from mcpctl.redact import redact_prefix
+from mcpctl.credentials.redact import redact_prefix
+from mcpctl.protocol import jsonrpc
+from mcpctl.protocol.jsonrpc import Json, NotJsonRpc, RequestHandler, RpcError
+from mcpctl.protocol.process import LIMITS, Limits
+from mcpctl.protocol.session import ChannelError
 
 if TYPE_CHECKING:
     import httpx

@@ -14,7 +14,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from mcpctl.client.session import (
+from mcpctl.credentials.redact import redact_prefix
+from mcpctl.errors import ServerFailed
+from mcpctl.model import Transport
+from mcpctl.protocol.session import (
     Channel,
     ChannelError,
     Handshake,
@@ -28,9 +31,6 @@ from mcpctl.client.session import (
     negotiate,
     request_handler,
 )
-from mcpctl.errors import ServerFailed
-from mcpctl.model import Transport
-from mcpctl.redact import redact_prefix
 
 DEFAULT_CAPABILITIES = frozenset({"roots"})
 _DIAGNOSIS_CHARS = 1000  # a server's error message may be megabytes long
@@ -176,13 +176,13 @@ async def _converse(
 async def _open(plan: LaunchPlan, options: Options, allow_insecure: bool) -> Channel:
     handler = request_handler(options)
     if plan.transport is Transport.STDIO:
-        from mcpctl.client.stdio import StdioChannel  # noqa: PLC0415 - keep imports lazy
+        from mcpctl.protocol.stdio import StdioChannel  # noqa: PLC0415 - keep imports lazy
 
         return await StdioChannel.open(plan.argv, plan.env, plan.cwd, handler,
                                        secrets=plan.secrets)
     if plan.url is None:
         raise ChannelError("no url to connect to")
-    from mcpctl.client.http import HttpChannel, SseChannel  # noqa: PLC0415 - httpx is slow
+    from mcpctl.protocol.http import HttpChannel, SseChannel  # noqa: PLC0415 - httpx is slow
 
     kind = SseChannel if plan.transport is Transport.SSE else HttpChannel
     return kind(plan.url, plan.headers, plan.timeout, handler, allow_insecure=allow_insecure,

@@ -24,8 +24,8 @@ from typing import Literal, Protocol
 from urllib.parse import unquote, urlparse
 
 from mcpctl import __version__
-from mcpctl.client import jsonrpc
-from mcpctl.client.jsonrpc import Json, Request, RpcError
+from mcpctl.protocol import jsonrpc
+from mcpctl.protocol.jsonrpc import Json, Request, RpcError
 
 MODERN_VERSIONS = ("2026-07-28",)  # newest first
 LEGACY_VERSION = "2025-11-25"  # newest handshake version; offered in `initialize`

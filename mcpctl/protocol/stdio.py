@@ -12,11 +12,11 @@ import signal
 import time
 from collections.abc import Mapping, Sequence
 
-from mcpctl.client import jsonrpc
-from mcpctl.client.jsonrpc import Json, NotJsonRpc, RequestHandler
-from mcpctl.client.process import LIMITS, Limits, OutputError, ServerProcess
-from mcpctl.client.session import ChannelError
-from mcpctl.redact import redact_prefix
+from mcpctl.credentials.redact import redact_prefix
+from mcpctl.protocol import jsonrpc
+from mcpctl.protocol.jsonrpc import Json, NotJsonRpc, RequestHandler
+from mcpctl.protocol.process import LIMITS, Limits, OutputError, ServerProcess
+from mcpctl.protocol.session import ChannelError
 
 _EXIT_WAIT = 0.5
 _QUOTE_CHARS = 80

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from mcpctl.cost import CostReport, ServerCost, build_report
-from mcpctl.probing import Outcome
+from mcpctl.probing.servers import Outcome
+from mcpctl.tokens.cost import CostReport, ServerCost, build_report
 
 COST_SCHEMA_VERSION = 1
 

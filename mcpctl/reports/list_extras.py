@@ -9,11 +9,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from mcpctl import probe_cache
-from mcpctl.merge import MergedServer
+from mcpctl.clients.weak_approvals import WeakApprovals, load_weak_approvals
+from mcpctl.config.merge import MergedServer
 from mcpctl.paths import Paths
-from mcpctl.trust_view import TrustStates
-from mcpctl.weak_approvals import WeakApprovals, load_weak_approvals
+from mcpctl.probing import cache as probe_cache
+from mcpctl.trust.view import TrustStates
 
 
 def last_probe(paths: Paths, states: TrustStates, server: MergedServer) -> dict[str, Any] | None:

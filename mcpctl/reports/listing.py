@@ -7,10 +7,10 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from mcpctl.masking import masked_args, masked_map, masked_tree, masked_url
-from mcpctl.merge import MergedServer
+from mcpctl.config.merge import MergedServer
+from mcpctl.credentials.masking import masked_args, masked_map, masked_tree, masked_url
 from mcpctl.model import Definition, Problem, ServerSpec, Source, Tier
-from mcpctl.trust import Status
+from mcpctl.trust.status import Status
 from mcpctl.variables import references_in
 
 LIST_SCHEMA_VERSION = 1

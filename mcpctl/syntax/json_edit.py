@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from mcpctl.client_json_scan import JsonObject, Member, find_object
-from mcpctl.client_json_style import Style, line_indent, member_text, render, style_of
 from mcpctl.errors import ConfigError
+from mcpctl.syntax.json_scan import JsonObject, Member, find_object
+from mcpctl.syntax.json_style import Style, line_indent, member_text, render, style_of
 
 
 def json_edit(text: str, top_key: str, edits: Mapping[str, dict[str, Any] | None]) -> str:

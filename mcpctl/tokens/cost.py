@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from mcpctl.tokens import TOKENIZER, tool_text, tool_tokens
+from mcpctl.tokens.count import TOKENIZER, tool_text, tool_tokens
 
 MAX_TOOLS_TOTAL = 40
 MAX_TOOLS_PER_SERVER = 25

@@ -7,14 +7,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from mcpctl.config.merge import MergedServer, merge
+from mcpctl.config.workspace import load_workspace
 from mcpctl.errors import TrustRefused
-from mcpctl.gate import unpinnable_message
-from mcpctl.merge import MergedServer, merge
 from mcpctl.model import Definition
-from mcpctl.pinned_files import Lookups
-from mcpctl.trust import Status, status_of
-from mcpctl.trust_state import Approval, TrustState, approved_definition
-from mcpctl.trust_store import (
+from mcpctl.pinning.pinned_files import Lookups
+from mcpctl.trust.gate import unpinnable_message
+from mcpctl.trust.state import Approval, TrustState, approved_definition
+from mcpctl.trust.status import Status, status_of
+from mcpctl.trust.store import (
     Store,
     approvals_in,
     read_store,
@@ -22,7 +23,6 @@ from mcpctl.trust_store import (
     update_store,
     workspace_key,
 )
-from mcpctl.workspace import load_workspace
 
 
 def _status_here(definition: Definition, root: Path, approvals: dict[str, Approval],

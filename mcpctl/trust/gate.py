@@ -12,12 +12,12 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
+from mcpctl.config.merge import MergedServer
 from mcpctl.errors import TrustRefused
-from mcpctl.merge import MergedServer
 from mcpctl.model import Definition, Tier
-from mcpctl.trust import Status, status_of
-from mcpctl.trust_state import TrustState
-from mcpctl.trust_store import TrustStoreError, approvals_in, read_store
+from mcpctl.trust.state import TrustState
+from mcpctl.trust.status import Status, status_of
+from mcpctl.trust.store import TrustStoreError, approvals_in, read_store
 
 _GATE_KEY = object()
 
@@ -27,7 +27,7 @@ class Admission:
 
     def __init__(self, definition: Definition, root: Path, status: Status, key: object) -> None:
         if key is not _GATE_KEY:
-            raise TypeError("an Admission is made only by mcpctl.gate.admit")
+            raise TypeError("an Admission is made only by mcpctl.trust.gate.admit")
         self.definition = definition
         self.root = root
         self.status = status

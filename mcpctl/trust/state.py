@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from mcpctl.fingerprint import PinnedFile
+from mcpctl.credentials.secretlike import looks_secret
 from mcpctl.model import ServerSpec, Tier
-from mcpctl.secretlike import looks_secret
+from mcpctl.trust.fingerprint import PinnedFile
 
 
 class TrustState(StrEnum):

@@ -6,10 +6,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mcpctl.fingerprint import PinnedFile, fingerprint_of
 from mcpctl.model import Definition, Tier
-from mcpctl.pinned_files import NO_ENVIRONMENT, Lookups, pinned_files, unpinned_reason
-from mcpctl.trust_state import Approval, TrustState, approved_definition, diff, state_of
+from mcpctl.pinning.pinned_files import NO_ENVIRONMENT, Lookups, pinned_files, unpinned_reason
+from mcpctl.trust.fingerprint import PinnedFile, fingerprint_of
+from mcpctl.trust.state import Approval, TrustState, approved_definition, diff, state_of
 
 
 @dataclass(frozen=True)

@@ -14,9 +14,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from mcpctl.atomic import atomic_write_text, file_lock
 from mcpctl.errors import ConfigError
-from mcpctl.trust_state import Approval
+from mcpctl.files.atomic import atomic_write_text, file_lock
+from mcpctl.trust.state import Approval
 
 SCHEMA_VERSION = 1
 T = TypeVar("T")

@@ -7,10 +7,10 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from mcpctl.model import Definition, Problem
-from mcpctl.pinned_files import Lookups
-from mcpctl.trust import Status, status_of
-from mcpctl.trust_state import Approval, TrustState, summary
-from mcpctl.trust_store import TrustStoreError, approvals_in, read_store
+from mcpctl.pinning.pinned_files import Lookups
+from mcpctl.trust.state import Approval, TrustState, summary
+from mcpctl.trust.status import Status, status_of
+from mcpctl.trust.store import TrustStoreError, approvals_in, read_store
 
 
 class TrustStates:

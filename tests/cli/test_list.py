@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from mcpctl.tier_load import MAX_CONFIG_BYTES
+from mcpctl.config.tier_load import MAX_CONFIG_BYTES
 from tests.conftest import Cli, run_mcpctl
 from tests.tier_files import assert_valid, make_workspace, write
 

@@ -14,7 +14,7 @@ import pytest
 from tests.conftest import Result, run_mcpctl
 from tests.sdk_client import list_tools
 
-SERVER = Path(__file__).parent / "servers" / "token_server.py"
+SERVER = Path(__file__).parent.parent / "servers" / "token_server.py"
 
 
 def write_user_config(path: Path, text: str) -> None:

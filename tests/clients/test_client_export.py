@@ -11,8 +11,8 @@ from pathlib import Path
 import jsonschema  # type: ignore[import-untyped, unused-ignore]
 import pytest
 
-from mcpctl.client_diff import mask_line
-from mcpctl.client_json_edit import json_edit
+from mcpctl.clients.write.diff import mask_line
+from mcpctl.syntax.json_edit import json_edit
 from tests.clients import USER_FILE, install_home, single_insertion, write_config
 from tests.conftest import REPO, Cli
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from mcpctl.client_files import ConcurrentChange, read_client_text, write_client_file
+from mcpctl.clients.files import ConcurrentChange, read_client_text, write_client_file
 from mcpctl.model import Problem
 
 NOW = datetime(2026, 5, 4, 3, 2, 1, 123456, tzinfo=UTC)

@@ -11,9 +11,9 @@ from typing import Any
 import jsonschema  # type: ignore[import-untyped, unused-ignore]
 import pytest
 
-from mcpctl.client_entry import Converted, convert_entry
-from mcpctl.clients import client_by_id
-from mcpctl.toml_tables import name_lines
+from mcpctl.clients.entry import Converted, convert_entry
+from mcpctl.clients.table import client_by_id
+from mcpctl.syntax.toml_tables import name_lines
 from tests.clients import TOKEN_SERVER, USER_FILE, install_home, install_workspace, write_config
 from tests.conftest import REPO, Cli
 

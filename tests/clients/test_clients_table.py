@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from mcpctl.clients import (
+from mcpctl.clients.table import (
     CLIENT_IDS,
     CLIENTS,
     client_by_id,

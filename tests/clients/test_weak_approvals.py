@@ -5,15 +5,15 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from mcpctl import jsonc
-from mcpctl.model import Problem
-from mcpctl.weak_approvals import (
+from mcpctl.clients.weak_approvals import (
     SettingsFile,
     SettingsKind,
     WeakApproval,
     find_weak_approvals,
     load_weak_approvals,
 )
+from mcpctl.model import Problem
+from mcpctl.syntax import jsonc
 from tests.clients import install_home, install_workspace, write_config
 
 

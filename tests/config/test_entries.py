@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from mcpctl.entries import EntryError, entry_from_spec, spec_from_entry
-from mcpctl.formats import WORKSPACE_FORMATS, format_by_id, format_for_path
+from mcpctl.config.entries import EntryError, entry_from_spec, spec_from_entry
+from mcpctl.config.formats import WORKSPACE_FORMATS, format_by_id, format_for_path
 from mcpctl.model import ServerSpec, Transport
 
 ALIASES = WORKSPACE_FORMATS[0].aliases

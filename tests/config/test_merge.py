@@ -8,8 +8,8 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mcpctl.formats import WORKSPACE_FORMATS
-from mcpctl.merge import MergedServer, find, merge
+from mcpctl.config.formats import WORKSPACE_FORMATS
+from mcpctl.config.merge import MergedServer, find, merge
 from mcpctl.model import Definition, ServerSpec, Source, Tier, Transport
 
 FILES = ["config.toml", *(f.relative_path for f in WORKSPACE_FORMATS)]

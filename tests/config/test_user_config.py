@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from mcpctl.config.user_config import load_user_tier, server_lines
+from mcpctl.config.user_config_edit import EditResult, add_server, remove_server
 from mcpctl.errors import ConfigError, UsageError
 from mcpctl.model import Source, Tier
-from mcpctl.user_config import load_user_tier, server_lines
-from mcpctl.user_config_edit import EditResult, add_server, remove_server
 from tests.tier_files import write
 
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from mcpctl.config.tier_load import MAX_CONFIG_BYTES
+from mcpctl.config.workspace import find_workspace_root, load_workspace
 from mcpctl.model import Problem, Source, Tier, Transport
-from mcpctl.tier_load import MAX_CONFIG_BYTES
-from mcpctl.workspace import find_workspace_root, load_workspace
 from tests.tier_files import make_workspace
 
 

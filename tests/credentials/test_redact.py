@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from mcpctl.credentials.redact import redact, redact_prefix, substitutions
 from mcpctl.launch import Launch
 from mcpctl.model import ServerSpec, Transport
-from mcpctl.probe_redaction import hidden_values
-from mcpctl.redact import redact, redact_prefix, substitutions
+from mcpctl.probing.redaction import hidden_values
 
 GHP = "ghp_" + "A1b2C3d4E5f6G7h8I9j0" * 2  # the shape of a GitHub token
 

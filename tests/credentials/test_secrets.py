@@ -135,7 +135,7 @@ def test_plain_keeps_value_and_secret_env_prompts_from_stdin(user_config: Path) 
 def test_token_is_nowhere_on_disk_or_in_output(tmp_path: Path, mcpctl_home: Path) -> None:
     """After add, run, show, list --json and secret list, no file under the mcpctl home and
     no captured output holds the token (masking keeps at most 4 characters)."""
-    server = Path(__file__).parent / "servers" / "token_server.py"
+    server = Path(__file__).parent.parent / "servers" / "token_server.py"
     token = "github_pat_" + uuid.uuid4().hex + uuid.uuid4().hex
     root = tmp_path / "repo"
     (root / ".git").mkdir(parents=True)

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator  # type: ignore[import-untyped, unused-ignore]
 
-from mcpctl.formats import TRANSPORT_ALIASES, WORKSPACE_FORMATS
+from mcpctl.config.formats import TRANSPORT_ALIASES, WORKSPACE_FORMATS
 from mcpctl.lint import SCHEMA_NAMES, load_schema
 from mcpctl.lint.schema import quick_valid, schema_problems
 

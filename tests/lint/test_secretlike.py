@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from mcpctl.secretlike import find_secret, looks_secret, mask, secret_kind
+from mcpctl.credentials.secretlike import find_secret, looks_secret, mask, secret_kind
 
 GITHUB = "ghp_0123456789abcdefghijABCDEFGHIJexampl"
 

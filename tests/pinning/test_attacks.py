@@ -18,9 +18,9 @@ from typing import Any
 
 import pytest
 
-from mcpctl.pin_digests import MAX_BYTES, MAX_FILES
+from mcpctl.pinning.digests import MAX_BYTES, MAX_FILES
+from tests.cli.test_run import workspace_with
 from tests.conftest import Result, run_mcpctl
-from tests.test_run import workspace_with
 
 PYTHON = sys.executable
 SH = "touch 'MARKER'\n"

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from mcpctl.fingerprint import canonical_form, fingerprint_of
 from mcpctl.model import ServerSpec, Transport
-from mcpctl.pin_digests import MAX_BYTES, MAX_FILES, MAX_TREE_ENTRIES
-from mcpctl.pinned_files import pinned_files, unpinned_reason
+from mcpctl.pinning.digests import MAX_BYTES, MAX_FILES, MAX_TREE_ENTRIES
+from mcpctl.pinning.pinned_files import pinned_files, unpinned_reason
+from mcpctl.trust.fingerprint import canonical_form, fingerprint_of
 from tests.tier_files import make_workspace, write
 
 

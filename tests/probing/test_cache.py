@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from mcpctl import probe_cache
-from mcpctl.client.probe import ProbeResult
 from mcpctl.paths import Paths
-from mcpctl.probe_cache import SCHEMA_VERSION, CachedProbe, cache_file, from_probe, load, save
+from mcpctl.probing import cache as probe_cache
+from mcpctl.probing.cache import SCHEMA_VERSION, CachedProbe, cache_file, from_probe, load, save
+from mcpctl.protocol.probe import ProbeResult
 
 FINGERPRINT = "sha256:" + "ab" * 32
 

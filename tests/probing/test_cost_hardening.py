@@ -16,9 +16,9 @@ from typing import Any
 
 import pytest
 
-from tests.client.conftest import PRELUDE, free_port, survivors, survivors_after_settling
+from tests.cli.test_run import SERVER, workspace_with, write_user_config
 from tests.conftest import Cli, run_mcpctl
-from tests.test_run import SERVER, workspace_with, write_user_config
+from tests.protocol.conftest import PRELUDE, free_port, survivors, survivors_after_settling
 
 GHP = "ghp_" + "A1b2C3d4E5f6G7h8I9j0" * 2  # the detector knows this shape
 PASSPHRASE = "correct-horse-battery-staple"  # it does not know this one

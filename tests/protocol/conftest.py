@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from mcpctl.client.probe import (
+from mcpctl.model import Transport
+from mcpctl.protocol.probe import (
     DEFAULT_CAPABILITIES,
     LaunchPlan,
     ProbeFailed,
@@ -25,7 +26,6 @@ from mcpctl.client.probe import (
     ProbeResult,
     probe,
 )
-from mcpctl.model import Transport
 from tests.processes import stop
 
 HERE = Path(__file__).resolve().parent
@@ -33,7 +33,7 @@ REPO = HERE.parent.parent
 SCRIPTED = HERE / "scripted_server.py"
 SDK_SERVER = HERE / "sdk_server.py"
 NPM = REPO / "tests" / ".npm" / "node_modules" / "@modelcontextprotocol"
-FIXTURES = REPO.parent / "shared" / "fixtures" / "real-servers"
+FIXTURES = REPO / "tests" / "fixtures" / "real-servers"
 ROOT_URI = "file:///work/space%20dir"
 
 

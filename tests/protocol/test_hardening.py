@@ -14,11 +14,11 @@ from typing import Any
 
 import pytest
 
-from mcpctl.client.http import MAX_SERVER_REQUESTS, MAX_WAITING_ANSWERS
-from mcpctl.client.probe import LaunchPlan
-from mcpctl.client.process import STDERR_LINE_CHARS
 from mcpctl.model import Transport
-from tests.client.conftest import Hostile, free_port, run_failure, stdio_plan, survivors
+from mcpctl.protocol.http import MAX_SERVER_REQUESTS, MAX_WAITING_ANSWERS
+from mcpctl.protocol.probe import LaunchPlan
+from mcpctl.protocol.process import STDERR_LINE_CHARS
+from tests.protocol.conftest import Hostile, free_port, run_failure, stdio_plan, survivors
 
 GHP = "ghp_" + "A1b2C3d4E5f6G7h8I9j0" * 2
 PASSPHRASE = "correct-horse-battery-staple"  # no detector flags it: only its value can

@@ -11,10 +11,10 @@ import sys
 import textwrap
 import time
 
-from mcpctl.client.probe import probe
-from mcpctl.client.process import MAX_LINE_BYTES, SHUTDOWN_GRACE
-from mcpctl.client.session import MAX_PAGES
-from tests.client.conftest import (
+from mcpctl.protocol.probe import probe
+from mcpctl.protocol.process import MAX_LINE_BYTES, SHUTDOWN_GRACE
+from mcpctl.protocol.session import MAX_PAGES
+from tests.protocol.conftest import (
     REPO,
     Hostile,
     peak_rss_mib,
@@ -219,7 +219,7 @@ def test_ctrl_c_in_a_real_process_leaves_no_child(hostile: Hostile) -> None:
     plan, marker = hostile("grandchild_ignoring_sigterm()\ntime.sleep(600)\n", timeout=30.0)
     code = textwrap.dedent(f"""\
         import asyncio, os
-        from mcpctl.client.probe import LaunchPlan, probe
+        from mcpctl.protocol.probe import LaunchPlan, probe
         from mcpctl.model import Transport
         plan = LaunchPlan("x", Transport.STDIO, argv={plan.argv!r}, env=dict(os.environ),
                           timeout=30.0)

@@ -8,11 +8,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from mcpctl.client.http import check_url, is_loopback
-from mcpctl.client.probe import LaunchPlan
-from mcpctl.client.session import ChannelError
 from mcpctl.model import Transport
-from tests.client.conftest import run_failure
+from mcpctl.protocol.http import check_url, is_loopback
+from mcpctl.protocol.probe import LaunchPlan
+from mcpctl.protocol.session import ChannelError
+from tests.protocol.conftest import run_failure
 
 Reply = tuple[int, dict[str, str], bytes]
 

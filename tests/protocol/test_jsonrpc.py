@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from mcpctl.client import jsonrpc
-from mcpctl.client.jsonrpc import (
+from mcpctl.protocol import jsonrpc
+from mcpctl.protocol.jsonrpc import (
     Dispatcher,
     Json,
     Notification,

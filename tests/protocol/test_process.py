@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from mcpctl.client.process import (
+from mcpctl.protocol.process import (
     STDERR_LINE_CHARS,
     STDERR_LINES,
     Limits,
@@ -15,7 +15,7 @@ from mcpctl.client.process import (
     ServerProcess,
     StderrLog,
 )
-from tests.client.conftest import run_failure, stdio_plan
+from tests.protocol.conftest import run_failure, stdio_plan
 
 
 def collect(argv: list[str], limits: Limits) -> tuple[list[bytes], OutputError | None]:

@@ -10,10 +10,10 @@ import time
 
 import pytest
 
-from mcpctl.client.probe import LaunchPlan, ProbeFailure, ProbeResult, probe_many
 from mcpctl.model import Transport
-from mcpctl.tokens import tool_tokens
-from tests.client.conftest import (
+from mcpctl.protocol.probe import LaunchPlan, ProbeFailure, ProbeResult, probe_many
+from mcpctl.tokens.count import tool_tokens
+from tests.protocol.conftest import (
     FIXTURES,
     SDK_SERVER,
     free_port,

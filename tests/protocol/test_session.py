@@ -6,8 +6,8 @@ import json
 import time
 from pathlib import Path
 
-from mcpctl.client.session import CLIENT_INFO
-from tests.client.conftest import ROOT_URI, run_failure, run_probe, scripted
+from mcpctl.protocol.session import CLIENT_INFO
+from tests.protocol.conftest import ROOT_URI, run_failure, run_probe, scripted
 
 THREE_TOOLS = ["tool_0", "tool_1", "tool_2"]
 

@@ -8,8 +8,8 @@ import re
 import sys
 from pathlib import Path
 
+from tests.cli.test_run import SERVER, marker_server, workspace_with, write_user_config
 from tests.conftest import Cli
-from tests.test_run import SERVER, marker_server, workspace_with, write_user_config
 
 
 def test_list_shows_the_last_probe_without_starting_anything(

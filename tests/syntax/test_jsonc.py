@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mcpctl import jsonc
-from mcpctl.jsonc import DuplicateKey, JsonSyntaxError, blank_jsonc, parse
+from mcpctl.syntax import jsonc
+from mcpctl.syntax.jsonc import DuplicateKey, JsonSyntaxError, blank_jsonc, parse
 
 
 def test_plain_json_value_and_key_positions() -> None:

@@ -10,7 +10,7 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mcpctl.cost import (
+from mcpctl.tokens.cost import (
     CostWarning,
     ToolCost,
     ToolDiff,
@@ -19,7 +19,7 @@ from mcpctl.cost import (
     tools_digest,
 )
 
-FIXTURES = Path(__file__).resolve().parent.parent.parent / "shared" / "fixtures" / "real-servers"
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "real-servers"
 
 
 def by_field(tool: Mapping[str, Any]) -> int:

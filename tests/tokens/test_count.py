@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from mcpctl.tokens import TOKENIZER, count_tokens, tool_text, tool_tokens
+from mcpctl.tokens.count import TOKENIZER, count_tokens, tool_text, tool_tokens
 
-FIXTURES = Path(__file__).resolve().parent.parent.parent / "shared" / "fixtures" / "real-servers"
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "real-servers"
 SERVERS = ["everything", "memory", "sequential-thinking", "time"]
 
 

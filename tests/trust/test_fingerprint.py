@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mcpctl.fingerprint import canonical_bytes, fingerprint_of
 from mcpctl.model import ServerSpec, Transport
+from mcpctl.trust.fingerprint import canonical_bytes, fingerprint_of
 
 
 def spec_fingerprint(payload: dict[str, Any]) -> str:

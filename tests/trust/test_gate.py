@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pytest
 
+from mcpctl.config.merge import MergedServer, find
+from mcpctl.config.view import load_view
 from mcpctl.errors import ExitCode, TrustRefused
-from mcpctl.gate import Admission, admit
 from mcpctl.launch import resolve_launch
-from mcpctl.merge import MergedServer, find
 from mcpctl.model import Tier
-from mcpctl.pin_digests import MAX_BYTES
-from mcpctl.trust_state import TrustState
-from mcpctl.view import load_view
+from mcpctl.pinning.digests import MAX_BYTES
+from mcpctl.trust.gate import Admission, admit
+from mcpctl.trust.state import TrustState
 from tests.conftest import Cli
 from tests.tier_files import make_workspace, write, write_servers
 

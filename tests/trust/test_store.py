@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from mcpctl.trust_state import Approval
-from mcpctl.trust_store import (
+from mcpctl.trust.state import Approval
+from mcpctl.trust.store import (
     SCHEMA_VERSION,
     TrustStoreError,
     approvals_in,

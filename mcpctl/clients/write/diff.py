@@ -61,7 +61,7 @@ def secret_literals(document: Any) -> dict[str, str]:
 
 
 def _masked_string(value: str, key: str | None) -> str:
-    from mcpctl.masking import masked_args, masked_url, masked_value  # noqa: PLC0415
+    from mcpctl.credentials.masking import masked_args, masked_url, masked_value  # noqa: PLC0415
 
     if "://" in value and (url := masked_url(value)) != value:
         return url
@@ -87,7 +87,7 @@ def mask_literals(text: str, shown: dict[str, str]) -> str:
 def mask_line(line: str) -> str:
     """Mask every string literal in `line` that looks like a secret, using the key it
     is written under (`"TOKEN": "..."`, `TOKEN = "..."`) as context."""
-    from mcpctl.secretlike import looks_secret, mask  # noqa: PLC0415
+    from mcpctl.credentials.secretlike import looks_secret, mask  # noqa: PLC0415
 
     bare = _BARE_KEY.match(line)
     key: str | None = bare[1] if bare else None

@@ -12,12 +12,12 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from mcpctl.client_export_plan import ExportPlan
-from mcpctl.client_json_edit import json_edit
-from mcpctl.client_parse import fast_json, read_document
-from mcpctl.client_toml_edit import toml_edit, written_inline
-from mcpctl.clients import ClientFormat, Syntax
+from mcpctl.clients.table import ClientFormat, Syntax
+from mcpctl.clients.write.parse import fast_json, read_document
+from mcpctl.clients.write.plan import ExportPlan
+from mcpctl.clients.write.toml_edit import toml_edit, written_inline
 from mcpctl.errors import ConfigError
+from mcpctl.syntax.json_edit import json_edit
 
 
 def apply_plan(client: ClientFormat, text: str | None, plan: ExportPlan, path: Path,

@@ -13,17 +13,17 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from mcpctl.client_diff import masked_diff
-from mcpctl.client_edit import apply_plan
-from mcpctl.client_export_plan import ExportPlan, plan_export
-from mcpctl.client_files import ATTEMPTS, client_text_or_none, write_client_file
-from mcpctl.client_parse import read_document, servers_of
-from mcpctl.clients import CLIENTS, ClientFormat
+from mcpctl.clients.files import ATTEMPTS, client_text_or_none, write_client_file
+from mcpctl.clients.table import CLIENTS, ClientFormat
+from mcpctl.clients.write.diff import masked_diff
+from mcpctl.clients.write.edit import apply_plan
+from mcpctl.clients.write.parse import read_document, servers_of
+from mcpctl.clients.write.plan import ExportPlan, plan_export
 from mcpctl.errors import ConfigError, McpctlError, UsageError
 from mcpctl.model import ServerSpec
 
 if TYPE_CHECKING:
-    from mcpctl.client_machine import Machine
+    from mcpctl.clients.machine import Machine
 
 
 @dataclass
@@ -40,7 +40,7 @@ class ExportReport:
 def user_servers(config_file: Path) -> dict[str, ServerSpec]:
     """The user tier by name; a config.toml with problems stops any export (a server
     missing from a half-read file would look removed)."""
-    from mcpctl.user_config import load_user_tier  # noqa: PLC0415
+    from mcpctl.config.user_config import load_user_tier  # noqa: PLC0415
 
     load = load_user_tier(config_file)
     if load.problems:
@@ -53,7 +53,7 @@ def export_to_client(
     dry_run: bool, command: str | None = None, file: Path | None = None, prune: bool = False,
 ) -> ExportReport:
     """Write `names` (default: the whole user tier) into the client's file."""
-    from mcpctl.client_settings import read_client_settings  # noqa: PLC0415
+    from mcpctl.clients.settings import read_client_settings  # noqa: PLC0415
 
     wanted = _wanted(machine.config_file, names)
     command = command or read_client_settings(machine.config_file).command
@@ -95,7 +95,7 @@ def sync_clients(machine: Machine, *, check: bool, dry_run: bool, replace: bool,
     """Export the whole user tier to every client in `[clients] sync`, removing what
     mcpctl exported earlier for servers since removed. A client whose file cannot be
     written is reported and the others are still synced."""
-    from mcpctl.client_settings import read_client_settings  # noqa: PLC0415
+    from mcpctl.clients.settings import read_client_settings  # noqa: PLC0415
 
     settings = read_client_settings(machine.config_file)
     if not settings.sync:

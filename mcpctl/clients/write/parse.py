@@ -12,10 +12,10 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from mcpctl import jsonc
-from mcpctl.clients import ClientFormat, Syntax
+from mcpctl.clients.table import ClientFormat, Syntax
 from mcpctl.errors import ConfigError
-from mcpctl.jsonc import blank_jsonc
+from mcpctl.syntax import jsonc
+from mcpctl.syntax.jsonc import blank_jsonc
 
 
 def read_servers(client: ClientFormat, text: str | None, path: Path) -> dict[str, Any]:
@@ -41,7 +41,7 @@ def _parse(client: ClientFormat, text: str, path: Path) -> dict[str, Any]:
         try:
             return tomllib.loads(text.removeprefix("\ufeff"))
         except tomllib.TOMLDecodeError as error:
-            from mcpctl.user_config import toml_problem  # noqa: PLC0415
+            from mcpctl.config.user_config import toml_problem  # noqa: PLC0415
 
             raise ConfigError(f"{toml_problem(path, error, text)}; the file was not changed") \
                 from None

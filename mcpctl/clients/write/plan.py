@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from mcpctl.clients import ClientFormat, exported_entry, is_managed
+from mcpctl.clients.table import ClientFormat, exported_entry, is_managed
 from mcpctl.model import ServerSpec
 
 REMOTE_SKIPPED = ("a remote (url) server: clients connect to it themselves and "

@@ -12,7 +12,7 @@ import tomllib
 from collections.abc import Mapping
 from typing import Any
 
-from mcpctl.toml_tables import rewrite_tables, splice_table
+from mcpctl.syntax.toml_tables import rewrite_tables, splice_table
 
 
 def toml_edit(text: str, top_key: str, edits: Mapping[str, dict[str, Any] | None],

@@ -1,0 +1,1 @@
+"""Writing clients' files: export plans, in-place edits, diffs, strict parses."""

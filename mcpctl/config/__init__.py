@@ -1,0 +1,1 @@
+"""Server definitions: formats, entries, the user and workspace tiers, the merge."""

@@ -1,0 +1,1 @@
+"""Secrets: the detector, masking, redaction, extraction and the OS keyring."""

@@ -1,0 +1,1 @@
+"""Files mcpctl owns: bounded reads, atomic writes, locks."""

@@ -1,0 +1,1 @@
+"""Which workspace files a launch reaches, and their content digests."""

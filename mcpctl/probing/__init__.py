@@ -1,0 +1,1 @@
+"""Probing servers here: gate, resolve, start, list tools, cache; doctor's checks."""

@@ -1,0 +1,1 @@
+"""What each command says, as data, and text made safe to show."""

@@ -1,0 +1,1 @@
+"""What tool definitions cost in context tokens."""

@@ -1,0 +1,1 @@
+"""Approvals by fingerprint: the fingerprint, states, the store and the gate."""
