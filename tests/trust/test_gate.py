@@ -125,9 +125,9 @@ def test_an_admission_cannot_be_made_outside_the_gate(cli: Cli, ws: Path, trust_
                                                       user_config: Path) -> None:
     cli("trust", "tasks", "--yes", "-w", str(ws))
     real = admit(server(ws, "tasks", user_config), ws, trust_file)
-    with pytest.raises(TypeError, match=r"an Admission is made only by mcpctl\.gate\.admit"):
+    with pytest.raises(TypeError, match=r"an Admission is made only by mcpctl\.trust\.gate\.admit"):
         Admission(real.definition, ws, real.status, object())
-    with pytest.raises(TypeError, match=r"an Admission is made only by mcpctl\.gate\.admit"):
+    with pytest.raises(TypeError, match=r"an Admission is made only by mcpctl\.trust\.gate\.admit"):
         Admission(real.definition, ws, real.status, None)
 
 
