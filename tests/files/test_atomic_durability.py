@@ -15,7 +15,8 @@ from pathlib import Path
 
 from tests.secret_service import require
 
-WRITER = ("import sys\nfrom pathlib import Path\nfrom mcpctl.files.atomic import atomic_write_text\n"
+WRITER = ("import sys\nfrom pathlib import Path\n"
+          "from mcpctl.files.atomic import atomic_write_text\n"
           "atomic_write_text(Path(sys.argv[1]), 'new text\\n')\n")
 
 
