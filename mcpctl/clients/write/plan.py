@@ -3,12 +3,13 @@
 Every exported entry is `mcpctl run NAME`, so the client file never holds a secret,
 and that shape is also how mcpctl recognises its own entries later (Codex rejects
 unknown keys, so there is no marker key). An entry the client defines itself is a
-conflict unless the user asks to replace it.
+conflict unless it holds exactly the server the user tier defines (it is then adopted:
+see `adoption.py`) or the user asks to replace it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,13 +23,14 @@ REMOTE_SKIPPED = ("a remote (url) server: clients connect to it themselves and "
 @dataclass(frozen=True)
 class EntryChange:
     name: str
-    status: str  # added | updated | replaced | removed | unchanged | conflict | skipped
+    # added | updated | adopted | replaced | removed | unchanged | conflict | skipped
+    status: str
     reason: str = ""
     entry: dict[str, Any] | None = None  # what is written (None with "removed")
 
     @property
     def writes(self) -> bool:
-        return self.status in ("added", "updated", "replaced", "removed")
+        return self.status in ("added", "updated", "adopted", "replaced", "removed")
 
 
 @dataclass(frozen=True)
@@ -44,12 +46,18 @@ class ExportPlan:
         return [change for change in self.changes if change.status == "conflict"]
 
 
+# Does the client's own entry (name, raw entry, user-tier spec) hold that very server?
+SameServer = Callable[[str, Any, ServerSpec], bool]
+
+
 def plan_export(client: ClientFormat, existing: Mapping[str, Any],
                 wanted: Sequence[ServerSpec], command: str, *, replace: bool,
-                prune: bool) -> ExportPlan:
+                prune: bool, same_server: SameServer | None = None) -> ExportPlan:
     """`wanted`: the user-tier servers to export. With `prune`, entries mcpctl exported
-    earlier for servers no longer exportable are removed (sync)."""
-    changes = [_change(client, existing.get(spec.name), spec, command, replace=replace)
+    earlier for servers no longer exportable are removed (sync). An entry of the
+    client's own for which `same_server` holds is adopted instead of a conflict."""
+    changes = [_change(client, existing.get(spec.name), spec, command, replace=replace,
+                       same_server=same_server)
                for spec in wanted]
     if prune:
         changes += _pruned(client, existing, wanted)
@@ -57,7 +65,7 @@ def plan_export(client: ClientFormat, existing: Mapping[str, Any],
 
 
 def _change(client: ClientFormat, current: Any, spec: ServerSpec, command: str, *,
-            replace: bool) -> EntryChange:
+            replace: bool, same_server: SameServer | None) -> EntryChange:
     if spec.is_remote:
         return EntryChange(spec.name, "skipped", REMOTE_SKIPPED)
     desired = exported_entry(client, spec.name, command)
@@ -70,6 +78,10 @@ def _change(client: ClientFormat, current: Any, spec: ServerSpec, command: str, 
     if replace:
         return EntryChange(spec.name, "replaced", "the old entry is in the backup",
                            entry=desired)
+    if same_server is not None and same_server(spec.name, current, spec):
+        return EntryChange(spec.name, "adopted", f"{client.title}'s own entry runs exactly "
+                           "this server; it now launches through mcpctl (the old entry is in "
+                           "the backup)", entry=desired)
     return EntryChange(spec.name, "conflict",
                        f"{client.title} defines {spec.name!r} itself; --replace makes it "
                        "launch through mcpctl (the old entry goes to the backup)")
