@@ -124,7 +124,7 @@ def test_conflict_is_refused_then_replaced_with_a_backup(cli: Cli, isolated_home
     write_config(user_config, USER_TIER)
     refused = cli("export", "--to", "cursor", "gh")
     assert refused.code == 1
-    assert refused.out == ("cursor: ~/.cursor/mcp.json (up to date)\n  conflict  gh  (Cursor "
+    assert refused.out == ("cursor: ~/.cursor/mcp.json (conflicts)\n  conflict  gh  (Cursor "
                            "defines 'gh' itself; --replace makes it launch through mcpctl (the "
                            "old entry goes to the backup))\n")
     assert path.read_text() == '{"mcpServers": {"gh": {"command": "old-gh"}}}\n'
