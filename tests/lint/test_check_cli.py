@@ -5,7 +5,11 @@ from __future__ import annotations
 import json
 import os
 import re
+import threading
+import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from jsonschema import Draft202012Validator  # type: ignore[import-untyped, unused-ignore]
@@ -151,8 +155,55 @@ def test_unreadable_files_exit_3_after_the_others_are_checked(cli: Cli, repo: Pa
     assert result.out.startswith(".mcp.json:1:50: MCP020 warning:")
     assert result.err.endswith(
         "mcpctl: error: cannot read missing/.mcp.json: No such file or directory; "
-        ".vscode/mcp.json: is a directory; .cursor/mcp.json: is not a regular file\n")
+        ".vscode/mcp.json: is a directory, not a file; .cursor/mcp.json: is not a regular "
+        "file\n")
     assert result.code == 3
+
+
+def test_a_fifo_swapped_in_after_a_look_at_the_path_does_not_block(
+    cli: Cli, repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The file is replaced by a FIFO right after the first look at its path (a stat or
+    an open). A reader that looks, then opens by name, would open the FIFO and wait for a
+    writer: here a writer comes after 1 s and sends nothing, so such a reader reports an
+    empty file. One that asks the open file what it is reads the real file."""
+    path = write(repo, ".mcp.json", '{"mcpServers": {"a": {"command": "npx", "args": ["x"]}}}')
+    real_stat, real_open = os.stat, os.open
+    swapped = threading.Event()
+
+    def swap_after(real: Callable[..., Any]) -> Callable[..., Any]:
+        def call(target: Any, *args: Any, **kwargs: Any) -> Any:
+            answer = real(target, *args, **kwargs)
+            if os.fspath(target) in {".mcp.json", str(path)} and not swapped.is_set():
+                swapped.set()
+                os.replace(_fifo_beside(path), path)
+            return answer
+        return call
+
+    monkeypatch.setattr(os, "stat", swap_after(real_stat))
+    monkeypatch.setattr(os, "open", swap_after(real_open))
+    writer = threading.Thread(target=_write_nothing_later, args=(path, swapped), daemon=True)
+    writer.start()
+    result = cli("check", ".mcp.json")
+    assert swapped.is_set()
+    assert result.out.startswith(".mcp.json:1:50: MCP020 warning:")
+    assert result.code == 0
+    writer.join(timeout=10)
+
+
+def _fifo_beside(path: Path) -> Path:
+    fifo = path.with_name("swap.fifo")
+    os.mkfifo(fifo)
+    return fifo
+
+
+def _write_nothing_later(path: Path, swapped: threading.Event) -> None:
+    swapped.wait(timeout=10)
+    time.sleep(1)
+    try:  # non-blocking: fails at once when no reader has the FIFO open
+        os.close(os.open(path, os.O_WRONLY | os.O_NONBLOCK))
+    except OSError:
+        pass
 
 
 def test_format_of_reads_any_name_as_that_format(cli: Cli, repo: Path) -> None:
