@@ -7,9 +7,9 @@ calls in `checks` is pure.
 
 from __future__ import annotations
 
+import errno
 import functools
 import json
-import errno
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -27,6 +27,8 @@ from mcpctl.model import Problem
 # The schema each workspace format is validated against (schemas/NAME.schema.json).
 SCHEMA_NAMES: Mapping[str, str] = {
     "claude": "mcp-json", "mcp.json": "mcp-json", "vscode": "vscode-mcp", "cursor": "cursor-mcp",
+    "kiro": "kiro-mcp", "roo": "roo-mcp", "gemini": "gemini-settings", "codex": "codex-config",
+    "claude-desktop": "claude-desktop",
 }
 KINDS = (*(f.id for f in WORKSPACE_FORMATS), CLAUDE_SETTINGS)
 _CLAUDE_SETTINGS_FILES = (".claude/settings.json", ".claude/settings.local.json")
@@ -60,7 +62,7 @@ def find_targets(files: Sequence[str], root: Path, format_of: str | None) -> lis
         raise UsageError(f"--format-of: unknown format {format_of!r} (known: {', '.join(KINDS)})")
     if files:
         return [_named_target(name, format_of) for name in files]
-    found = [(root / f.relative_path, f.id) for f in WORKSPACE_FORMATS]
+    found = [(root / f.relative_path, f.id) for f in WORKSPACE_FORMATS if not f.any_folder]
     found.append((root / _CLAUDE_SETTINGS_FILES[0], CLAUDE_SETTINGS))
     return [Target(path, _relative(path), kind) for path, kind in found if path.exists()]
 

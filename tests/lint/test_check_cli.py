@@ -20,7 +20,8 @@ from tests.lint.helpers import CORPUS
 
 TOKEN = "ghp_0123456789abcdefghijABCDEFGHIJexampl"
 SEVERAL = "bad/065-several-findings/.mcp.json"
-PIN_FIX = "pin an exact version: npx pkg@1.2.3, uvx pkg==1.2.3, pipx run pkg==1.2.3"
+PIN_FIX = ("pin an exact version: npx pkg@1.2.3, uvx pkg==1.2.3, pipx run pkg==1.2.3, "
+           "git+https://...@<commit>")
 
 
 @pytest.fixture
@@ -52,17 +53,20 @@ def test_text_output_is_exact(cli: Cli, in_corpus: Path) -> None:
         f"{SEVERAL}:7:9: MCP010 error: mcpServers.github.env.GITHUB_PERSONAL_ACCESS_TOKEN: "
         'literal GitHub token "ghp_***" (fix: revoke the credential, then reference it: '
         "${env:NAME} or ${NAME} for the client, ${secret:NAME} for mcpctl run)\n"
-        f"{SEVERAL}:8:9: MCP032 warning: mcpServers.github.env.NODE_OPTIONS: NODE_OPTIONS "
+        f"{SEVERAL}:8:9: MCP032 error: mcpServers.github.env.NODE_OPTIONS: NODE_OPTIONS "
         "makes the runtime load extra code at start (fix: remove the variable; configure "
         "the server through its own options)\n"
+        f'{SEVERAL}:11:5: MCP006 error: mcpServers["remote docs"]: Claude Code does not load '
+        "a 'url' entry without 'type': 'http' or 'sse' (fix: write the entry the way the "
+        "named client expects (see the message))\n"
         f'{SEVERAL}:11:5: MCP040 warning: mcpServers["remote docs"]: server name '
         '"remote docs" has characters outside A-Z a-z 0-9 _ - (fix: rename the server '
         "using letters, digits, '_' and '-' (at most 64))\n"
         f'{SEVERAL}:11:21: MCP042 error: mcpServers["remote docs"].url: plain http:// to '
-        '"docs.example.com" (fix: use https:// (plain http is fine for localhost and '
-        "127.0.0.1))\n"
+        '"docs.example.com" (fix: use https:// (plain http is fine for this machine, private '
+        "addresses and single-label hosts such as a compose service))\n"
     )
-    assert result.err == "mcpctl check: 1 file, 2 error(s), 3 warning(s), 0 info\n"
+    assert result.err == "mcpctl check: 1 file, 4 error(s), 2 warning(s), 0 info\n"
     assert result.code == 1
 
 
@@ -83,7 +87,7 @@ def test_json_output_matches_its_schema(cli: Cli, in_corpus: Path) -> None:
     document = json.loads(result.out)
     Draft202012Validator(load_schema("check-report")).validate(document)
     assert document["files"] == [SEVERAL, "good/09-empty-servers/.mcp.json"]
-    assert document["counts"] == {"error": 2, "warning": 3, "info": 0}
+    assert document["counts"] == {"error": 4, "warning": 2, "info": 0}
     assert document["unreadable"] == []
     assert document["findings"][1] == {
         "path": SEVERAL, "line": 7, "column": 9, "code": "MCP010", "name": "literal-secret",
@@ -124,7 +128,9 @@ def test_select_and_ignore(cli: Cli, in_corpus: Path) -> None:
     assert [line.split()[1] for line in only_secrets.out.splitlines()] == ["MCP010"]
     assert only_secrets.code == 1
     ignored = cli("check", "--ignore", "mcp010,MCP042", "--ignore", "MCP04", SEVERAL)
-    assert [line.split()[1] for line in ignored.out.splitlines()] == ["MCP020", "MCP032"]
+    ignored = cli("check", "--ignore", "mcp010,MCP042,MCP032,MCP006", "--ignore", "MCP04",
+                  SEVERAL)
+    assert [line.split()[1] for line in ignored.out.splitlines()] == ["MCP020"]
     assert ignored.code == 0
 
 
@@ -133,9 +139,11 @@ def test_select_and_ignore(cli: Cli, in_corpus: Path) -> None:
                            "(see mcpctl check --list-rules)\n"),
     (["--format-of", "yaml", "x"], "mcpctl: error: check: argument --format-of: invalid "
                                    "choice: 'yaml' (choose from 'claude', 'mcp.json', "
-                                   "'vscode', 'cursor', 'claude-settings')\n"),
+                                   "'vscode', 'cursor', 'kiro', 'roo', 'gemini', 'codex', "
+                                   "'claude-desktop', 'claude-settings')\n"),
     (["config.json"], "mcpctl: error: cannot tell the format of config.json from its name; "
-                      "pass --format-of (claude, mcp.json, vscode, cursor, claude-settings)\n"),
+                      "pass --format-of (claude, mcp.json, vscode, cursor, kiro, roo, gemini, "
+                      "codex, claude-desktop, claude-settings)\n"),
     (["--workspace", "nowhere"], "mcpctl: error: --workspace: nowhere is not a directory\n"),
 ])
 def test_usage_errors_exit_2(cli: Cli, repo: Path, args: list[str], message: str) -> None:
@@ -283,8 +291,9 @@ def test_list_rules(cli: Cli) -> None:
     listed = json.loads(cli("check", "--list-rules", "--output", "json").out)
     Draft202012Validator(load_schema("check-report")).validate(listed)
     assert [rule["code"] for rule in listed["rules"]] == [
-        "MCP001", "MCP002", "MCP003", "MCP004", "MCP010", "MCP011", "MCP020", "MCP021",
-        "MCP022", "MCP030", "MCP031", "MCP032", "MCP040", "MCP041", "MCP042", "MCP050",
+        "MCP001", "MCP002", "MCP003", "MCP004", "MCP005", "MCP006", "MCP007", "MCP008",
+        "MCP010", "MCP011", "MCP012", "MCP020", "MCP021", "MCP022", "MCP030", "MCP031",
+        "MCP032", "MCP033", "MCP034", "MCP040", "MCP041", "MCP042", "MCP043", "MCP050",
         "MCP051", "MCP052", "MCP060"]
 
 
