@@ -165,7 +165,7 @@ def test_workspace_formats_are_one_row_each() -> None:
     ]
     vscode = format_by_id("vscode")
     assert vscode is not None
-    assert vscode.companion_keys == {"$schema", "inputs"}
+    assert vscode.companion_keys == frozenset({"$schema", "inputs"})
     assert format_by_id("nope") is None
 
 
