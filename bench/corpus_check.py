@@ -24,10 +24,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from mcpctl.config.formats import hook_pattern
 from mcpctl.lint import Target, check_targets, kind_for_path
 from mcpctl.lint.rules import Finding, Severity
 from mcpctl.lint.settings import Selection
-
 
 # What the hook is given in a commit: the `files:` pattern of .pre-commit-hooks.yaml.
 HOOK_FILES = re.compile(hook_pattern((".claude/settings.json", ".claude/settings.local.json")))

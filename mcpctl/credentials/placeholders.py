@@ -21,6 +21,7 @@ _WORD_SPLIT = re.compile(r"[^A-Za-z0-9]+|(?<=[a-z])(?=[A-Z])")
 _TELLING_WORDS = frozenset({
     "your", "yours", "here", "placeholder", "redacted", "changeme", "replace", "insert",
     "paste", "example", "dummy", "fake", "todo", "tbd", "fixme", "sample", "xxx",
+    "password", "passwd",  # `vault-dev-password`: a default to change, not a secret
 })
 # Telling words also inside one run of capitals (`AKIAIOSFODNN7EXAMPLE`, AWS's own).
 _TELLING_INSIDE = ("example", "placeholder", "redacted", "changeme", "your")
