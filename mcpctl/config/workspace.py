@@ -11,7 +11,6 @@ from mcpctl.config.formats import ALL_TOP_KEYS, WORKSPACE_FORMATS, ConfigFormat,
 from mcpctl.config.tier_load import TierLoad, read_config_text
 from mcpctl.model import Definition, Problem, Source, Tier
 from mcpctl.syntax import jsonc
-from mcpctl.syntax.toml_document import parse_toml
 
 
 def find_workspace_root(start: Path) -> Path:
@@ -59,6 +58,8 @@ def load_workspace_file(path: Path, fmt: ConfigFormat, precedence: int) -> TierL
 def read_document(text: str, fmt: ConfigFormat) -> jsonc.JsonDocument:
     """The parsed file with its positions, whatever its syntax (raises JsonSyntaxError)."""
     if fmt.syntax is Syntax.TOML:
+        from mcpctl.syntax.toml_document import parse_toml  # noqa: PLC0415 - tomllib
+
         return parse_toml(text)
     return jsonc.parse(text, jsonc=fmt.jsonc)
 

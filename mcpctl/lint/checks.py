@@ -17,7 +17,6 @@ from mcpctl.lint.leaks import leak_hits
 from mcpctl.lint.rules import Finding, Hit, where
 from mcpctl.lint.schema import schema_problems
 from mcpctl.syntax import jsonc
-from mcpctl.syntax.toml_document import nearest_position, parse_toml
 
 # Claude Code's project settings: not a server list, but where a repo can approve its
 # own servers (DESIGN §11). Recognised by path like the formats of mcpctl.config.formats.
@@ -36,6 +35,8 @@ def lint_bytes(
         return [Finding(path, line, column, "MCP001", "not UTF-8 text")]
     try:
         if fmt is not None and fmt.syntax is Syntax.TOML:
+            from mcpctl.syntax.toml_document import parse_toml  # noqa: PLC0415 - tomllib
+
             document = parse_toml(text)
         else:
             document = jsonc.parse(text, jsonc=fmt is not None and fmt.jsonc)
@@ -52,7 +53,7 @@ def lint_bytes(
 
 
 def _locate(document: jsonc.JsonDocument, path: str, hit: Hit) -> Finding:
-    line, column = hit.at or nearest_position(document, hit.path)
+    line, column = hit.at or document.nearest(hit.path)
     return Finding(path, line, column, hit.code, hit.message)
 
 

@@ -81,6 +81,15 @@ class JsonDocument:
                 return table[path]
         return (1, 1)
 
+    def nearest(self, path: JsonPath) -> tuple[int, int]:
+        """Where `path` is written, else where its nearest written ancestor is (a TOML
+        file records keys only, not the items of an array)."""
+        for length in range(len(path), 0, -1):
+            for table in (self.key_positions, self.value_positions):
+                if path[:length] in table:
+                    return table[path[:length]]
+        return self.position(())
+
 
 def lex(text: str) -> Iterator[Token]:
     """Every token of `text` in order, comments included (linear; never raises).

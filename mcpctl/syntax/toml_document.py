@@ -69,12 +69,3 @@ def _unquote(key: str) -> str:
         value: str = tomllib.loads(f"k = {key}")["k"]
         return value
     return key
-
-
-def nearest_position(document: JsonDocument, path: JsonPath) -> tuple[int, int]:
-    """Where `path` is written, else where its nearest written ancestor is."""
-    for length in range(len(path), 0, -1):
-        for table in (document.key_positions, document.value_positions):
-            if path[:length] in table:
-                return table[path[:length]]
-    return (1, 1)
