@@ -44,7 +44,8 @@ def lint_bytes(
         # json's own wording ends some messages with "at", meant to precede a position.
         message = error.message.removesuffix(" at") + _syntax_hint(text, error, fmt)
         return [Finding(path, error.line, error.column, "MCP001", message)]
-    hits = [*_duplicate_hits(document), *leak_hits(document.value)]
+    bare = fmt is not None and fmt.variables is not None and "$VAR" in fmt.variables
+    hits = [*_duplicate_hits(document), *leak_hits(document.value, bare_references=bare)]
     if fmt is None:
         hits += _claude_settings_hits(document.value)
     else:

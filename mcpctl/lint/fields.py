@@ -32,14 +32,18 @@ _USER_PATH = re.compile(
     r"|(?<![\w./~-])/root(?=/|$)"
     r"|(?<![\w])[A-Za-z]:[\\/]Users[\\/]([^\\/\s\"']+)",
 )
-# VS Code's gallery names its servers by registry name: `io.github.owner/server`.
-_GALLERY_NAME = re.compile(r"[A-Za-z0-9_.-]{1,64}(?:/[A-Za-z0-9_.-]{1,64})?", re.ASCII)
+# VS Code's gallery names its servers by registry name (`io.github.owner/server`), Roo's
+# marketplace by repository path (`github.com/owner/repo/tree/main/src/x`); both clients
+# make tool names from them themselves.
+_GALLERY_NAME = re.compile(r"[A-Za-z0-9_.-]{1,64}(?:/[A-Za-z0-9_.-]{1,64})*", re.ASCII)
+_GALLERY_FORMATS = frozenset({"vscode", "roo"})
 
 _URL_FIELDS = ("url", "serverUrl", "httpUrl")
 
 
 def server_name_hits(path: JsonPath, name: str, fmt: ConfigFormat) -> Iterator[Hit]:
-    if _SERVER_NAME.fullmatch(name) or (fmt.id == "vscode" and _GALLERY_NAME.fullmatch(name)):
+    if _SERVER_NAME.fullmatch(name) or (fmt.id in _GALLERY_FORMATS
+                                         and _GALLERY_NAME.fullmatch(name)):
         return
     why = "is longer than 64 characters" if len(name) > 64 else (
         "is empty" if not name else "has characters outside A-Z a-z 0-9 _ -")

@@ -23,16 +23,22 @@ from mcpctl.syntax.jsonc import JsonPath
 
 _ASSIGNED_NAME = re.compile(r"-{0,2}[A-Za-z_][A-Za-z0-9_.-]*")
 _URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s\"'<>`]+")
+_BARE_REFERENCE = re.compile(r"\$[A-Za-z_][A-Za-z0-9_]*")
+# `CLOUDFLARE_ACCOUNT_ID`, `projectId`: identifiers look random but grant nothing.
+_IDENTIFIER_NAME = re.compile(r"(?i:(?:^|[_.-])(?:id|uuid|guid))$|[a-z0-9]I[dD]$")
 _EMBEDDED_JSON_LIMIT = 64 * 1024  # a string that holds JSON is a few lines, not a file
 
 
-def leak_hits(value: Any) -> Iterator[Hit]:
+def leak_hits(value: Any, *, bare_references: bool = False) -> Iterator[Hit]:
+    """`bare_references`: the client expands `$NAME` (Gemini CLI), so a value that is
+    only that is a reference, the fix itself."""
     # Iterative on purpose: a hostile file may nest a thousand levels deep.
     stack: list[tuple[JsonPath, Any, str | None]] = [((), value, None)]
     while stack:
         path, item, name = stack.pop()
         if isinstance(item, str):
-            yield from _string_hits(path, item, name)
+            if not (bare_references and _BARE_REFERENCE.fullmatch(item)):
+                yield from _string_hits(path, item, name)
         elif isinstance(item, dict):
             stack.extend(((*path, key), child, key) for key, child in item.items())
         elif isinstance(item, list):
@@ -60,7 +66,7 @@ def _string_hits(path: JsonPath, text: str, name: str | None) -> Iterator[Hit]:
     if equals and _ASSIGNED_NAME.fullmatch(option):  # --api-key=VALUE, GITHUB_TOKEN=VALUE
         match = find_secret(value, name=option)
     match = match or find_secret(text, name=name)
-    if match is not None:
+    if match is not None and not (not match.certain and name and _IDENTIFIER_NAME.search(name)):
         yield from _hit(path, match, text)
 
 
@@ -119,7 +125,10 @@ def _url_hits(path: JsonPath, url: str) -> Iterator[Hit]:
             yield Hit("MCP010", path, f"{where(path)}: literal password in the URL's "
                                       f"userinfo {json.dumps(mask(password))}")
         return
-    candidates: list[tuple[str, str | None]] = [(parts.username or "", None), (parts.path, None)]
+    # Each path segment on its own: a bare hex token (`/mcp/<32 hex>`) is judged as the
+    # whole value it is, not as one word of a longer text.
+    candidates: list[tuple[str, str | None]] = [(parts.username or "", None)]
+    candidates += [(segment, None) for segment in parts.path.split("/") if segment]
     candidates += [(value, key) for key, value in parse_qsl(parts.query)]
     for text, name in candidates:
         match = find_secret(text, name=name)

@@ -159,7 +159,8 @@ _TABLE = (
          '"env": {"PYTHONPATH": "${workspaceFolder}/src"}'),
     Rule("MCP040", "server-name", _W,
          "Clients namespace tools as server__tool; a name outside [A-Za-z0-9_-]{1,64} "
-         "breaks or truncates the tool names (VS Code's own gallery names excepted).",
+         "breaks or truncates the tool names (the registry names VS Code and Roo write "
+         "themselves excepted).",
          "rename the server using letters, digits, '_' and '-' (at most 64)",
          '"remote docs": {"url": "https://example.com/mcp"}',
          '"remote-docs": {"url": "https://example.com/mcp"}'),
