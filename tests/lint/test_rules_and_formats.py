@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -113,3 +114,21 @@ def test_the_workspace_tier_reads_kiro_roo_gemini_and_codex(tmp_path: Path) -> N
 def test_every_fixture_class_is_in_the_corpus() -> None:
     assert len(corpus_files("bad")) >= 84
     assert len(corpus_files("good")) >= 18
+
+
+def test_list_and_trust_see_codex_and_gemini_servers(cli: Cli, tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    (root / ".git").mkdir(parents=True)
+    (root / ".codex").mkdir()
+    (root / ".codex" / "config.toml").write_text(
+        '[mcp_servers.codex-srv]\ncommand = "codex-server"\nargs = ["--stdio"]\n')
+    (root / ".gemini").mkdir()
+    (root / ".gemini" / "settings.json").write_text(
+        '{"theme": "Default", "mcpServers": {"gemini-srv": {"command": "gemini-server"}}}')
+    listed = json.loads(cli("list", "--json", "--workspace", str(root)).out)
+    assert {(s["name"], s["source"]["format"], s["state"]) for s in listed["servers"]} == {
+        ("codex-srv", "codex", "untrusted"), ("gemini-srv", "gemini", "untrusted")}
+    assert cli("trust", "codex-srv", "--yes", "--workspace", str(root)).code == 0
+    listed = json.loads(cli("list", "--json", "--workspace", str(root)).out)
+    assert {s["name"]: s["state"] for s in listed["servers"]} == {
+        "codex-srv": "trusted", "gemini-srv": "untrusted"}
