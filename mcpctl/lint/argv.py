@@ -193,12 +193,25 @@ def _is_command_flag(program: str, text: str) -> bool:
     return re.fullmatch(r"-[a-zA-Z]*c[a-zA-Z]*", text) is not None or text == "--command"
 
 
+# The words a script starts with are what is looked through (the program, its options,
+# the package); shlex is pure Python, so a 1 MB script is not split to its end.
+_SHELL_WORDS = 256
+
+
 def _shell_words(script: Arg) -> list[Arg]:
+    lexer = shlex.shlex(script.text, posix=True)
+    lexer.whitespace_split = True
+    lexer.commenters = ""  # as shlex.split: `#` is an ordinary character
+    words: list[Arg] = []
     try:
-        words = shlex.split(script.text)
-    except ValueError:
+        while len(words) < _SHELL_WORDS:
+            word = lexer.get_token()
+            if word is None:
+                break
+            words.append(Arg(word, script.path))
+    except ValueError:  # an unclosed quote among the first words: not a command line
         return []
-    return [Arg(word, script.path) for word in words]
+    return words
 
 
 # --- package runners --------------------------------------------------------------
