@@ -167,7 +167,7 @@ def test_token_is_nowhere_on_disk_or_in_output(tmp_path: Path, mcpctl_home: Path
 def test_a_refused_add_stores_no_secret_and_unchanged_keeps_the_old_one(
     user_config: Path,
 ) -> None:
-    old, new, third = (f"ghp_{c * 4}A1b2C3d4E5f6G7h8I9j0K1l2M3n4" for c in "XYZ")
+    old, new, third = (f"ghp_{c * 4}A1b2C3d4E5f6G7h8I9j0K1l2M3n4" for c in "QRS")
     assert mcpctl("add", "gh", "--env", f"GITHUB_TOKEN={old}", "--", "srv", "1").code == 0
     refused = mcpctl("add", "gh", "--env", f"GITHUB_TOKEN={new}", "--", "srv", "2")
     assert refused.code == 2
