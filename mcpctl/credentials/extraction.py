@@ -138,8 +138,8 @@ def _tree_without_secrets(value: Any, key: str, secret: str, found: dict[str, st
     if depth >= _MAX_DEPTH:
         return value
     if isinstance(value, dict):
-        return {k: _tree_without_secrets(v, str(k), secret_name_for(secret, str(k)), found, depth + 1)
-                for k, v in value.items()}
+        return {k: _tree_without_secrets(v, str(k), secret_name_for(secret, str(k)), found,
+                                         depth + 1) for k, v in value.items()}
     if isinstance(value, list):
         return [_tree_without_secrets(v, key, secret_name_for(secret, str(i)), found, depth + 1)
                 for i, v in enumerate(value)]

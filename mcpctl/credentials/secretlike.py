@@ -57,6 +57,9 @@ _LOWER_RUN = re.compile(r"[a-z]{7,}")  # an English-looking word inside: an iden
 # the lengths of git commits (40) and SHA-256/512 digests (64, 128), which configs pin by.
 _LOWER_HEX = re.compile(r"[0-9a-f]{32,}")
 _DIGEST_LENGTHS = frozenset({40, 64, 128})
+# Subresource-integrity digests (`sha512-<base64>`, in lock files and npm specs) look
+# random and are public.
+_SRI_DIGEST = re.compile(r"sha(?:256|384|512)-[A-Za-z0-9+/]{40,}={0,2}")
 # JSON held in a string (`--config '{"apiKey": …}'`, `OPENAPI_MCP_HEADERS={…}`) is parsed
 # and walked, within bounds: a config string is short, a hostile one is not parsed.
 _MAX_JSON_CHARS = 256 * 1024
@@ -106,7 +109,7 @@ def _matches(value: str, name: str | None, depth: int) -> Iterator[SecretMatch]:
         key, text = assigned.group(1), assigned.group(2)
         if is_secret_name(key) and _is_named_credential(text):
             yield SecretMatch("credential", text, certain=True)
-    for token in tokens:
+    for token in _SEPARATORS.split(_SRI_DIGEST.sub(" ", literal)):
         if _looks_random(token):
             yield SecretMatch("high-entropy string", token, certain=False)
     whole = literal.strip()
