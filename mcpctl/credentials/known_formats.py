@@ -57,7 +57,8 @@ SHORTEST_KNOWN = 15  # `xoxb-` and ten more characters
 
 SEARCHED: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("private key", re.compile(r"-----BEGIN [A-Z0-9 ]{0,30}PRIVATE KEY( BLOCK)?-----")),
-    ("Telegram bot token", re.compile(r"(?<![0-9])[0-9]{8,10}:AA[A-Za-z0-9_-]{33}(?![A-Za-z0-9_-])")),
+    ("Telegram bot token",
+     re.compile(r"(?<![0-9])[0-9]{8,10}:AA[A-Za-z0-9_-]{33}(?![A-Za-z0-9_-])")),
     ("Slack webhook",
      re.compile(r"hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9/_-]{20,}")),
     ("Discord webhook",
