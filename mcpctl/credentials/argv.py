@@ -24,14 +24,19 @@ def secrets_in_argv(entry: Mapping[str, Any]) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def secrets_in_command(command: str | None, args: Sequence[str]) -> list[str]:
+def secrets_in_spec(command: str | None, args: Sequence[str]) -> list[str]:
     return secrets_in_argv({"command": command, "args": list(args)})
 
 
-def argv_warning(server: str, secret: str) -> str:
-    return (f"warning: server {server!r} passes ${{secret:{secret}}} in its arguments, which "
+def argv_exposure(server: object, secret: str) -> str:
+    """Why a secret in argv is a risk, and the fix (one sentence, no value in it)."""
+    return (f"server {str(server)!r} passes ${{secret:{secret}}} in its arguments, which "
             "every local user can read in the process list; pass it in env instead if the "
-            "server can read it from there (--env KEY=${secret:" + secret + "})")
+            "server can read it from there")
+
+
+def argv_warning(server: str, secret: str) -> str:
+    return (f"warning: {argv_exposure(server, secret)} (--env KEY=${{secret:{secret}}})")
 
 
 def _list(value: Any) -> list[Any]:

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
+from mcpctl.credentials.argv import argv_exposure, secrets_in_argv
 from mcpctl.credentials.secretlike import SecretMatch, find_secret, mask, without_references
 from mcpctl.lint.rules import Hit, where
 from mcpctl.syntax.jsonc import JsonPath
@@ -35,6 +36,19 @@ def leak_hits(value: Any) -> Iterator[Hit]:
                 ((*path, index), child, _option_name(item[index - 1]) if index else None)
                 for index, child in enumerate(item)
             )
+
+
+def argv_secret_hits(path: JsonPath, entry: dict[str, Any]) -> Iterator[Hit]:
+    """MCP012: a `${secret:…}` that `mcpctl run` would expand into argv (issue 14)."""
+    fields: list[tuple[str | int, Any]] = [("command", entry.get("command"))]
+    if isinstance(entry.get("args"), list):
+        fields += [(index, arg) for index, arg in enumerate(entry["args"])]
+    for key, text in fields:
+        if not isinstance(text, str):
+            continue
+        field = (*path, "command") if key == "command" else (*path, "args", key)
+        for secret in secrets_in_argv({"command": text}):
+            yield Hit("MCP012", field, f"{where(field)}: {argv_exposure(path[-1], secret)}")
 
 
 def _option_name(previous: Any) -> str | None:

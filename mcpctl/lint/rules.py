@@ -69,6 +69,11 @@ _TABLE = (
     Rule("MCP011", "possible-secret", _W,
          "A long random-looking string is often a credential that matches no known format.",
          "if it is a credential, revoke it and use a reference; if not, ignore MCP011 here"),
+    Rule("MCP012", "secret-in-argv", _W,
+         "A secret expanded into a server's arguments is visible to every local user in the "
+         "process list; its environment is not.",
+         "pass it in env (\"env\": {\"KEY\": \"${secret:NAME}\"}) if the server reads it from "
+         "there"),
     Rule("MCP020", "unpinned-package", _W,
          "A package runner without an exact version runs whatever was published last, on "
          "every colleague's machine.",

@@ -232,8 +232,8 @@ def test_list_rules(cli: Cli) -> None:
     listed = json.loads(cli("check", "--list-rules", "--output", "json").out)
     Draft202012Validator(load_schema("check-report")).validate(listed)
     assert [rule["code"] for rule in listed["rules"]] == [
-        "MCP001", "MCP002", "MCP003", "MCP004", "MCP010", "MCP011", "MCP020", "MCP021",
-        "MCP022", "MCP030", "MCP031", "MCP032", "MCP040", "MCP041", "MCP042", "MCP050",
+        "MCP001", "MCP002", "MCP003", "MCP004", "MCP010", "MCP011", "MCP012", "MCP020",
+        "MCP021", "MCP022", "MCP030", "MCP031", "MCP032", "MCP040", "MCP041", "MCP042", "MCP050",
         "MCP051", "MCP052", "MCP060"]
 
 
