@@ -55,12 +55,14 @@ KNOWN: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
 ANY_KNOWN = re.compile("|".join(f"(?:{pattern.pattern})" for _, pattern in KNOWN))
 SHORTEST_KNOWN = 15  # `xoxb-` and ten more characters
 
-SEARCHED: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("private key", re.compile(r"-----BEGIN [A-Z0-9 ]{0,30}PRIVATE KEY( BLOCK)?-----")),
-    ("Telegram bot token",
+# (kind, a substring every match holds, so most strings skip the search, pattern)
+SEARCHED: tuple[tuple[str, str, re.Pattern[str]], ...] = (
+    ("private key", "-----BEGIN",
+     re.compile(r"-----BEGIN [A-Z0-9 ]{0,30}PRIVATE KEY( BLOCK)?-----")),
+    ("Telegram bot token", ":AA",
      re.compile(r"(?<![0-9])[0-9]{8,10}:AA[A-Za-z0-9_-]{33}(?![A-Za-z0-9_-])")),
-    ("Slack webhook",
+    ("Slack webhook", "hooks.slack.com",
      re.compile(r"hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9/_-]{20,}")),
-    ("Discord webhook",
+    ("Discord webhook", "/api/webhooks/",
      re.compile(r"discord(?:app)?\.com/api/webhooks/[0-9]{5,30}/[A-Za-z0-9_-]{20,}")),
 )

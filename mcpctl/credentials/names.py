@@ -8,6 +8,7 @@ words (`githubToken` as `github Token`, `X-Api-Key` as `X Api Key`).
 
 from __future__ import annotations
 
+import functools
 import re
 
 # A word ending in one of these names a credential: `PGPASSWORD`, `APIKEY`, `apiToken`.
@@ -41,6 +42,7 @@ _CAMEL_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _NOT_WORD = re.compile(r"[^A-Za-z0-9]+")
 
 
+@functools.lru_cache(maxsize=4096)  # a config repeats its key names thousands of times
 def is_secret_name(name: str) -> bool:
     """Does `name` say its value is a credential? `API_KEY`, `PGPASSWORD`, `X-Api-Key`,
     `Proxy-Authorization`, `X-Auth-Token`, `Cookie`, `--token`, `githubToken`."""

@@ -50,6 +50,7 @@ _ORDINARY_WORD = frozenset({"true", "false", "yes", "no", "on", "off", "none", "
                             "enabled", "disabled", "required", "optional"})
 _SHORT_NUMBER = re.compile(r"\d{1,7}")
 
+_GUESS_LENGTH = 32
 _GUESS_CHARS = re.compile(r"[A-Za-z0-9+_=-]{32,}")
 _LOWER_RUN = re.compile(r"[a-z]{7,}")  # an English-looking word inside: an identifier
 # Many API keys are lowercase hex: a value that is nothing else is a guess. So are hashes:
@@ -91,26 +92,38 @@ def find_secrets(value: str, *, name: str | None = None) -> Iterator[SecretMatch
 
 
 def _matches(value: str, name: str | None, depth: int) -> Iterator[SecretMatch]:
+    # Each step looks only where its shape can be: most config strings (`npx`, `-y`,
+    # `info`) are short words, and a 1 MB config holds ~100k of them.
     literal = without_references(value)
-    tokens = [token for token in _SEPARATORS.split(literal) if token]
+    tokens = [token for token in _SEPARATORS.split(literal) if token] \
+        if len(literal) >= SHORTEST_KNOWN else []
     yield from _known(literal, tokens)
-    if depth < _MAX_JSON_DEPTH:
+    if depth < _MAX_JSON_DEPTH and literal.lstrip()[:1] in ("{", "["):
         yield from _in_json(literal, depth)
-    for match in _USERINFO.finditer(literal):
-        yield SecretMatch("URL password", match.group(1), certain=True)
+    if "://" in literal:
+        for match in _USERINFO.finditer(literal):
+            yield SecretMatch("URL password", match.group(1), certain=True)
     if name is not None and is_secret_name(name):
         credential = _AUTH_SCHEME.sub("", literal.strip())
         if _is_named_credential(credential):
             yield SecretMatch("credential", credential, certain=True)
-    header = _header_credential(literal)
-    if header is not None:
-        yield SecretMatch("credential", header, certain=True)
-    for assigned in _ASSIGNMENT.finditer(literal):
-        key, text = assigned.group(1), assigned.group(2)
-        if is_secret_name(key) and _is_named_credential(text):
-            yield SecretMatch("credential", text, certain=True)
-    for token in _SEPARATORS.split(_SRI_DIGEST.sub(" ", literal)):
-        if _looks_random(token):
+    if ":" in literal:
+        header = _header_credential(literal)
+        if header is not None:
+            yield SecretMatch("credential", header, certain=True)
+    if "=" in literal:
+        for assigned in _ASSIGNMENT.finditer(literal):
+            key, text = assigned.group(1), assigned.group(2)
+            if is_secret_name(key) and _is_named_credential(text):
+                yield SecretMatch("credential", text, certain=True)
+    if len(literal) >= _GUESS_LENGTH:
+        yield from _guesses(literal)
+
+
+def _guesses(literal: str) -> Iterator[SecretMatch]:
+    unhashed = _SRI_DIGEST.sub(" ", literal) if "sha" in literal else literal
+    for token in _SEPARATORS.split(unhashed):
+        if len(token) >= _GUESS_LENGTH and _looks_random(token):
             yield SecretMatch("high-entropy string", token, certain=False)
     whole = literal.strip()
     if _LOWER_HEX.fullmatch(whole) and _random_hex(whole):
@@ -123,9 +136,10 @@ def _known(literal: str, tokens: list[str]) -> Iterator[SecretMatch]:
         if len(token) >= SHORTEST_KNOWN and ANY_KNOWN.fullmatch(token) and _varied(token):
             kind = next(kind for kind, pattern in KNOWN if pattern.fullmatch(token))
             yield SecretMatch(kind, token, certain=True)
-    for kind, pattern in SEARCHED:
-        for found in pattern.finditer(literal):
-            yield SecretMatch(kind, found.group(0), certain=True)
+    for kind, needle, pattern in SEARCHED:
+        if needle in literal:
+            for found in pattern.finditer(literal):
+                yield SecretMatch(kind, found.group(0), certain=True)
 
 
 def _in_json(literal: str, depth: int) -> Iterator[SecretMatch]:

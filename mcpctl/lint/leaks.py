@@ -44,7 +44,7 @@ def argv_secret_hits(path: JsonPath, entry: dict[str, Any]) -> Iterator[Hit]:
     if isinstance(entry.get("args"), list):
         fields += [(index, arg) for index, arg in enumerate(entry["args"])]
     for key, text in fields:
-        if not isinstance(text, str):
+        if not isinstance(text, str) or "${secret:" not in text:
             continue
         field = (*path, "command") if key == "command" else (*path, "args", key)
         for secret in secrets_in_argv({"command": text}):
