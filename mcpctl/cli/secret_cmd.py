@@ -9,8 +9,8 @@ import typer
 
 from mcpctl.cli import render
 from mcpctl.cli.options import ConfigOption, JsonOption, WorkspaceOption, context
+from mcpctl.config.secret_refs import secret_references
 from mcpctl.config.view import load_view
-from mcpctl.credentials.refs import secret_references
 from mcpctl.errors import ExitCode, UsageError
 
 secret_app = typer.Typer(
