@@ -201,8 +201,8 @@ def _forget_secrets(ctx: Context, name: str, previous: dict[str, Any] | None, *,
     """The secrets only the removed server referenced, removed (or kept with `keep`);
     one still referenced by another server here is kept and named."""
     from mcpctl.config.entries import EntryError, spec_from_entry  # noqa: PLC0415
+    from mcpctl.config.secret_refs import secret_references  # noqa: PLC0415
     from mcpctl.config.view import load_view  # noqa: PLC0415
-    from mcpctl.credentials.refs import secret_references  # noqa: PLC0415
     from mcpctl.credentials.rotation import SecretAction, forget  # noqa: PLC0415
     from mcpctl.errors import KeyringUnavailable, McpctlError  # noqa: PLC0415
     from mcpctl.variables import Kind, references_in  # noqa: PLC0415

@@ -28,7 +28,7 @@ from mcpctl.credentials.names import is_secret_name
 from mcpctl.credentials.placeholders import is_placeholder
 
 __all__ = ["SecretMatch", "find_secret", "find_secrets", "is_secret_name", "looks_secret",
-           "mask", "secret_kind", "without_references"]
+           "mask", "without_references"]
 
 # `${secret:NAME}`, `${env:NAME}`, `${VAR}`...: a reference is the fix, never a finding.
 _REFERENCE = re.compile(r"\$\{[^}]*\}")
