@@ -12,7 +12,12 @@ from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from mcpctl.credentials.keyring_store import delete_secret, get_secret, set_secret
+from mcpctl.credentials.keyring_store import (
+    delete_secret,
+    get_secret,
+    indexed_names,
+    set_secret,
+)
 from mcpctl.errors import UsageError
 
 STORED, REPLACED, SAME = "stored", "replaced", "unchanged"
@@ -49,12 +54,15 @@ def store(index: Path, found: Mapping[str, str], actions: Iterable[SecretAction]
 def forget(index: Path, referenced: Collection[str],
            still_used: Mapping[str, list[str]]) -> list[SecretAction]:
     """Delete each of `referenced` that no other server uses (`still_used`: secret →
-    the servers that still reference it). Absent secrets are passed over silently."""
+    the servers that still reference it). Only secrets mcpctl stored (the index names
+    them) are deleted; the keyring is not asked about others, so removing a server whose
+    secret was never set works on a machine without a keyring."""
+    stored = set(indexed_names(index))
     actions = []
     for name in referenced:
         users = still_used.get(name, [])
         if users:
             actions.append(SecretAction(name, "kept", f"still referenced by {', '.join(users)}"))
-        elif delete_secret(index, name):
+        elif name in stored and delete_secret(index, name):
             actions.append(SecretAction(name, "removed"))
     return actions

@@ -95,16 +95,24 @@ def test_keep_secrets_keeps_them_and_secret_list_marks_them_unreferenced(
 
 
 def test_remove_without_a_keyring_says_what_was_left_behind(
-    no_keyring: None, user_config: Path,
+    no_keyring: None, user_config: Path, mcpctl_home: Path,
 ) -> None:
     user_config.parent.mkdir(parents=True)
     user_config.write_text('[servers.gh]\ncommand = "srv"\n'
-                           'env = { T = "${secret:gh-T}" }\n')
+                           'env = { T = "${secret:gh-T}" }\n\n'
+                           '[servers.never]\ncommand = "srv"\n'
+                           'env = { T = "${secret:never-set}" }\n')
+    index = mcpctl_home / "data" / "secrets.json"
+    index.parent.mkdir(parents=True)
+    index.write_text('{"schema_version": 1, "names": {"gh-T": {}}}\n')
+    # A secret mcpctl never stored is not looked for: no keyring needed to remove it.
+    assert mcpctl("remove", "never").code == 0
     removed = mcpctl("remove", "gh")
     assert removed.code == 5
     assert removed.err.startswith("mcpctl: error: removed gh from ")
     assert "but its secrets (gh-T) could not be removed from the keyring: " in removed.err
     assert user_config.read_text() == ""
+    assert index.read_text() == '{"schema_version": 1, "names": {"gh-T": {}}}\n'
     kept = mcpctl("add", "gh2", "--env", "T=${secret:gh-T}", "--", "srv")
     assert kept.code == 0
     assert mcpctl("remove", "gh2", "--keep-secrets").code == 0
