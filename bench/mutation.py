@@ -1,0 +1,189 @@
+"""Mutation testing of the security core with cosmic-ray (issue 16; run by hand, not in CI).
+
+Each module of the core is mutated by cosmic-ray, one mutant at a time, and only the
+tests that target it are run against each mutant. The work happens in a copy of the
+checkout in a temporary folder, so an interrupted run never leaves a mutant behind in
+the real tree; PYTHONPATH points at the copy so that `python -m mcpctl` subprocesses
+started by the tests run the mutant too. Printed per module: killed/total, every
+survivor (line, operator, diff), and the survivors recorded as equivalent below; at the
+end the score over the non-equivalent mutants.
+
+    uv run python bench/mutation.py                      # the whole core (slow: ~1 h)
+    uv run python bench/mutation.py trust/state.py gate  # modules by a unique suffix
+
+Exit status: 0 when no unrecorded survivor is left, 1 when one is, 2 on bad arguments
+or when the targeted tests fail before any mutation (the score would mean nothing).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+COSMIC_RAY = str(Path(sys.executable).with_name("cosmic-ray"))
+
+# The module under test and the tests aimed at it, fastest first (pytest runs with -x,
+# so a killed mutant usually costs only the first failing test).
+TARGETS: dict[str, tuple[str, ...]] = {
+    "mcpctl/trust/fingerprint.py": ("tests/trust/test_fingerprint.py",
+                                    "tests/pinning/test_pinned_files.py"),
+    "mcpctl/trust/state.py": ("tests/trust/test_diff.py", "tests/trust/test_gate.py",
+                              "tests/trust/test_store.py", "tests/cli/test_trust.py"),
+    "mcpctl/trust/gate.py": ("tests/trust/test_gate.py", "tests/cli/test_run.py"),
+    "mcpctl/trust/store.py": ("tests/trust/test_store.py", "tests/cli/test_trust.py"),
+    "mcpctl/launch.py": ("tests/trust/test_gate.py", "tests/credentials/test_redact.py",
+                         "tests/cli/test_run.py"),
+    "mcpctl/credentials/masking.py": ("tests/credentials/test_masking.py",
+                                      "tests/credentials/test_secrets.py"),
+    "mcpctl/credentials/redact.py": ("tests/credentials/test_redact.py",),
+    "mcpctl/credentials/keyring_store.py": ("tests/credentials/test_keyring_backend.py",
+                                            "tests/credentials/test_secrets.py"),
+    "mcpctl/files/atomic.py": ("tests/files/test_atomic.py", "tests/cli/test_add_remove.py"),
+}
+
+# Survivors that no test can kill because the mutant behaves exactly like the original:
+# (module, operator, the mutated source line stripped) → why. docs/design.md lists them.
+EQUIVALENT: dict[tuple[str, str, str], str] = {}
+
+MUTANT_TIMEOUT = 300.0  # a mutant that makes the tests hang is killed by this
+
+
+@dataclass(frozen=True)
+class Mutant:
+    module: str
+    operator: str
+    line: int
+    source: str
+    outcome: str
+    diff: str
+
+    @property
+    def equivalence(self) -> str | None:
+        return EQUIVALENT.get((self.module, self.operator, self.source))
+
+
+def copy_checkout(destination: Path) -> None:
+    """The tracked and new (not ignored) files as they are now, plus the npm servers."""
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=REPO, capture_output=True, check=True).stdout.decode().split("\0")
+    for name in filter(None, listed):
+        source = REPO / name
+        if source.is_file():
+            (destination / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, destination / name)
+    npm = REPO / "tests" / ".npm"
+    if npm.is_dir():
+        (destination / "tests" / ".npm").symlink_to(npm)
+
+
+def test_command(tests: tuple[str, ...]) -> list[str]:
+    return [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *tests]
+
+
+def write_config(path: Path, module: str) -> None:
+    command = " ".join(test_command(TARGETS[module]))
+    path.write_text(
+        "[cosmic-ray]\n"
+        f'module-path = "{module}"\n'
+        f"timeout = {MUTANT_TIMEOUT}\n"
+        "excluded-modules = []\n"
+        f'test-command = "{command}"\n'
+        "\n[cosmic-ray.distributor]\nname = \"local\"\n", encoding="utf-8")
+
+
+def read_results(database: Path, module: str, source_lines: list[str]) -> list[Mutant]:
+    query = ("SELECT m.operator_name, m.start_pos_row, r.test_outcome, r.diff "
+             "FROM mutation_specs m JOIN work_results r ON m.job_id = r.job_id "
+             "ORDER BY m.start_pos_row, m.operator_name")
+    with sqlite3.connect(database) as connection:
+        rows = connection.execute(query).fetchall()
+    return [Mutant(module, operator, row, source_lines[row - 1].strip(),
+                   str(outcome).lower(), diff or "")
+            for operator, row, outcome, diff in rows]
+
+
+def mutate(copy: Path, work: Path, module: str) -> list[Mutant]:
+    """Baseline the targeted tests, then run every mutant of `module` against them."""
+    env = {**os.environ, "PYTHONPATH": str(copy), "PYTHONDONTWRITEBYTECODE": "1"}
+    baseline = subprocess.run(test_command(TARGETS[module]), cwd=copy, env=env,
+                              capture_output=True, text=True, check=False)
+    if baseline.returncode != 0:
+        print(baseline.stdout[-3000:], file=sys.stderr)
+        raise SystemExit(f"mutation: the tests for {module} fail unmutated; fix them first")
+    config, database = work / "config.toml", work / f"{Path(module).stem}.sqlite"
+    write_config(config, module)
+    for step in ("init", "exec"):
+        subprocess.run([COSMIC_RAY, step, str(config), str(database)], cwd=copy, env=env,
+                       check=True, stdout=subprocess.DEVNULL)
+    lines = (copy / module).read_text(encoding="utf-8").splitlines()
+    return read_results(database, module, lines)
+
+
+def report(module: str, mutants: list[Mutant], seconds: float) -> None:
+    survived = [m for m in mutants if m.outcome == "survived"]
+    killed = sum(m.outcome == "killed" for m in mutants)
+    print(f"\n{module}: {killed}/{len(mutants)} killed, {len(survived)} survived "
+          f"({seconds:.0f} s)")
+    for mutant in survived:
+        why = mutant.equivalence
+        tag = f"equivalent: {why}" if why else "SURVIVOR"
+        print(f"  {tag}\n    line {mutant.line} {mutant.operator}: {mutant.source}")
+        if not why:
+            print("".join(f"      {line}\n" for line in mutant.diff.splitlines()
+                          if line.startswith(("-", "+")) and not line.startswith(("---",
+                                                                                   "+++"))))
+
+
+def choose(names: list[str]) -> list[str]:
+    if not names:
+        return list(TARGETS)
+    chosen = []
+    for name in names:
+        matches = [module for module in TARGETS if module.removesuffix(".py").endswith(
+            name.removesuffix(".py"))]
+        if len(matches) != 1:
+            raise SystemExit(f"mutation: {name!r} names {len(matches)} of: "
+                             f"{', '.join(TARGETS)}")
+        chosen += matches
+    return chosen
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("modules", nargs="*", help="suffixes of modules in TARGETS")
+    modules = choose(parser.parse_args().modules)
+    everything: list[Mutant] = []
+    with tempfile.TemporaryDirectory(prefix="mcpctl-mutation-") as scratch:
+        copy, work = Path(scratch) / "repo", Path(scratch) / "work"
+        copy.mkdir()
+        work.mkdir()
+        copy_checkout(copy)
+        for module in modules:
+            started = time.monotonic()
+            mutants = mutate(copy, work, module)
+            report(module, mutants, time.monotonic() - started)
+            everything += mutants
+    equivalent = [m for m in everything if m.outcome == "survived" and m.equivalence]
+    survivors = [m for m in everything if m.outcome == "survived" and not m.equivalence]
+    scored = [m for m in everything if m.outcome in ("killed", "survived")]
+    killed = len(scored) - len(equivalent) - len(survivors)
+    denominator = len(scored) - len(equivalent)
+    score = 100 * killed / denominator if denominator else 100.0
+    print(f"\nscore: {killed}/{denominator} non-equivalent mutants killed ({score:.1f} %); "
+          f"{len(equivalent)} equivalent, {len(survivors)} unrecorded survivors, "
+          f"{len(everything) - len(scored)} incompetent")
+    return 1 if survivors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
