@@ -26,6 +26,7 @@ from mcpctl.protocol.probe import (
     ProbeResult,
     probe,
 )
+from tests.components import missing
 from tests.processes import stop
 
 HERE = Path(__file__).resolve().parent
@@ -146,13 +147,10 @@ def peak_rss_mib() -> float:
 def require_npm_server(package: str) -> Path:
     """The entry of an npm reference server; skipped locally, a failure in CI."""
     entry = NPM / package / "dist" / "index.js"
-    if entry.is_file() and shutil.which("node"):
-        return entry
-    message = (f"{entry} missing: run npm install --prefix tests/.npm "
-               f"@modelcontextprotocol/{package}")
-    if os.environ.get("CI") == "true":
-        pytest.fail(message)
-    pytest.skip(message)
+    if not (entry.is_file() and shutil.which("node")):
+        missing(f"{entry} (or node)",
+                f"run: npm install --prefix tests/.npm @modelcontextprotocol/{package}")
+    return entry
 
 
 def free_port() -> int:

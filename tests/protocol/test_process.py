@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+import time
 from pathlib import Path
 
 from mcpctl.protocol.process import (
@@ -25,7 +26,9 @@ def collect(argv: list[str], limits: Limits) -> tuple[list[bytes], OutputError |
     async def scenario() -> None:
         process = await ServerProcess.spawn(argv, {}, None, on_line=lines.append,
                                             on_end=ended.append, limits=limits)
+        deadline = time.monotonic() + 30
         while not ended:
+            assert time.monotonic() < deadline, "the reader never reported the end of output"
             await asyncio.sleep(0.01)
         await process.shutdown(grace=0.5)
 
