@@ -129,7 +129,7 @@ def read_until_closed(fd: int, *, within: float) -> bytes:
     """Everything a process writes to the terminal whose other end is `fd`, until it
     closes it (EIO or end of file); a process still writing or silent after `within` s
     fails the test instead of blocking it."""
-    chunks = []
+    chunks: list[bytes] = []
     deadline = time.monotonic() + within
     while (left := deadline - time.monotonic()) > 0:
         ready, _, _ = select.select([fd], [], [], left)
