@@ -113,11 +113,10 @@ def test_missing_raises_the_outcome_of_the_mode(monkeypatch: pytest.MonkeyPatch)
 
 def skips_in(path: Path) -> list[str]:
     """Calls of pytest.skip/importorskip and skipif marks, by line."""
-    found = []
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Attribute) and node.attr in ("skip", "skipif", "importorskip"):
-            found.append(f"{path.relative_to(REPO)}:{node.lineno} {node.attr}")
-    return found
+    return [f"{path.relative_to(REPO)}:{node.lineno} {node.attr}"
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+            if isinstance(node, ast.Attribute)
+            and node.attr in ("skip", "skipif", "importorskip")]
 
 
 def test_every_skip_goes_through_components() -> None:

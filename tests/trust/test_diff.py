@@ -79,6 +79,12 @@ def test_every_kind_of_change_in_its_order() -> None:
     ]
 
 
+@pytest.mark.parametrize(("old", "new"), [("sha256:1", "sha256:2"), ("sha256:2", "sha256:1")])
+def test_a_pinned_file_whose_digest_changes_either_way(old: str, new: str) -> None:
+    assert diff(changed(files={"s.sh": old}), changed(files={"s.sh": new})) == [
+        "file s.sh content changed"]
+
+
 def test_a_secret_looking_value_is_never_shown() -> None:
     hashed = {"sha256": "0" * 64}
     old = changed(env={"API_TOKEN": hashed}, args=["--token", hashed])
@@ -109,6 +115,9 @@ def test_state_of_each_case() -> None:
     assert state_of(Tier.WORKSPACE, "sha256:a", None) is TrustState.UNTRUSTED
     assert state_of(Tier.WORKSPACE, "sha256:a", approval) is TrustState.TRUSTED
     assert state_of(Tier.WORKSPACE, "sha256:b", approval) is TrustState.CHANGED
+    # A client tier's definition is never "user": it has no approval to be trusted by.
+    assert state_of(Tier.CLIENT, "sha256:a", None) is TrustState.UNTRUSTED
+    assert state_of(Tier.CLIENT, "sha256:b", approval) is TrustState.CHANGED
 
 
 def test_approved_definition_hashes_only_secret_looking_values() -> None:
