@@ -61,7 +61,8 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
 }
 # Every module of the core starts with `from __future__ import annotations`, so an
 # annotation is a string that is never evaluated: `str | None` → `str - None` runs the
-# same. Such mutants are counted apart, as equivalent, without being listed one by one.
+# same. Such mutants are marked done before the run (they would cost a full test run
+# each, for nothing) and counted apart as equivalent, not listed one by one.
 IN_ANNOTATION = "in an annotation, which is never evaluated"
 
 MUTANT_TIMEOUT = 300.0  # a mutant that makes the tests hang is killed by this
@@ -131,6 +132,19 @@ def write_config(path: Path, module: str) -> None:
         "\n[cosmic-ray.distributor]\nname = \"local\"\n", encoding="utf-8")
 
 
+def skip_annotations(database: Path, text: str) -> None:
+    """Record every mutant inside an annotation as done, so `exec` does not run it."""
+    spans = annotation_spans(text)
+    with sqlite3.connect(database) as connection:
+        rows = connection.execute(
+            "SELECT job_id, start_pos_row, start_pos_col FROM mutation_specs").fetchall()
+        skipped = [(IN_ANNOTATION, job) for job, row, column in rows
+                   if any(start <= (row, column) < end for start, end in spans)]
+        connection.executemany(
+            "INSERT INTO work_results (worker_outcome, output, test_outcome, diff, job_id) "
+            "VALUES ('SKIPPED', ?, NULL, NULL, ?)", skipped)
+
+
 def read_results(database: Path, module: str, text: str) -> list[Mutant]:
     query = ("SELECT m.operator_name, m.start_pos_row, m.start_pos_col, r.test_outcome, "
              "r.diff FROM mutation_specs m JOIN work_results r ON m.job_id = r.job_id "
@@ -138,9 +152,12 @@ def read_results(database: Path, module: str, text: str) -> list[Mutant]:
     with sqlite3.connect(database) as connection:
         rows = connection.execute(query).fetchall()
     lines, spans = text.splitlines(), annotation_spans(text)
-    return [Mutant(module, operator, row, column, lines[row - 1].strip(), str(outcome).lower(),
-                   diff or "", any(start <= (row, column) < end for start, end in spans))
-            for operator, row, column, outcome, diff in rows]
+    mutants = []
+    for operator, row, column, outcome, diff in rows:
+        typed = any(start <= (row, column) < end for start, end in spans)
+        mutants.append(Mutant(module, operator, row, column, lines[row - 1].strip(),
+                              "survived" if typed else str(outcome).lower(), diff or "", typed))
+    return mutants
 
 
 def mutate(copy: Path, work: Path, module: str) -> list[Mutant]:
@@ -153,18 +170,21 @@ def mutate(copy: Path, work: Path, module: str) -> list[Mutant]:
         raise SystemExit(f"mutation: the tests for {module} fail unmutated; fix them first")
     config, database = work / "config.toml", work / f"{Path(module).stem}.sqlite"
     write_config(config, module)
-    for step in ("init", "exec"):
-        subprocess.run([COSMIC_RAY, step, str(config), str(database)], cwd=copy, env=env,
-                       check=True, stdout=subprocess.DEVNULL)
-    return read_results(database, module, (copy / module).read_text(encoding="utf-8"))
+    text = (copy / module).read_text(encoding="utf-8")
+    subprocess.run([COSMIC_RAY, "init", str(config), str(database)], cwd=copy, env=env,
+                   check=True, stdout=subprocess.DEVNULL)
+    skip_annotations(database, text)
+    subprocess.run([COSMIC_RAY, "exec", str(config), str(database)], cwd=copy, env=env,
+                   check=True, stdout=subprocess.DEVNULL)
+    return read_results(database, module, text)
 
 
 def report(module: str, mutants: list[Mutant], seconds: float) -> None:
     survived = [m for m in mutants if m.outcome == "survived"]
     killed = sum(m.outcome == "killed" for m in mutants)
     typed = sum(m.equivalence == IN_ANNOTATION for m in survived)
-    print(f"\n{module}: {killed}/{len(mutants)} killed, {len(survived)} survived, of which "
-          f"{typed} {IN_ANNOTATION} ({seconds:.0f} s)", flush=True)
+    print(f"\n{module}: {killed}/{len(mutants)} killed, {len(survived)} not killed, of which "
+          f"{typed} {IN_ANNOTATION} (not run) ({seconds:.0f} s)", flush=True)
     for mutant in survived:
         if mutant.equivalence == IN_ANNOTATION:
             continue

@@ -291,6 +291,7 @@ def test_timeout_option_must_be_finite_and_at_most_600(
 # --- C8: SIGTERM and SIGHUP stop every server, like Ctrl-C ------------------------------
 
 
+@pytest.mark.timeout(60)  # start 15 s + the signal's answer 10 s, with room for load
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
 def test_a_signal_to_cost_stops_every_server_group(
     user_config: Path, tmp_path: Path, signum: signal.Signals

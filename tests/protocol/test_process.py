@@ -8,6 +8,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from mcpctl.protocol.process import (
     STDERR_LINE_CHARS,
     STDERR_LINES,
@@ -17,6 +19,9 @@ from mcpctl.protocol.process import (
     StderrLog,
 )
 from tests.protocol.conftest import run_failure, stdio_plan
+
+# Each case proves a cap or a grace period of a few seconds; a minute means one is gone.
+pytestmark = pytest.mark.timeout(60)
 
 
 def collect(argv: list[str], limits: Limits) -> tuple[list[bytes], OutputError | None]:
