@@ -55,6 +55,8 @@ def test_arguments_take_the_option_before_them_as_context(args: list[str],
     ("https://host/mcp?team=core", "https://host/mcp?team=core"),
     ("https://host/mcp?q=a%20b", "https://host/mcp?q=a%20b"),  # left exactly as written
     (f"http://[::1/{TOKEN}", "http***"),  # unparseable: judged whole
+    # Masking that changes nothing leaves the URL exactly as written (no "?" dropped).
+    ("https://u:***@h/x?", "https://u:***@h/x?"),
 ])
 def test_urls_mask_the_password_and_secret_query_values(url: str, shown: str) -> None:
     assert masked_url(url) == shown
@@ -81,6 +83,16 @@ def test_a_tree_deeper_than_the_bound_is_hidden_not_recursed() -> None:
     assert masked_tree(nested(101)) == nested(101, "***")
     assert masked_tree(nested(102)) == nested(101, "***")
     assert masked_tree(nested(5000)) == nested(101, "***")  # no RecursionError
+
+
+def test_lists_count_towards_the_depth_bound() -> None:
+    deep: Any = "leaf"
+    for _ in range(5000):
+        deep = [deep]
+    hidden: Any = "***"
+    for _ in range(101):
+        hidden = [hidden]
+    assert masked_tree(deep) == hidden
 
 
 def test_an_entry_masks_env_headers_args_and_url_and_keeps_the_rest() -> None:
