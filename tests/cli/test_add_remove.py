@@ -11,12 +11,13 @@ import sys
 import time
 import tomllib
 from contextlib import ExitStack
+from functools import partial
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import Cli, run_mcpctl
-from tests.processes import started
+from tests.processes import started, wait_for
 from tests.tier_files import make_workspace, write
 
 SHOWN = "mcpctl-home/config/config.toml"  # how the user config is shown from tmp_path
@@ -376,6 +377,10 @@ while True:
 """
 
 
+def replaced(path: Path, inode: int) -> bool:
+    return path.stat().st_ino != inode
+
+
 def test_a_write_killed_midway_leaves_the_old_or_the_new_file(tmp_path: Path) -> None:
     target = tmp_path / "state" / "file.txt"
     old, new = "A", "B"
@@ -386,7 +391,12 @@ def test_a_write_killed_midway_leaves_the_old_or_the_new_file(tmp_path: Path) ->
     killed_mid_write = 0
     for _ in range(12):
         # An assertion failing mid-loop must not orphan the writer: it loops forever.
+        first = target.stat().st_ino
         with started([sys.executable, "-c", WRITER, str(target), new, old]) as writer:
+            # A loaded machine may take seconds to start the writer: the random window
+            # opens once its first write has landed (os.replace makes a new inode).
+            wait_for(partial(replaced, target, first), within=30,
+                     what="the writer's first write")
             deadline = time.monotonic() + 0.05 + rng.random() * 0.25
             while time.monotonic() < deadline:  # read while the writer writes
                 content = target.read_text()

@@ -27,7 +27,7 @@ from mcpctl.protocol.probe import (
     probe,
 )
 from tests.components import missing
-from tests.processes import stop
+from tests.processes import kill_all, stop
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
@@ -67,16 +67,22 @@ Hostile = Callable[..., tuple[LaunchPlan, str]]
 
 
 @pytest.fixture
-def hostile(tmp_path: Path) -> Hostile:
-    """Write `code` as a server script whose command line carries a unique marker."""
+def hostile(tmp_path: Path) -> Iterator[Hostile]:
+    """Write `code` as a server script whose command line carries a unique marker; after
+    the test, kill whatever still carries it (the test itself asserts there is none, so
+    this only spares later tests a failed one's stragglers)."""
+    markers: list[str] = []
 
     def make(code: str, timeout: float = 1.0) -> tuple[LaunchPlan, str]:
         marker = f"mcpctl-test-{uuid.uuid4().hex}"
+        markers.append(marker)
         script = tmp_path / f"{marker}.py"
         script.write_text(PRELUDE + code, encoding="utf-8")
         return stdio_plan(sys.executable, str(script), marker, timeout=timeout), marker
 
-    return make
+    yield make
+    for marker in markers:
+        kill_all(survivors(marker))
 
 
 PRELUDE = '''\
