@@ -58,6 +58,8 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("mcpctl/trust/state.py", "core/ReplaceComparisonOperator_Gt_NotEq",
      'more = f" (+{len(changes) - 1} more)" if len(changes) > 1 else ""'):
         "an empty list has already returned, so len > 1 and len != 1 agree",
+    ("mcpctl/trust/state.py", "core/ReplaceComparisonOperator_Is_Eq", "if tier is Tier.USER:"):
+        "a Tier member equals Tier.USER exactly when it is Tier.USER",
 }
 # Every module of the core starts with `from __future__ import annotations`, so an
 # annotation is a string that is never evaluated: `str | None` → `str - None` runs the

@@ -8,6 +8,7 @@ shows a diff, and the gate, over an approval whose arguments were then removed o
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 from pathlib import Path
@@ -83,6 +84,18 @@ def test_every_kind_of_change_in_its_order() -> None:
 def test_a_pinned_file_whose_digest_changes_either_way(old: str, new: str) -> None:
     assert diff(changed(files={"s.sh": old}), changed(files={"s.sh": new})) == [
         "file s.sh content changed"]
+
+
+def test_non_ascii_values_are_shown_as_written() -> None:
+    assert diff(BASE, changed(command="café", args=["-y", "pkg", "--ro", "日本"])) == [
+        'command: "npx" → "café"', 'args[3] added: "日本"']
+
+
+def test_an_approval_cannot_be_changed_after_it_is_read() -> None:
+    approval = Approval("sha256:a", "2026-01-01T00:00:00Z", BASE)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        approval.fingerprint = "sha256:b"  # type: ignore[misc]
+    assert approval.fingerprint == "sha256:a"
 
 
 def test_a_secret_looking_value_is_never_shown() -> None:
