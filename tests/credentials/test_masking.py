@@ -36,6 +36,7 @@ def test_a_value_is_judged_with_its_name() -> None:
     (["--token", SECRET], ["--token", "s3c***"]),
     (["--token=" + SECRET], ["--token=s3c***"]),
     (["--api-key", SECRET, "--mode=safe"], ["--api-key", "s3c***", "--mode=safe"]),
+    (["a", "b", "--token", SECRET], ["a", "b", "--token", "s3c***"]),  # the one just before
     # The first argument has no option before it: not the last one, wrapped around.
     ([SECRET, "--token"], [SECRET, "--token"]),
     (["plain", SECRET], ["plain", SECRET]),
