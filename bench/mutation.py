@@ -60,6 +60,16 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         "an empty list has already returned, so len > 1 and len != 1 agree",
     ("mcpctl/trust/state.py", "core/ReplaceComparisonOperator_Is_Eq", "if tier is Tier.USER:"):
         "a Tier member equals Tier.USER exactly when it is Tier.USER",
+    ("mcpctl/trust/gate.py", "core/ReplaceComparisonOperator_Is_Eq",
+     "if definition.source.tier is Tier.USER:"):
+        "a Tier member equals Tier.USER exactly when it is Tier.USER",
+    ("mcpctl/trust/gate.py", "core/ReplaceComparisonOperator_IsNot_NotEq",
+     "if definition.source.tier is not Tier.WORKSPACE:"):
+        "a Tier member equals Tier.WORKSPACE exactly when it is Tier.WORKSPACE",
+    ("mcpctl/credentials/masking.py", "core/NumberReplacer",
+     'netloc = netloc.replace(f":{parts.password}@", ":***@", 1)'):
+        "the password runs from the first ':' of the userinfo to the netloc's last '@', "
+        "so ':password@' occurs once: replacing at most 1 or 2 is the same",
 }
 # Every module of the core starts with `from __future__ import annotations`, so an
 # annotation is a string that is never evaluated: `str | None` → `str - None` runs the
