@@ -39,7 +39,8 @@ TARGETS: dict[str, tuple[str, ...]] = {
                                     "tests/pinning/test_pinned_files.py"),
     "mcpctl/trust/state.py": ("tests/trust/test_diff.py", "tests/trust/test_gate.py",
                               "tests/trust/test_store.py", "tests/cli/test_trust.py"),
-    "mcpctl/trust/gate.py": ("tests/trust/test_gate.py", "tests/cli/test_run.py"),
+    "mcpctl/trust/gate.py": ("tests/trust/test_admission.py", "tests/trust/test_gate.py",
+                             "tests/cli/test_run.py"),
     "mcpctl/trust/store.py": ("tests/trust/test_store.py", "tests/cli/test_trust.py"),
     "mcpctl/launch.py": ("tests/test_launch.py", "tests/trust/test_gate.py",
                          "tests/credentials/test_redact.py",
@@ -66,6 +67,9 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("mcpctl/trust/gate.py", "core/ReplaceComparisonOperator_IsNot_NotEq",
      "if definition.source.tier is not Tier.WORKSPACE:"):
         "a Tier member equals Tier.WORKSPACE exactly when it is Tier.WORKSPACE",
+    ("mcpctl/trust/gate.py", "core/ReplaceComparisonOperator_IsNot_Lt",
+     "if definition.source.tier is not Tier.WORKSPACE:"):
+        "USER has returned above; of the rest only 'client' sorts before 'workspace'",
     ("mcpctl/credentials/masking.py", "core/NumberReplacer",
      'netloc = netloc.replace(f":{parts.password}@", ":***@", 1)'):
         "the password runs from the first ':' of the userinfo to the netloc's last '@', "

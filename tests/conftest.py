@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import os
+import signal
 import subprocess
 import sys
 import uuid
@@ -40,6 +41,13 @@ WATCHDOG = pytest.StashKey[Watchdog]()
 def pytest_configure(config: pytest.Config) -> None:
     # Inherited by every process the session starts, so `lingering` can find them.
     os.environ[SESSION_VARIABLE] = uuid.uuid4().hex
+    # A run under nohup, or as a shell's background job, ignores SIGHUP or SIGINT, and
+    # its children inherit that; mcpctl keeps a signal the user ignores ignored, so the
+    # signal tests would see a lost signal. The children get what a terminal gives.
+    for signum, handler in ((signal.SIGHUP, signal.SIG_DFL),
+                            (signal.SIGINT, signal.default_int_handler)):
+        if signal.getsignal(signum) == signal.SIG_IGN:
+            signal.signal(signum, handler)
     bound = float(os.environ.get("MCPCTL_TEST_MEMORY_MIB", DEFAULT_BOUND_MIB))
     config.stash[WATCHDOG] = watchdog = Watchdog(bound)
     watchdog.start()

@@ -71,6 +71,11 @@ def signal_and_wait(process: subprocess.Popen[Any], signum: signal.Signals, *,
     """Send `signum` and collect the output within `within` s. Past that the test fails
     saying which of two things happened, never with a bare timeout: the signal was acted
     on late (the bound is broken) or, still running `LOST_AFTER` s on, it was lost."""
+    ignored = ignored_signals(process.pid)
+    if signum in ignored:
+        raise AssertionError(f"pid {process.pid} ignores {signum.name}, inherited from the "
+                             "test run (nohup, or a shell's background job): run pytest "
+                             "where the signal is not ignored")
     sent = time.monotonic()
     process.send_signal(signum)
     try:
@@ -87,6 +92,15 @@ def signal_and_wait(process: subprocess.Popen[Any], signum: signal.Signals, *,
     raise AssertionError(f"{signum.name} was acted on late: pid {process.pid} ended "
                          f"{time.monotonic() - sent:.1f} s after it was sent, past the bound "
                          f"of {within} s (exit code {process.returncode})")
+
+
+def ignored_signals(pid: int) -> set[int]:
+    """The signals process `pid` ignores (SigIgn of /proc/PID/status)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("SigIgn:"):
+            mask = int(line.split()[1], 16)
+            return {number for number in range(1, 65) if mask >> (number - 1) & 1}
+    return set()
 
 
 def _state_and_parent(pid: str) -> tuple[str, int]:

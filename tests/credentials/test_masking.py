@@ -51,6 +51,7 @@ def test_arguments_take_the_option_before_them_as_context(args: list[str],
 
 @pytest.mark.parametrize(("url", "shown"), [
     ("https://user:pa55word@host/x", "https://user:***@host/x"),
+    ("https://user:%21pw@host/x", "https://user:***@host/x"),  # sorts before "***"
     (f"https://host/mcp?api_key={SECRET}&team=core", "https://host/mcp?api_key=s3c***&team=core"),
     (f"https://u:pw@h/?a=&token={SECRET}&x=${{T}}", "https://u:***@h/?a=&token=s3c***&x=${T}"),
     ("https://host/mcp?team=core", "https://host/mcp?team=core"),

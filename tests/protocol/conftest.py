@@ -172,15 +172,22 @@ def http_server(argv: list[str], port: int, env: dict[str, str] | None = None) -
     process = subprocess.Popen(argv, env={**os.environ, **(env or {})},
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        deadline = time.monotonic() + 10
+        # The SDK server takes seconds to import on a busy machine: 10 s was not enough.
+        deadline = time.monotonic() + 30
         while True:
             try:
                 socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
                 break
             except OSError:
-                if time.monotonic() > deadline or process.poll() is not None:
-                    raise RuntimeError(f"{argv} did not listen on {port}") from None
+                if process.poll() is not None:
+                    raise RuntimeError(f"{argv} exited with {process.returncode} before "
+                                       f"listening on {port}") from None
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"{argv} did not listen on {port} within 30 s") from None
                 time.sleep(0.05)
+        if process.poll() is not None:  # what answered is another process on that port
+            raise RuntimeError(f"{argv} exited with {process.returncode}; port {port} is "
+                               "taken by another process")
         yield f"http://127.0.0.1:{port}/mcp"
     finally:
         stop(process)
