@@ -10,11 +10,14 @@ import subprocess
 import sys
 import time
 import tomllib
+from contextlib import ExitStack
+from functools import partial
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import Cli, run_mcpctl
+from tests.processes import started, wait_for
 from tests.tier_files import make_workspace, write
 
 SHOWN = "mcpctl-home/config/config.toml"  # how the user config is shown from tmp_path
@@ -348,10 +351,11 @@ def test_add_output_json(cli: Cli, user_config: Path) -> None:
 
 def test_thirty_concurrent_adds_all_land(user_config: Path) -> None:
     write(user_config, "# shared by many shells\n")
-    procs = [subprocess.Popen([sys.executable, "-m", "mcpctl", "add", f"s{i:02d}", "--", "cmd",
-                               str(i)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-             for i in range(30)]
-    outcomes = [(proc.wait(timeout=60), *proc.communicate()) for proc in procs]
+    with ExitStack() as stack:
+        procs = [stack.enter_context(started(
+            [sys.executable, "-m", "mcpctl", "add", f"s{i:02d}", "--", "cmd", str(i)],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)) for i in range(30)]
+        outcomes = [(proc.wait(timeout=60), *proc.communicate(timeout=10)) for proc in procs]
     assert [code for code, _, _ in outcomes] == [0] * 30, outcomes
     text = user_config.read_text()
     servers = tomllib.loads(text)["servers"]
@@ -374,6 +378,10 @@ while True:
 """
 
 
+def replaced(path: Path, inode: int) -> bool:
+    return path.stat().st_ino != inode
+
+
 def test_a_write_killed_midway_leaves_the_old_or_the_new_file(tmp_path: Path) -> None:
     target = tmp_path / "state" / "file.txt"
     old, new = "A", "B"
@@ -383,14 +391,20 @@ def test_a_write_killed_midway_leaves_the_old_or_the_new_file(tmp_path: Path) ->
     seen = set()
     killed_mid_write = 0
     for _ in range(12):
-        writer = subprocess.Popen([sys.executable, "-c", WRITER, str(target), new, old])
-        deadline = time.monotonic() + 0.05 + rng.random() * 0.25
-        while time.monotonic() < deadline:  # read while the writer writes
-            content = target.read_text()
-            assert content in allowed, f"torn file of {len(content)} characters"
-            seen.add(content[0])
-        os.kill(writer.pid, signal.SIGKILL)
-        writer.wait()
+        # An assertion failing mid-loop must not orphan the writer: it loops forever.
+        first = target.stat().st_ino
+        with started([sys.executable, "-c", WRITER, str(target), new, old]) as writer:
+            # A loaded machine may take seconds to start the writer: the random window
+            # opens once its first write has landed (os.replace makes a new inode).
+            wait_for(partial(replaced, target, first), within=30,
+                     what="the writer's first write")
+            deadline = time.monotonic() + 0.05 + rng.random() * 0.25
+            while time.monotonic() < deadline:  # read while the writer writes
+                content = target.read_text()
+                assert content in allowed, f"torn file of {len(content)} characters"
+                seen.add(content[0])
+            os.kill(writer.pid, signal.SIGKILL)
+            writer.wait(timeout=10)
         content = target.read_text()
         assert content in allowed, f"torn file of {len(content)} characters after SIGKILL"
         # A kill mid-write leaves the writer's temp file; the target itself is always whole.

@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 
 from mcpctl.credentials.keyring_store import HEADLESS_RECIPE
+from tests.components import missing
 from tests.conftest import REPO, run_mcpctl
 from tests.credentials.leaks import leaks
-from tests.secret_service import require
 
 BACKEND = '''
 import os
@@ -110,7 +110,7 @@ def test_the_headless_recipe_gives_mcpctl_a_working_keyring(tmp_path: Path) -> N
     """The exact recipe the exit-5 error prints, run with no D-Bus session at all."""
     for program in ("dbus-run-session", "gnome-keyring-daemon"):
         if shutil.which(program) is None:
-            require(program)
+            missing(program)
     home = tmp_path / "headless"
     runtime = home / "run"
     runtime.mkdir(parents=True, mode=0o700)
