@@ -62,13 +62,25 @@ def _moved(value: str, name: str | None, secret: str, found: dict[str, str]) -> 
     the second and later ones are `<secret>-2`, `<secret>-3`…"""
     shown = value
     for number, match in enumerate(find_secrets(value, name=name), start=1):
-        name_n = secret if number == 1 else f"{secret}-{number}"[:128]
+        name_n = _unique(secret if number == 1 else f"{secret}-{number}"[:128], match.text,
+                         found)
         shown, replaced = _replace_bounded(shown, match.text, reference(name_n))
         if not replaced:  # escaped inside JSON, say: the whole value is the secret
-            found[secret] = value
-            return reference(secret)
+            whole = _unique(secret, value, found)
+            found[whole] = value
+            return reference(whole)
         found[name_n] = match.text
     return shown
+
+
+def _unique(name: str, value: str, found: dict[str, str]) -> str:
+    """`name`, or `name-2`, `name-3`… when another value already took it: two keys that
+    map to one name (`API KEY` and `API_KEY`) must not share one secret."""
+    candidate, number = name, 1
+    while found.get(candidate, value) != value:
+        number += 1
+        candidate = f"{name[:120]}-{number}"
+    return candidate
 
 
 def _replace_bounded(text: str, old: str, new: str) -> tuple[str, bool]:

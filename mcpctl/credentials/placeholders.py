@@ -14,8 +14,9 @@ import re
 
 # References of every syntax a config or a shell uses: mcpctl's and VS Code's `${…}`,
 # a shell's `$NAME`, Windows' `%NAME%`, templates' `{{ name }}`.
-_REFERENCE = re.compile(r"\$\{[^}]*\}|\$[A-Za-z_][A-Za-z0-9_]*|%[A-Za-z_][A-Za-z0-9_]*%"
-                        r"|\{\{[^}]*\}\}")
+# `[^{}]`, not `[^}]`: a run of `${${${…` must not be rescanned from every start.
+_REFERENCE = re.compile(r"\$\{[^{}]*\}|\$[A-Za-z_][A-Za-z0-9_]*|%[A-Za-z_][A-Za-z0-9_]*%"
+                        r"|\{\{[^{}]*\}\}")
 # `<token>`, `[REDACTED_API_KEY]`, `(your key)`: the whole value is a bracketed hint.
 _BRACKETED = re.compile(r"<[^<>]*>|\[[^\[\]]*\]|\([^()]*\)|\{[^{}]*\}")
 # Filler a person types. Runs of `x` need four: a random 40-character token holds `xxx`

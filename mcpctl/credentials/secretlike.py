@@ -31,7 +31,7 @@ __all__ = ["SecretMatch", "find_secret", "find_secrets", "is_secret_name", "look
            "mask", "without_references"]
 
 # `${secret:NAME}`, `${env:NAME}`, `${VAR}`...: a reference is the fix, never a finding.
-_REFERENCE = re.compile(r"\$\{[^}]*\}")
+_REFERENCE = re.compile(r"\$\{[^{}]*\}")  # `[^{}]`: a run of `${` stays linear
 # Pieces of a value that can each be a credential: `--key=sk-...`, `Bearer ghp_...`,
 # `https://host/path?token=...` all split into their parts.
 _SEPARATORS = re.compile(r"[\s\"'`,;=&?#@:/\\<>()\[\]{}|]+")
