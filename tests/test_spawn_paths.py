@@ -31,6 +31,7 @@ SPAWNING = {
 ALLOWED = {
     ("mcpctl/cli/run_cmd.py", "os.execve"),  # after gate.admit + launch.resolve_launch
     ("mcpctl/protocol/process.py", "loop.subprocess_exec"),  # runs probing.py's LaunchPlans
+    ("mcpctl/pinning/git.py", "subprocess.run"),  # git ls-files, config neutralised; no server
 }
 
 

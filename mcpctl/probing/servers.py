@@ -70,7 +70,10 @@ def plan_for(
     from mcpctl.protocol.probe import LaunchPlan  # noqa: PLC0415
 
     return LaunchPlan(
-        name=launch.name, transport=launch.transport, argv=launch.argv,
+        # The program found once by resolve_launch: spawning it by name would search
+        # PATH again and could fall through to a file nobody pinned.
+        name=launch.name, transport=launch.transport,
+        argv=(launch.program or launch.argv[0], *launch.argv[1:]) if launch.argv else (),
         env=child_environment(os.environ, launch), cwd=launch.cwd or str(cwd),
         url=launch.url, headers=launch.headers,
         timeout=options.timeout or launch.timeout or DEFAULT_TIMEOUT,
