@@ -29,7 +29,7 @@ from pathlib import Path
 from mcpctl.errors import TrustRefused
 from mcpctl.model import PinnedFile, Tier, Transport
 from mcpctl.pinning.paths import on_path
-from mcpctl.pinning.pin_set import per_process
+from mcpctl.pinning.pin_set import WORKSPACE, per_process
 from mcpctl.pinning.pinned_files import pins_of, unpinned_reason
 from mcpctl.pinning.reach import Reach
 from mcpctl.syntax.env_file import read_env_file
@@ -118,7 +118,10 @@ def _refuse_unapproved_files(admission: Admission, reached: list[PinnedFile]) ->
         raise TrustRefused(unpinnable_message(name, reason))
     pins = admission.status.pins
     approved = pins.files if pins is not None else {}
+    whole = pins is not None and pins.kind == WORKSPACE
     for path, digest in reached:
+        if whole and path.endswith("/"):
+            continue  # a program folder: its files are in the workspace set, one by one
         if approved.get(path) != digest:
             why = "was not pinned when it was approved" if path not in approved \
                 else "is not the content that was approved"

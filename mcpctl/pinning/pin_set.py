@@ -1,9 +1,9 @@
 """What one approval covers (DESIGN §4 `files`, revised; issue 11).
 
-By default the whole workspace (`workspace.py`), minus what the user excluded with
-`trust --ignore-changes-in DIR`, plus any file the definition names that git would not
-hand a clone (an ignored `dist/server.js`). Only a version-pinned registry package
-run by a known runner (`runner_inputs.py`) pins less: the runner's enumerated
+By default the whole workspace (`workspace.py`) but its MCP config files, minus what
+the user excluded with `trust --ignore-changes-in DIR`, plus any file the definition
+names that git would not hand a clone (an ignored `dist/server.js`). Only a
+version-pinned registry package run by a known runner (`runner_inputs.py`) pins less: the runner's enumerated
 workspace inputs, present or absent, plus the files the definition names.
 
 The files the definition names (`pinned_files.reached`) stay the readable headline of
@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
+from mcpctl.config.formats import WORKSPACE_FORMATS
 from mcpctl.model import ServerSpec
 from mcpctl.pinning.digests import UNPINNED, digests
 from mcpctl.pinning.pinned_files import Lookups, reached
@@ -29,6 +30,9 @@ from mcpctl.pinning.runner_inputs import RunnerInputs, runner_inputs
 from mcpctl.pinning.workspace import FOLDER, Entry, manifest_digest
 
 WORKSPACE = "workspace"  # the default pin set's kind; a runner's is its name
+# The workspace's MCP files are data mcpctl reads, and each server's own entry is in its
+# fingerprint: adding a server to `.mcp.json` must not unsettle the others' approvals.
+_CONFIG_FILES = frozenset(f.relative_path for f in WORKSPACE_FORMATS)
 _PER_PROCESS = re.compile(r"(?:^|[\s=:,;\"'])(/proc/(?:self|thread-self|\d+)|/dev/fd|"
                           r"/dev/std(?:in|out|err))(?:/|$|[\s:,;\"'])")
 
@@ -73,7 +77,7 @@ def pin_set(spec: ServerSpec, root: Path, *, environ: Mapping[str, str], home: P
     workspace = lookups.workspace(root)
     kept = tuple(_folder(text) for text in ignored)
     files = {path: entry.digest for path, entry in workspace.entries.items()
-             if not _under(path, kept)}
+             if not _under(path, kept) and path not in _CONFIG_FILES}
     extra = digests({path: folder for path, folder in hits.items()
                      if not folder and _relative(path, real_root, folder) not in files},
                     real_root)

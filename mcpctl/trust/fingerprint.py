@@ -9,8 +9,10 @@ approved value, so a short hash would be a second-preimage target.
 v2 differs from v1 only in what stands for the pinned files: v1 listed the named files'
 `[path, digest]` pairs; v2 pins the whole workspace (or a runner's inputs), so the
 form holds which set applies (`pinSet`), the folders the user excluded (`ignored`),
-and one SHA-256 over the sorted pairs (`files`, `workspace.manifest_digest`) — the
-same commitment, without serialising 100,000 pairs for every server of a command.
+the workspace paths the launch names (`named`: the prompt's headline, so an env var
+that later names another file is a change), and one SHA-256 over the sorted pairs
+(`files`, `workspace.manifest_digest`) — the same commitment, without serialising
+100,000 pairs for every server of a command.
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ def canonical_form(spec: ServerSpec, files: Pins = ()) -> dict[str, Any]:
         "headers": sorted([key, value] for key, value in spec.headers.items()),
         "pinSet": pins.kind if pins else WORKSPACE,
         "ignored": list(pins.ignored) if pins else [],
+        "named": list(pins.named) if pins else [],
         "files": pins.digest if pins else manifest_digest(dict(files)),  # type: ignore[arg-type]
     }
 

@@ -114,9 +114,10 @@ def diff(old: Mapping[str, Any], new: Mapping[str, Any],
     else:
         changes = [f"{field}: {_show(old.get(field))} → {_show(new.get(field))}"
                    for field in _SCALARS if old.get(field) != new.get(field)]
-        if old.get("ignored", []) != new.get("ignored", []):
-            changes.append(f"ignored: {_show(old.get('ignored', []))} → "
-                           f"{_show(new.get('ignored', []))}")
+        for label in ("ignored", "named"):
+            if old.get(label, []) != new.get(label, []):
+                changes.append(f"{label}: {_show(old.get(label, []))} → "
+                               f"{_show(new.get(label, []))}")
     changes += _list_diff("args", old.get("args", []), new.get("args", []))
     changes += _map_diff("env", old.get("env", {}), new.get("env", {}))
     changes += _map_diff("header", old.get("headers", {}), new.get("headers", {}))

@@ -72,6 +72,8 @@ class TrustStates:
                 note = summary(status.changes)
             case TrustState.UNPINNABLE:
                 note = status.unpinned or ""
+            case TrustState.TRUSTED if status.pins is not None and status.pins.ignored:
+                note = f"changes in {', '.join(status.pins.ignored)} ignored"
             case _:
                 note = ""
         return status.state.value, note

@@ -155,13 +155,13 @@ def test_swapping_the_code_behind_an_approved_server_is_refused(
     assert approved.exists()
     # The attack: the repo swaps the code; the command line is untouched.
     (root / attack.swapped).write_text(attack.files[attack.swapped].replace("MARKER", str(evil)))
-    pinned = attack.pinned or attack.swapped
-    assert state(root, "srv", env) == ("changed", f"file {pinned} content changed")
+    pinned = attack.swapped  # the whole workspace is pinned: the file itself is named
+    assert state(root, "srv", env) == ("changed", f"file {pinned} modified")
     result = mcpctl(root, "run", "srv", env=env)
     assert (result.code, result.out) == (4, "")
     assert result.err == (
-        f"mcpctl: error: server 'srv' changed since it was approved (file {pinned} content "
-        f"changed); review the change with: mcpctl trust srv --workspace {root}\n")
+        f"mcpctl: error: server 'srv' changed since it was approved (file {pinned} "
+        f"modified); review the change with: mcpctl trust srv --workspace {root}\n")
     assert not evil.exists()
 
 
