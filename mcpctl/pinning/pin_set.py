@@ -3,8 +3,9 @@
 By default the whole workspace (`workspace.py`) but its MCP config files, minus what
 the user excluded with `trust --ignore-changes-in DIR`, plus any file the definition
 names that git would not hand a clone (an ignored `dist/server.js`). Only a
-version-pinned registry package run by a known runner (`runner_inputs.py`) pins less: the runner's enumerated
-workspace inputs, present or absent, plus the files the definition names.
+version-pinned registry package run by a known runner (`runner_inputs.py`) pins
+less: the runner's enumerated workspace inputs, present or absent, plus the files
+the definition names.
 
 The files the definition names (`pinned_files.reached`) stay the readable headline of
 the prompt ("runs scripts/server.py") whichever set applies. A path that names a
@@ -30,6 +31,7 @@ from mcpctl.pinning.runner_inputs import RunnerInputs, runner_inputs
 from mcpctl.pinning.workspace import FOLDER, Entry, manifest_digest
 
 WORKSPACE = "workspace"  # the default pin set's kind; a runner's is its name
+REMOTE = "remote"  # a server at a URL runs nothing here
 # The workspace's MCP files are data mcpctl reads, and each server's own entry is in its
 # fingerprint: adding a server to `.mcp.json` must not unsettle the others' approvals.
 _CONFIG_FILES = frozenset(f.relative_path for f in WORKSPACE_FORMATS)
@@ -53,6 +55,8 @@ class PinSet:
 
     def describe(self) -> str:
         """One line for the prompt: which set applies."""
+        if self.kind == REMOTE:
+            return "no workspace file: the server is at a URL"
         if self.kind == WORKSPACE:
             how = "git's tracked and unignored files" if self.source != FOLDER \
                 else "every file under the root"
@@ -65,6 +69,8 @@ class PinSet:
 
 def pin_set(spec: ServerSpec, root: Path, *, environ: Mapping[str, str], home: Path | None,
             lookups: Lookups, ignored: Sequence[str] = ()) -> PinSet:
+    if spec.command is None:
+        return PinSet(REMOTE, {})
     reach = reach_of(spec, root, environ, home)
     hits = reached(reach, root, lookups)
     real_root = lookups.real_root(root)

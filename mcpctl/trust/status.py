@@ -92,7 +92,9 @@ def _changes(approval: Approval, pins: PinSet, manifests: Manifests,
     now = approved_definition(definition.spec, pins)
     file_changes: list[FileChange] = []
     extra: list[str] = []
-    if not is_legacy(old) and old.get("manifest") != pins.digest:
+    # Across two kinds of set a file diff would list every file; the pinSet line says it.
+    if not is_legacy(old) and old.get("manifest") != pins.digest \
+            and old.get("pinSet") == pins.kind:
         approved = manifests(str(old.get("manifest")))
         if approved is None:
             extra.append(NO_MANIFEST)
