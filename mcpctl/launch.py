@@ -28,10 +28,12 @@ from pathlib import Path
 
 from mcpctl.errors import TrustRefused
 from mcpctl.model import PinnedFile, Tier, Transport
+from mcpctl.pinning.digests import MAX_BYTES as NAMED_BYTES
 from mcpctl.pinning.paths import on_path
 from mcpctl.pinning.pin_set import WORKSPACE, per_process
 from mcpctl.pinning.pinned_files import pins_of, unpinned_reason
 from mcpctl.pinning.reach import Reach
+from mcpctl.pinning.workspace import MAX_BYTES as WORKSPACE_BYTES
 from mcpctl.syntax.env_file import read_env_file
 from mcpctl.trust.gate import Admission, unpinnable_message
 from mcpctl.variables import Context, expand
@@ -91,7 +93,10 @@ def resolve_launch(
         reach = Reach(launch.argv, launch.cwd, str(env_file) if env_file else None,
                       launch.env, path)
         _refuse_per_process_paths(admission, reach)
-        _refuse_unapproved_files(admission, pins_of(reach, admission.root))
+        pins = admission.status.pins
+        whole = pins is not None and pins.kind == WORKSPACE
+        budget = WORKSPACE_BYTES if whole else NAMED_BYTES
+        _refuse_unapproved_files(admission, pins_of(reach, admission.root, budget=budget))
     return replace(launch, program=program_for(launch.argv[0], path, str(cwd)))
 
 

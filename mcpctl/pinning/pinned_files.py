@@ -20,7 +20,7 @@ from pathlib import Path
 from types import MappingProxyType
 
 from mcpctl.model import PinnedFile, ServerSpec
-from mcpctl.pinning.digests import UNPINNED, digests
+from mcpctl.pinning.digests import MAX_BYTES, UNPINNED, digests
 from mcpctl.pinning.paths import Hit, inside, named, on_path
 from mcpctl.pinning.reach import Reach, reach_of
 from mcpctl.pinning.workspace import WorkspaceFiles, workspace_files
@@ -91,7 +91,9 @@ def reached(reach: Reach, root: Path, lookups: Lookups) -> dict[Path, bool]:
     return found
 
 
-def pins_of(reach: Reach, root: Path, lookups: Lookups | None = None) -> list[PinnedFile]:
-    """Every workspace file (or program folder) the launch names, with its digest."""
+def pins_of(reach: Reach, root: Path, lookups: Lookups | None = None,
+            budget: int = MAX_BYTES) -> list[PinnedFile]:
+    """Every workspace file (or program folder) the launch names, with its digest;
+    `budget`: the bytes hashed at most (the whole workspace's bound for its set)."""
     lookups = lookups or Lookups()
-    return digests(reached(reach, root, lookups), lookups.real_root(root))
+    return digests(reached(reach, root, lookups), lookups.real_root(root), budget)
