@@ -66,17 +66,22 @@ def _git(folder: Path, args: list[str], environ: Mapping[str, str]) -> bytes:
     return done.stdout
 
 
-def work_tree_files(folder: Path, environ: Mapping[str, str]) -> list[str]:
-    """Paths (relative, `/`-separated) of tracked and untracked non-ignored files under
-    `folder`, which must be a work tree's top level or a folder inside one. A path that
-    ends in `/` is a nested repository (a submodule or an untracked clone): the caller
-    lists it on its own."""
+def work_tree_files(folder: Path, environ: Mapping[str, str]) -> dict[str, bool]:
+    """Path (relative, `/`-separated) → tracked, for tracked and untracked non-ignored
+    files under `folder`, which must be a work tree's top level or a folder inside one.
+    A path that ends in `/` is a nested repository (a submodule or an untracked clone):
+    the caller lists it on its own."""
     top = _git(folder, ["rev-parse", "--show-toplevel"], environ).decode("utf-8", "replace")
     real = os.path.realpath(folder)
     top_real = os.path.realpath(top.rstrip("\n"))
     if real != top_real and not real.startswith(top_real.rstrip("/") + "/"):
         raise GitUnavailable(f"git's work tree is {top_real}, not this folder")
-    listed = _git(folder, ["ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-                  environ)
-    paths = [os.fsdecode(raw) for raw in listed.split(b"\0") if raw]
-    return list(dict.fromkeys(paths))  # a conflicted file is listed once per stage
+    listed = _git(folder, ["ls-files", "-z", "-t", "--cached", "--others",
+                           "--exclude-standard"], environ)
+    paths: dict[str, bool] = {}
+    for raw in listed.split(b"\0"):
+        tag, _, name = raw.partition(b" ")
+        if name:  # `?` untracked; any other tag (H, S, M, C, K, R) is in the index
+            path = os.fsdecode(name)
+            paths[path] = paths.get(path, False) or tag != b"?"
+    return paths

@@ -65,15 +65,15 @@ def workspace_files(root: Path, environ: Mapping[str, str],
                     cache_dir: Path | None = None) -> WorkspaceFiles:
     real_root = os.path.realpath(root)
     try:
-        listed: list[str] | None = _git_paths(Path(real_root), "", environ, 0)
+        listed: dict[str, bool] | None = _git_paths(Path(real_root), "", environ, 0)
         source = GIT
     except GitUnavailable:
         listed, source = None, FOLDER
-    paths = listed if listed is not None else _walk(real_root)
+    paths = listed if listed is not None else dict.fromkeys(_walk(real_root), True)
     if len(paths) > MAX_FILES:
         return WorkspaceFiles(source, {}, f"more than {MAX_FILES:,} files in the workspace; "
                               f"mcpctl pins at most {MAX_FILES:,}")
-    kept = [p for p in paths if not (source == GIT and _bytecode(p))]
+    kept = [p for p, tracked in paths.items() if tracked or not _bytecode(p)]
     cache_path = digest_cache.cache_file(cache_dir, real_root) if cache_dir else None
     cached = digest_cache.load(cache_path, real_root) if cache_path else {}
     hasher = _Hasher(real_root, cached)
@@ -91,20 +91,23 @@ def _bytecode(path: str) -> bool:
     return "__pycache__/" in f"/{path}" and path.endswith(".pyc")
 
 
-def _git_paths(folder: Path, prefix: str, environ: Mapping[str, str], depth: int) -> list[str]:
-    """Git's files of `folder` and, recursively, of the repositories inside it."""
-    found: list[str] = []
-    for path in work_tree_files(folder, environ):
+def _git_paths(folder: Path, prefix: str, environ: Mapping[str, str],
+               depth: int) -> dict[str, bool]:
+    """Git's files of `folder` (path → tracked) and, recursively, of the repositories
+    inside it."""
+    found: dict[str, bool] = {}
+    for path, tracked in work_tree_files(folder, environ).items():
         inner = folder / path.rstrip("/")
         if path.endswith("/") or (stat.S_ISDIR(_lmode(inner))):
             if depth >= MAX_NESTING:
                 raise GitUnavailable(f"repositories nested more than {MAX_NESTING} deep")
+            nested = f"{prefix}{path.rstrip('/')}/"
             try:
-                found += _git_paths(inner, f"{prefix}{path.rstrip('/')}/", environ, depth + 1)
+                found.update(_git_paths(inner, nested, environ, depth + 1))
             except GitUnavailable:  # not a work tree of its own: every file under it counts
-                found += [f"{prefix}{path.rstrip('/')}/{p}" for p in _walk(str(inner))]
+                found.update(dict.fromkeys((nested + p for p in _walk(str(inner))), True))
         else:
-            found.append(prefix + path)
+            found[prefix + path] = tracked
         if len(found) > MAX_FILES:
             break
     return found
