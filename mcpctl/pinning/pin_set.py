@@ -32,6 +32,7 @@ from mcpctl.pinning.workspace import FOLDER, Entry, manifest_digest
 
 WORKSPACE = "workspace"  # the default pin set's kind; a runner's is its name
 REMOTE = "remote"  # a server at a URL runs nothing here
+ABSENT = "absent"  # a runner input that does not exist: creating it is a change
 # The workspace's MCP files are data mcpctl reads, and each server's own entry is in its
 # fingerprint: adding a server to `.mcp.json` must not unsettle the others' approvals.
 _CONFIG_FILES = frozenset(f.relative_path for f in WORKSPACE_FORMATS)
@@ -95,23 +96,23 @@ def pin_set(spec: ServerSpec, root: Path, *, environ: Mapping[str, str], home: P
 
 def _runner_set(inputs: RunnerInputs, hits: Mapping[Path, bool], real_root: Path,
                 named: tuple[str, ...]) -> PinSet | None:
-    """The runner's inputs and the named files; None (the whole workspace) when one of
-    them leads outside the workspace or past a bound."""
-    found: dict[Path, bool] = dict(hits)
-    absent: dict[str, str] = {}
+    """The runner's inputs (by the path the runner reads, present or ABSENT) and the
+    named files; None (the whole workspace) when one leads outside or past a bound."""
+    files: dict[str, str] = {}
     for relative in inputs.paths:
         path = real_root / relative
         if not os.path.lexists(path):
-            absent[relative] = "absent"
+            files[relative] = ABSENT
             continue
         real = Path(os.path.realpath(path))
         if not real.is_relative_to(real_root) or not (real.is_file() or real.is_dir()):
             return None
-        found[real] = real.is_dir()
-    pinned = digests(found, real_root)
-    if _marker(pinned) is not None:
+        [(_, digest)] = digests({real: real.is_dir()}, real_root)
+        files[relative] = digest
+    files.update(digests(dict(hits), real_root))
+    if _marker(list(files.items())) is not None:
         return None
-    return PinSet(inputs.runner, {**dict(pinned), **absent}, named, source=inputs.package)
+    return PinSet(inputs.runner, files, named, source=inputs.package)
 
 
 def _unpinned(pins: PinSet, reason: str) -> PinSet:

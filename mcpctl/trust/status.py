@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from mcpctl.model import Definition, PinnedFile, Tier
-from mcpctl.pinning.pin_set import PinSet, pin_set
+from mcpctl.pinning.pin_set import ABSENT, PinSet, pin_set
 from mcpctl.pinning.pinned_files import NO_ENVIRONMENT, Lookups
 from mcpctl.pinning.workspace import Entry, changed_paths
 from mcpctl.trust.fingerprint import fingerprint_of
@@ -99,9 +99,11 @@ def _changes(approval: Approval, pins: PinSet, manifests: Manifests,
         if approved is None:
             extra.append(NO_MANIFEST)
         else:
-            before = {path: entry.digest for path, entry in approved.items()}
+            before = {path: entry.digest for path, entry in approved.items()
+                      if entry.digest != ABSENT}
+            after = {path: digest for path, digest in pins.files.items() if digest != ABSENT}
             file_changes = [FileChange(path, what, approved.get(path), _entry(pins, path))
-                            for path, what in changed_paths(before, pins.files)]
+                            for path, what in changed_paths(before, after)]
     changes = diff(old, now, [(c.path, c.what) for c in file_changes]) + extra
     return changes or [
         "fingerprint differs (approved by another mcpctl version or edited store)"

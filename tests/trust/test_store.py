@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from mcpctl.trust.state import Approval
 from mcpctl.pinning.workspace import manifest_digest
+from mcpctl.trust.state import Approval
 from mcpctl.trust.store import (
     SCHEMA_VERSION,
     TrustStoreError,
