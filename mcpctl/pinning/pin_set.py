@@ -49,10 +49,11 @@ class PinSet:
     unpinned: str | None = None  # why it cannot be trusted
     source: str = ""  # how the workspace was listed ("git", "folder"), or the package
     sizes: Mapping[str, Entry] = field(default_factory=dict, compare=False)
+    known_digest: str | None = field(default=None, compare=False)  # of `files`, if known
 
     @cached_property
     def digest(self) -> str:
-        return manifest_digest(self.files)
+        return self.known_digest or manifest_digest(self.files)
 
     def describe(self) -> str:
         """One line for the prompt: which set applies."""
@@ -82,16 +83,29 @@ def pin_set(spec: ServerSpec, root: Path, *, environ: Mapping[str, str], home: P
     if narrow is not None:
         return narrow if process_bound is None else _unpinned(narrow, process_bound)
     workspace = lookups.workspace(root)
-    kept = tuple(_folder(text) for text in ignored)
-    files = {path: entry.digest for path, entry in workspace.entries.items()
-             if not _under(path, kept) and path not in _CONFIG_FILES}
+    kept = tuple(sorted({_folder(text) for text in ignored}))
+    files, shared_digest = _shared(lookups, real_root, kept)
+    digest: str | None = shared_digest
     extra = digests({path: folder for path, folder in hits.items()
                      if not folder and _relative(path, real_root, folder) not in files},
                     real_root)
-    files.update(extra)
+    if extra:  # an ignored file the definition names: this server's set is its own
+        files, digest = {**files, **dict(extra)}, None
     unpinned = process_bound or workspace.unpinned or _marker(extra)
     return PinSet(WORKSPACE, files, named, kept, unpinned, workspace.source,
-                  workspace.entries)
+                  workspace.entries, digest)
+
+
+def _shared(lookups: Lookups, real_root: Path, kept: tuple[str, ...]
+            ) -> tuple[Mapping[str, str], str]:
+    """The workspace set and its digest, once per command for all servers alike."""
+    key = (real_root, kept)
+    if key not in lookups.shared:
+        workspace = lookups.workspace(real_root)
+        files = {path: entry.digest for path, entry in workspace.entries.items()
+                 if not _under(path, kept) and path not in _CONFIG_FILES}
+        lookups.shared[key] = (files, manifest_digest(files))
+    return lookups.shared[key]
 
 
 def _runner_set(inputs: RunnerInputs, hits: Mapping[Path, bool], real_root: Path,
@@ -116,7 +130,8 @@ def _runner_set(inputs: RunnerInputs, hits: Mapping[Path, bool], real_root: Path
 
 
 def _unpinned(pins: PinSet, reason: str) -> PinSet:
-    return PinSet(pins.kind, pins.files, pins.named, pins.ignored, reason, pins.source)
+    return PinSet(pins.kind, pins.files, pins.named, pins.ignored, reason, pins.source,
+                  pins.sizes)
 
 
 def _marker(pinned: Sequence[tuple[str, str]]) -> str | None:

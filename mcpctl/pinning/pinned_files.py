@@ -56,6 +56,8 @@ class Lookups:
         self.real_roots: dict[Path, Path] = {}
         self.programs: dict[tuple[str | None, str | None, str, Path], Hit | None] = {}
         self.workspaces: dict[Path, WorkspaceFiles] = {}
+        # (real root, excluded folders) → the workspace set and its digest (`pin_set`)
+        self.shared: dict[tuple[Path, tuple[str, ...]], tuple[Mapping[str, str], str]] = {}
 
     def real_root(self, root: Path) -> Path:
         if root not in self.real_roots:

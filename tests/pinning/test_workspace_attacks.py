@@ -154,7 +154,8 @@ def test_committed_unchecked_bytecode_is_pinned(tmp_path: Path) -> None:
     """An unchecked-hash .pyc replaces the reviewed source whatever the source says."""
     root = git_repo(tmp_path / "repo", {"mod.py": "pass\n"})
     (root / ".mcp.json").write_text(json.dumps({"mcpServers": {"srv": {
-        "command": PYTHON, "args": ["-c", "import mod"], "env": {"PYTHONDONTWRITEBYTECODE": "1"}}}}))
+        "command": PYTHON, "args": ["-c", "import mod"],
+        "env": {"PYTHONDONTWRITEBYTECODE": "1"}}}}))
     evil = tmp_path / "evil-ran"
     assert mcpctl(root, "trust", "srv", "--yes").code == 0
     assert mcpctl(root, "run", "srv").code == 0

@@ -159,14 +159,16 @@ def test_a_file_swapped_between_the_gate_and_the_launch_is_refused(
     assert raised.value.exit_code is ExitCode.TRUST_REFUSED
 
 
-def test_the_launch_refuses_a_file_past_a_bound_it_reaches(
+def test_the_launch_hashes_a_big_file_it_reaches_and_refuses_a_swap(
     cli: Cli, ws: Path, trust_file: Path, user_config: Path, isolated_home: Path
 ) -> None:
     cli("trust", "tasks", "--yes", "-w", str(ws))
     admission = admit(server(ws, "tasks", user_config), ws, trust_file)
     os.truncate(ws / "server.sh", MAX_BYTES + 1)
-    with pytest.raises(TrustRefused, match=r"^server 'tasks' is unpinnable: mcpctl cannot pin "
-                                           r"all the workspace code it could run \(server\.sh: "):
+    # Past the named-file bound, yet hashed: a workspace server's files are its set's.
+    with pytest.raises(TrustRefused, match=r"^server 'tasks' not started: its resolved command "
+                                           r"line reaches workspace file server\.sh, which is "
+                                           r"not the content that was approved"):
         resolve_launch(admission, os.environ, isolated_home, no_secret)
 
 
