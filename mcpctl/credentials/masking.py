@@ -11,13 +11,26 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from mcpctl.credentials.secretlike import looks_secret, mask
+from mcpctl.credentials.secretlike import find_secret, looks_secret, mask
 
 _MAX_DEPTH = 100  # masked_tree recurses once a level; far below the recursion limit
 
 
+_MAX_SECRETS = 32  # per value; a value with more is hidden whole
+
+
 def masked_value(value: str, name: str | None = None) -> str:
-    return mask(value) if looks_secret(value, name=name) else value
+    """`value` with each secret-looking part masked, the rest shown as written (issue 11,
+    item 7: `bash -c '…GITH***…'` hid the very code under review)."""
+    shown = value
+    for _ in range(_MAX_SECRETS):
+        match = find_secret(shown, name=name)
+        if match is None:
+            return shown
+        if not match.text or match.text not in shown:
+            return mask(value)  # the detector saw it, but not where: hide it all
+        shown = shown.replace(match.text, mask(match.text))
+    return mask(value)
 
 
 def masked_map(values: Mapping[str, str]) -> dict[str, str]:
