@@ -20,6 +20,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Mapping
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -52,7 +53,7 @@ def tree(root: Path, files: int, *, use_git: bool) -> None:
         (root / ".git").mkdir()
 
 
-def with_servers(root: Path, servers: dict[str, object]) -> None:
+def with_servers(root: Path, servers: Mapping[str, object]) -> None:
     (root / ".mcp.json").write_text(json.dumps({"mcpServers": servers}))
 
 
