@@ -20,9 +20,10 @@ from typing import Any
 from mcpctl.errors import ConfigError
 from mcpctl.files.atomic import atomic_write_text
 
-SCHEMA_VERSION = 1
-Key = tuple[int, int, int, int]  # size, mtime_ns, ctime_ns, inode
-Cached = tuple[Key, str, int]  # the key it was hashed at, digest, line count
+SCHEMA_VERSION = 2
+# path → [size, mtime_ns, ctime_ns, inode, hex digest, lines]: JSON builds it in C, and
+# a row is checked only when used (`workspace._Hasher.entries`): one pass for 100,000.
+Row = list[Any]
 
 
 def cache_file(cache_dir: Path, real_root: str) -> Path:
@@ -30,35 +31,20 @@ def cache_file(cache_dir: Path, real_root: str) -> Path:
     return cache_dir / "pins" / f"{name}.json"
 
 
-def load(path: Path, real_root: str) -> dict[str, Cached]:
+def load(path: Path, real_root: str) -> dict[str, Row]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
     if not isinstance(data, dict) or data.get("schema_version") != SCHEMA_VERSION \
-            or data.get("root") != real_root or not isinstance(data.get("files"), list):
+            or data.get("root") != real_root or not isinstance(data.get("files"), dict):
         return {}
-    found: dict[str, Cached] = {}
-    for row in data["files"]:
-        entry = _entry(row)
-        if entry is not None:
-            found[entry[0]] = entry[1]
-    return found
+    files: dict[str, Row] = data["files"]
+    return files
 
 
-def _entry(row: Any) -> tuple[str, Cached] | None:
-    if not (isinstance(row, list) and len(row) == 7 and isinstance(row[0], str)
-            and isinstance(row[5], str) and all(isinstance(n, int) for n in row[1:5])
-            and isinstance(row[6], int)):
-        return None
-    path, size, mtime, ctime, inode, digest, lines = row
-    return path, ((size, mtime, ctime, inode), "sha256:" + digest, lines)
-
-
-def save(path: Path, real_root: str, entries: dict[str, Cached]) -> None:
-    rows = [[name, *key, digest.removeprefix("sha256:"), lines]
-            for name, (key, digest, lines) in entries.items()]
-    text = json.dumps({"schema_version": SCHEMA_VERSION, "root": real_root, "files": rows},
+def save(path: Path, real_root: str, entries: dict[str, Row]) -> None:
+    text = json.dumps({"schema_version": SCHEMA_VERSION, "root": real_root, "files": entries},
                       separators=(",", ":"))  # ASCII: a non-UTF-8 file name survives
     with contextlib.suppress(ConfigError):  # an unwritable cache costs time, not correctness
         atomic_write_text(path, text, mode=0o600)

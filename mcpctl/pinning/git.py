@@ -30,6 +30,9 @@ _NEUTRAL = ("-c", "core.fsmonitor=", "-c", "core.untrackedCache=false",
             "-c", "core.quotePath=false", "--no-pager", "--no-optional-locks")
 
 
+TRACKED, UNTRACKED, NESTED = "tracked", "untracked", "nested"
+
+
 class GitUnavailable(Exception):
     """Git is missing, refused the folder, or it is not a work tree of its own."""
 
@@ -66,22 +69,24 @@ def _git(folder: Path, args: list[str], environ: Mapping[str, str]) -> bytes:
     return done.stdout
 
 
-def work_tree_files(folder: Path, environ: Mapping[str, str]) -> dict[str, bool]:
-    """Path (relative, `/`-separated) → tracked, for tracked and untracked non-ignored
-    files under `folder`, which must be a work tree's top level or a folder inside one.
-    A path that ends in `/` is a nested repository (a submodule or an untracked clone):
-    the caller lists it on its own."""
+def work_tree_files(folder: Path, environ: Mapping[str, str]) -> dict[str, str]:
+    """Path (relative, `/`-separated) → TRACKED, UNTRACKED or NESTED, for tracked and
+    untracked non-ignored files under `folder`, which must be a work tree's top level or
+    a folder inside one. NESTED (a submodule), or a path that ends in `/` (an untracked
+    clone), is a repository of its own: the caller lists it on its own."""
     top = _git(folder, ["rev-parse", "--show-toplevel"], environ).decode("utf-8", "replace")
     real = os.path.realpath(folder)
     top_real = os.path.realpath(top.rstrip("\n"))
     if real != top_real and not real.startswith(top_real.rstrip("/") + "/"):
         raise GitUnavailable(f"git's work tree is {top_real}, not this folder")
-    listed = _git(folder, ["ls-files", "-z", "-t", "--cached", "--others",
-                           "--exclude-standard"], environ)
-    paths: dict[str, bool] = {}
-    for raw in listed.split(b"\0"):
-        tag, _, name = raw.partition(b" ")
-        if name:  # `?` untracked; any other tag (H, S, M, C, K, R) is in the index
-            path = os.fsdecode(name)
-            paths[path] = paths.get(path, False) or tag != b"?"
+    paths: dict[str, str] = {}
+    # `-s` gives each index entry's mode: 160000 is a submodule (no lstat per file).
+    for raw in _git(folder, ["ls-files", "-z", "-s"], environ).split(b"\0"):
+        meta, _, name = raw.partition(b"\t")
+        if name:
+            paths[os.fsdecode(name)] = NESTED if meta.startswith(b"160000 ") else TRACKED
+    for raw in _git(folder, ["ls-files", "-z", "--others", "--exclude-standard"],
+                    environ).split(b"\0"):
+        if raw:
+            paths.setdefault(os.fsdecode(raw), UNTRACKED)
     return paths

@@ -102,8 +102,13 @@ def _shared(lookups: Lookups, real_root: Path, kept: tuple[str, ...]
     key = (real_root, kept)
     if key not in lookups.shared:
         workspace = lookups.workspace(real_root)
-        files = {path: entry.digest for path, entry in workspace.entries.items()
-                 if not _under(path, kept) and path not in _CONFIG_FILES}
+        if kept:
+            files = {path: entry.digest for path, entry in workspace.entries.items()
+                     if not _under(path, kept) and path not in _CONFIG_FILES}
+        else:
+            files = {path: entry[0] for path, entry in workspace.entries.items()}
+            for config in _CONFIG_FILES:
+                files.pop(config, None)
         lookups.shared[key] = (files, manifest_digest(files))
     return lookups.shared[key]
 

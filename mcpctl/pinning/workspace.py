@@ -25,9 +25,10 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
+from typing import NamedTuple
 
 from mcpctl.pinning import digest_cache
-from mcpctl.pinning.git import GitUnavailable, work_tree_files
+from mcpctl.pinning.git import NESTED, TRACKED, GitUnavailable, work_tree_files
 
 MAX_FILES = 250_000
 MAX_BYTES = 4 * 1024**3
@@ -36,8 +37,7 @@ GIT, FOLDER = "git", "folder"  # how the files were found
 _CHUNK = 1024 * 1024
 
 
-@dataclass(frozen=True)
-class Entry:
+class Entry(NamedTuple):  # a tuple: 100,000 of them are made per command
     digest: str
     size: int = 0
     lines: int = 0  # newlines in a regular file: the diffstat's unit
@@ -77,7 +77,7 @@ def workspace_files(root: Path, environ: Mapping[str, str],
     cache_path = digest_cache.cache_file(cache_dir, real_root) if cache_dir else None
     cached = digest_cache.load(cache_path, real_root) if cache_path else {}
     hasher = _Hasher(real_root, cached)
-    entries = {path: entry for path in kept if (entry := hasher.entry(path)) is not None}
+    entries = hasher.entries(kept)
     unpinned = hasher.unpinned
     if hasher.total > MAX_BYTES:
         unpinned = (f"{hasher.total:,} bytes in the workspace; mcpctl hashes at most "
@@ -96,9 +96,9 @@ def _git_paths(folder: Path, prefix: str, environ: Mapping[str, str],
     """Git's files of `folder` (path → tracked) and, recursively, of the repositories
     inside it."""
     found: dict[str, bool] = {}
-    for path, tracked in work_tree_files(folder, environ).items():
-        inner = folder / path.rstrip("/")
-        if path.endswith("/") or (stat.S_ISDIR(_lmode(inner))):
+    for path, kind in work_tree_files(folder, environ).items():
+        if path.endswith("/") or kind == NESTED:
+            inner = folder / path.rstrip("/")
             if depth >= MAX_NESTING:
                 raise GitUnavailable(f"repositories nested more than {MAX_NESTING} deep")
             nested = f"{prefix}{path.rstrip('/')}/"
@@ -107,17 +107,10 @@ def _git_paths(folder: Path, prefix: str, environ: Mapping[str, str],
             except GitUnavailable:  # not a work tree of its own: every file under it counts
                 found.update(dict.fromkeys((nested + p for p in _walk(str(inner))), True))
         else:
-            found[prefix + path] = tracked
+            found[prefix + path] = kind == TRACKED
         if len(found) > MAX_FILES:
             break
     return found
-
-
-def _lmode(path: Path) -> int:
-    try:
-        return os.lstat(path).st_mode
-    except OSError:
-        return 0
 
 
 def _walk(real_root: str) -> list[str]:
@@ -142,37 +135,56 @@ def _walk(real_root: str) -> list[str]:
 class _Hasher:
     """Digests of one listing, within the byte bound, reusing the cache where it holds."""
 
-    def __init__(self, real_root: str, cached: Mapping[str, digest_cache.Cached]) -> None:
+    def __init__(self, real_root: str, cached: Mapping[str, digest_cache.Row]) -> None:
         self.real_root = real_root
+        self.prefix = real_root.rstrip("/") + "/"
         self.cached = cached
-        self.fresh: dict[str, digest_cache.Cached] = {}
+        self.fresh: dict[str, digest_cache.Row] = {}
         self.total = 0
         self.unpinned: str | None = None
 
-    def entry(self, path: str) -> Entry | None:
-        full = os.path.join(self.real_root, path)
-        try:
-            status = os.lstat(full)
-        except OSError:
-            return None  # listed (an index entry) but gone: nothing there can run
+    def entries(self, paths: list[str]) -> dict[str, Entry]:
+        """The hot loop of an unchanged workspace: one lstat and one cache row per path,
+        inlined (a function call per file is a tenth of `list` on 100,000 files)."""
+        found: dict[str, Entry] = {}
+        cached, fresh, prefix, lstat, is_regular = (self.cached, self.fresh, self.prefix,
+                                                    os.lstat, stat.S_ISREG)
+        for path in paths:
+            try:
+                status = lstat(prefix + path)  # not os.path.join: 100,000 calls
+            except OSError:
+                continue  # listed (an index entry) but gone: nothing there can run
+            row = cached.get(path)
+            if (is_regular(status.st_mode) and type(row) is list and len(row) == 6
+                    and row[0] == status.st_size and row[1] == status.st_mtime_ns
+                    and row[2] == status.st_ctime_ns and row[3] == status.st_ino
+                    and type(row[4]) is str and type(row[5]) is int):
+                self.total += row[0]
+                fresh[path] = row
+                found[path] = Entry("sha256:" + row[4], row[0], row[5])
+                continue
+            entry = self.entry(path, status)
+            if entry is not None:
+                found[path] = entry
+        return found
+
+    def entry(self, path: str, status: os.stat_result) -> Entry | None:
+        full = self.prefix + path
         if stat.S_ISLNK(status.st_mode):
             return self._link(path, full)
         if stat.S_ISDIR(status.st_mode):
             return Entry("unreadable:folder") if path.endswith("/") else None
         if not stat.S_ISREG(status.st_mode):
             return Entry(f"special:{stat.filemode(status.st_mode)[0]}")
-        self.total += status.st_size
-        key = (status.st_size, status.st_mtime_ns, status.st_ctime_ns, status.st_ino)
-        hit = self.cached.get(path)
-        if hit is not None and hit[0] == key:
-            self.fresh[path] = hit
-            return Entry(hit[1], status.st_size, hit[2])
+        size = status.st_size
+        self.total += size
+        key = (size, status.st_mtime_ns, status.st_ctime_ns, status.st_ino)
         if self.total > MAX_BYTES:
-            return Entry("unhashed:past the byte bound", status.st_size)
+            return Entry("unhashed:past the byte bound", size)
         digest, lines, after = _hash(full)
-        if after == key:  # unchanged while it was read: safe to cache
-            self.fresh[path] = (key, digest, lines)
-        return Entry(digest, status.st_size, lines)
+        if after == key and digest.startswith("sha256:"):  # unchanged while read: cache it
+            self.fresh[path] = [*key, digest.removeprefix("sha256:"), lines]
+        return Entry(digest, size, lines)
 
     def _link(self, path: str, full: str) -> Entry:
         try:
@@ -202,7 +214,7 @@ class _Hasher:
                      .hexdigest())
 
 
-def _hash(path: str) -> tuple[str, int, digest_cache.Key | None]:
+def _hash(path: str) -> tuple[str, int, tuple[int, int, int, int] | None]:
     """(digest, newlines, the stat key after reading) of a regular file."""
     hasher = hashlib.sha256()
     lines = 0

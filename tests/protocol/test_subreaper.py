@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
+import subprocess
 import sys
 import textwrap
+import time
 
 import pytest
 
@@ -39,12 +44,6 @@ def test_a_setsid_grandchild_does_not_outlive_the_probe(hostile: Hostile) -> Non
 @linux
 def test_the_escape_works_without_the_subreaper(hostile: Hostile) -> None:
     """The control: the same grandchildren outlive a plain kill of the group."""
-    import contextlib
-    import os
-    import signal
-    import subprocess
-    import time
-
     plan, marker = hostile(ESCAPE, timeout=10.0)
     server = subprocess.Popen(list(plan.argv), stdin=subprocess.DEVNULL,
                               stdout=subprocess.DEVNULL, start_new_session=True)
