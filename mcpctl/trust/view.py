@@ -34,8 +34,8 @@ class TrustStates:
         # What a launch from here would expand with (DESIGN §4: it decides the pinned files).
         self.environ = os.environ if environ is None else environ
         self.home = Path.home() if home is None else home
-        if cache_dir is None:
-            cache_dir = Paths.from_environment(self.environ).cache_dir
+        if cache_dir is None:  # mcpctl's own folders follow this process, not the launch's env
+            cache_dir = Paths.from_environment(os.environ).cache_dir
         self._lookups = Lookups(cache_dir, self.environ)
         self.problems: list[Problem] = []
         self.store_error: str | None = None
