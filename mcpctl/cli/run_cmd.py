@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import shutil
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -76,7 +75,7 @@ def run_command(
         except OSError as error:
             raise ServerFailed(redact(f"server {name!r}: cannot enter cwd {launch.cwd}: "
                                       f"{error.strerror}", hidden)) from None
-    program = shutil.which(launch.argv[0], path=env.get("PATH")) if launch.argv[0] else None
+    program = launch.program  # found once, as pinned: exec'd as it is, never searched again
     if program is None:
         raise ServerFailed(redact(f"server {name!r}: command {launch.argv[0]!r} not found on "
                                   "PATH", hidden))
