@@ -266,12 +266,13 @@ class Bridge:
         """POST one message; relay what comes back. Library errors become one line."""
         import httpx  # noqa: PLC0415 - already imported by `_serve`
 
+        quote = not self._remote.headers  # see `http_wire.describe`
         try:
             await self._post(message, body, request_id)
         except (httpx.ConnectError, httpx.ConnectTimeout) as error:
-            raise _Fatal(describe(error, quote=False)) from None
+            raise _Fatal(describe(error, quote=quote)) from None
         except httpx.HTTPError as error:
-            raise ChannelError(describe(error, quote=False)) from None
+            raise ChannelError(describe(error, quote=quote)) from None
 
     async def _post(self, message: Json, body: bytes, request_id: Id | None) -> None:
         headers = {**self._headers(message), "Content-Type": "application/json"}

@@ -97,18 +97,19 @@ def test_missing_secret_in_real_keyring(user_config: Path) -> None:
                           f"keyring (set it with: mcpctl secret set {name})\n")
 
 
-def test_remote_server_is_explained_and_print_shows_no_header_values(user_config: Path,
-                                                                    tmp_path: Path) -> None:
+def test_remote_server_is_bridged_and_print_shows_no_header_values(user_config: Path,
+                                                                  tmp_path: Path) -> None:
     write_user_config(user_config, '[servers.docs]\nurl = "https://docs.example.com/${env:P}"\n'
                                    'headers = { X-Team = "core-team-value" }\n')
     os.environ["P"] = "mcp"
     try:
-        refused = run(tmp_path, "docs")
+        # A bridge (tests/protocol/test_bridge.py) whose stdin closes before any message:
+        # it ends cleanly without ever connecting.
+        bridged = run(tmp_path, "docs")
         printed = run(tmp_path, "docs", "--print")
     finally:
         del os.environ["P"]
-    assert refused.code == 2
-    assert "server 'docs' is a remote (http) server at a URL" in refused.err
+    assert (bridged.code, bridged.out, bridged.err) == (0, "", "")
     assert (printed.code, printed.out) == (0, "https://docs.example.com/mcp\nheader: X-Team\n")
 
 

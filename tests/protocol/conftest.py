@@ -168,7 +168,8 @@ def http_server(argv: list[str], port: int, env: dict[str, str] | None = None) -
     process = subprocess.Popen(argv, env={**os.environ, **(env or {})},
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        deadline = time.monotonic() + 10
+        # The SDK server imports for seconds; on a loaded machine, for many.
+        deadline = time.monotonic() + 30
         while True:
             try:
                 socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
