@@ -460,11 +460,11 @@ def _start_reader(fd: int, lines: asyncio.Queue[bytes | None], cap: int) -> None
         with contextlib.suppress(RuntimeError):  # the loop is gone: nobody listens
             loop.call_soon_threadsafe(lines.put_nowait, item)
 
-    thread = threading.Thread(target=_read_lines, args=(fd, put, cap), daemon=True)
+    thread = threading.Thread(target=read_lines, args=(fd, put, cap), daemon=True)
     thread.start()
 
 
-def _read_lines(fd: int, put: Callable[[bytes | None], None], cap: int) -> None:
+def read_lines(fd: int, put: Callable[[bytes | None], None], cap: int) -> None:
     """Split `fd` into lines, each scanned once; a line past `cap` becomes `TOO_LONG`
     and the rest of it is skipped."""
     pending = bytearray()

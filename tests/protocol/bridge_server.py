@@ -57,7 +57,7 @@ TOOLS = {"tools": [
 
 def _handler(script: Script) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:  # noqa: N802 - http.server's name
+        def do_POST(self) -> None:
             length = int(self.headers.get("Content-Length") or 0)
             body = json.loads(self.rfile.read(length))
             self._record(body)
@@ -90,7 +90,7 @@ def _handler(script: Script) -> type[BaseHTTPRequestHandler]:
                 self._json(200, {"jsonrpc": "2.0", "id": body["id"],
                                  "error": {"code": -32601, "message": "no such method"}})
 
-        def do_GET(self) -> None:  # noqa: N802
+        def do_GET(self) -> None:
             self._record(None)
             if not self._authorized():
                 return
@@ -98,7 +98,7 @@ def _handler(script: Script) -> type[BaseHTTPRequestHandler]:
             self._event({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
             script.stop.wait(30)
 
-        def do_DELETE(self) -> None:  # noqa: N802
+        def do_DELETE(self) -> None:
             self._record(None)
             self._send(200, b"", None)
 
@@ -147,7 +147,7 @@ def _handler(script: Script) -> type[BaseHTTPRequestHandler]:
             self.wfile.write(b"event: message\ndata: " + json.dumps(message).encode() + b"\n\n")
             self.wfile.flush()
 
-        def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+        def log_message(self, format: str, *args: object) -> None:
             return
 
     return Handler

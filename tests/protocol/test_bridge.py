@@ -8,6 +8,7 @@ server (`bridge_server.py`) where a test must see exactly what was sent.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import queue
@@ -23,7 +24,7 @@ import pytest
 from mcp import ClientSession, StdioServerParameters, types
 from mcp.client.stdio import stdio_client
 
-from mcpctl.protocol.bridge import TOO_LONG, _read_lines
+from mcpctl.protocol.bridge import TOO_LONG, read_lines
 from mcpctl.protocol.http_wire import encode_header_value, message_headers
 from tests.conftest import run_mcpctl
 from tests.protocol.bridge_server import ASKED_ID, SESSION, Script, scripted_server
@@ -80,11 +81,10 @@ class Bridged:
 
     def finish(self, timeout: float = 20) -> tuple[int, str]:
         """Close stdin (unless the bridge ended itself) and collect exit code and stderr."""
-        assert self.process.stdin is not None and self.process.stderr is not None
-        try:
+        assert self.process.stdin is not None
+        assert self.process.stderr is not None
+        with contextlib.suppress(BrokenPipeError):
             self.process.stdin.close()
-        except BrokenPipeError:
-            pass
         code = self.process.wait(timeout)
         err = self.process.stderr.read().decode()
         self.process.stderr.close()
@@ -314,7 +314,8 @@ def test_a_server_echoing_the_rejected_token_does_not_make_the_bridge_print_it(
     assert err.startswith("mcpctl: error: server 'remote': server refused the request: "
                           "HTTP 401: invalid credentials: Bearer ")
     assert answer["error"]["code"] == -32000
-    assert secret not in err and secret not in b"".join(bridge.out).decode()
+    assert secret not in err
+    assert secret not in b"".join(bridge.out).decode()
     assert secret[:12] not in err  # masked whole, not cut after a prefix
 
 
@@ -412,10 +413,15 @@ def test_stdin_lines_are_split_once_and_capped() -> None:
     read, write = os.pipe()
     long_line = b"x" * 300_000  # spans several reads
     data = b'{"a":1}\r\n' + long_line + b"\n\n" + b'{"b":2}\n' + b"y" * 20 + b'\n{"c":3}'
-    writer = threading.Thread(target=lambda: (os.write(write, data), os.close(write)))
+
+    def feed() -> None:
+        os.write(write, data)
+        os.close(write)
+
+    writer = threading.Thread(target=feed)
     writer.start()
     got: list[bytes | None] = []
-    _read_lines(read, got.append, 100_000)
+    read_lines(read, got.append, 100_000)
     writer.join()
     os.close(read)
     assert got == [b'{"a":1}', TOO_LONG, b'{"b":2}', b"y" * 20, b'{"c":3}', None]
