@@ -148,7 +148,8 @@ def test_everything_server_samples_and_lists_roots_through_the_bridge(
                                          content=types.TextContent(type="text", text="sampled"))
 
     async def roots(context: Any) -> types.ListRootsResult:
-        return types.ListRootsResult(roots=[types.Root(uri="file:///bridge/root", name="r")])
+        root = types.Root.model_validate({"uri": "file:///bridge/root", "name": "r"})
+        return types.ListRootsResult(roots=[root])
 
     async def work(session: ClientSession) -> tuple[int, list[str], list[str]]:
         listed = await session.list_tools()
