@@ -52,6 +52,7 @@ from mcpctl.protocol.http_wire import (
     message_headers,
     read_all,
     refusal,
+    skip_httpx_cli,
 )
 from mcpctl.protocol.jsonrpc import Json, RpcError
 from mcpctl.protocol.process import LIMITS, Limits
@@ -105,6 +106,7 @@ def serve(remote: Remote, stdin_fd: int = 0, stdout_fd: int = 1) -> None:
 
 
 async def _serve(remote: Remote, stdin_fd: int, stdout_fd: int) -> str | None:
+    skip_httpx_cli()
     import httpx  # noqa: PLC0415 - only a remote server's bridge pays for it
 
     timeout = httpx.Timeout(remote.timeout, read=None)

@@ -35,6 +35,7 @@ from mcpctl.protocol.http_wire import (
     origin,
     read_all,
     refusal,
+    skip_httpx_cli,
 )
 from mcpctl.protocol.jsonrpc import Json, NotJsonRpc, RequestHandler, RpcError
 from mcpctl.protocol.process import LIMITS, Limits
@@ -60,6 +61,7 @@ class HttpChannel:
     ) -> None:
         check_url(url, allow_insecure=allow_insecure)
         check_headers(headers)
+        skip_httpx_cli()
         import httpx  # noqa: PLC0415 - only probing remote servers pays for it
 
         self._url = url

@@ -15,7 +15,9 @@ import base64
 import contextlib
 import ipaddress
 import re
+import sys
 from collections.abc import AsyncIterator, Mapping, Sequence
+from types import ModuleType
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
@@ -37,6 +39,15 @@ _HEADER_VALUE = re.compile(r"(?:[\x21-\x7e](?:[\t\x20-\x7e]*[\x21-\x7e])?)?")
 # 2026-07-28 streamable-http "Standard Request Headers": the params key `Mcp-Name` mirrors.
 NAME_PARAMS = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
 _SENTINEL = re.compile(r"=\?base64\?.*\?=", re.DOTALL)
+
+
+def skip_httpx_cli() -> None:
+    """Call before the first `import httpx`. Its `__init__` imports `httpx._main`, the
+    `httpx` command (click, rich, pygments: two thirds of its import time, measured)
+    only to offer `httpx.main`, which mcpctl never calls, and falls back to a stub on
+    ImportError; an empty module in its place gives that ImportError."""
+    if "httpx" not in sys.modules:
+        sys.modules.setdefault("httpx._main", ModuleType("httpx._main"))
 
 
 class HttpRefused(RpcError):
