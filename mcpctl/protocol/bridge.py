@@ -9,7 +9,9 @@ The bridge does not speak MCP itself: it mirrors each message's metadata into th
 headers both revisions want (2025-11-25 `Mcp-Session-Id` and `MCP-Protocol-Version`
 learnt from the handshake passing through; 2026-07-28 `MCP-Protocol-Version` from
 `_meta`, `Mcp-Method`, `Mcp-Name`), opens the 2025-11-25 GET stream once the session
-is initialized, and ends the session with DELETE when stdin closes.
+is initialized, and ends the session with DELETE when stdin closes. A server of the
+deprecated HTTP+SSE transport (`type = "sse"`) is bridged the same way over its event
+stream and POST endpoint (`SseBridge`).
 
 Bounds: a stdin line and each reply are capped (`process.Limits`); connecting, writing
 and waiting for a pooled connection are timed out; at most `MAX_IN_FLIGHT` POSTs run
@@ -37,10 +39,12 @@ import threading
 from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeGuard
+from urllib.parse import urljoin
 
 from mcpctl.credentials.redact import redact_prefix
 from mcpctl.errors import ServerFailed
 from mcpctl.launch import Launch
+from mcpctl.model import Transport
 from mcpctl.protocol import jsonrpc
 from mcpctl.protocol.http_wire import (
     HttpRefused,
@@ -50,6 +54,7 @@ from mcpctl.protocol.http_wire import (
     describe,
     events,
     message_headers,
+    origin,
     read_all,
     refusal,
     skip_httpx_cli,
@@ -82,6 +87,7 @@ class Remote:
     name: str
     url: str
     headers: Mapping[str, str]
+    transport: Transport = Transport.HTTP
     timeout: float = DEFAULT_TIMEOUT  # connect, write, pool: never a reply (module doc)
     secrets: tuple[str, ...] = ()  # values no line of ours may show
     allow_insecure: bool = False
@@ -89,7 +95,7 @@ class Remote:
 
 
 def remote_of(launch: Launch, secrets: tuple[str, ...], *, allow_insecure: bool) -> Remote:
-    return Remote(launch.name, launch.url or "", dict(launch.headers),
+    return Remote(launch.name, launch.url or "", dict(launch.headers), launch.transport,
                   launch.timeout or DEFAULT_TIMEOUT, secrets, allow_insecure)
 
 
@@ -113,7 +119,8 @@ async def _serve(remote: Remote, stdin_fd: int, stdout_fd: int) -> str | None:
     pool = httpx.Limits(max_connections=MAX_IN_FLIGHT + 1, max_keepalive_connections=16)
     async with httpx.AsyncClient(headers=dict(remote.headers), timeout=timeout, limits=pool,
                                  follow_redirects=False) as client:
-        bridge = Bridge(remote, client, _writer(stdout_fd))
+        kind = SseBridge if remote.transport is Transport.SSE else Bridge
+        bridge = kind(remote, client, _writer(stdout_fd))
         lines: asyncio.Queue[bytes | None] = asyncio.Queue()
         _start_reader(stdin_fd, lines, remote.limits.max_line_bytes)
         try:
@@ -134,7 +141,9 @@ TOO_LONG = b"\0too-long"  # a stdin line past the cap; never valid JSON, so neve
 
 
 class Bridge:
-    """One client's stdin and stdout, one server endpoint."""
+    """One client's stdin and stdout, one Streamable HTTP endpoint."""
+
+    ANSWERS_IN_REPLY = True  # each request's answer comes in its POST's reply
 
     def __init__(self, remote: Remote, client: httpx.AsyncClient,
                  write: Callable[[bytes], None]) -> None:
@@ -145,6 +154,7 @@ class Bridge:
         self._posts: dict[Id, asyncio.Task[None]] = {}
         self._tasks: set[asyncio.Task[None]] = set()
         self._ended: asyncio.Future[str | None] = asyncio.get_running_loop().create_future()
+        self._settled = asyncio.Event()  # set whenever a request is answered or given up
         self._listening = False
         self.session_id: str | None = None
         self.protocol_version: str | None = None
@@ -157,10 +167,13 @@ class Bridge:
         await asyncio.wait(first, return_when=asyncio.FIRST_COMPLETED)
         # stdin closed: the answers already asked for may still come, for a while.
         deadline = loop.time() + EOF_GRACE
-        while self._posts and not self._ended.done() and loop.time() < deadline:
-            waiting: set[asyncio.Future[Any]] = {*self._posts.values(), self._ended}
+        while self._methods and not self._ended.done() and loop.time() < deadline:
+            self._settled.clear()
+            settled = loop.create_task(self._settled.wait())
+            waiting: set[asyncio.Future[Any]] = {settled, self._ended}
             await asyncio.wait(waiting, timeout=deadline - loop.time(),
                                return_when=asyncio.FIRST_COMPLETED)
+            settled.cancel()
         reading.cancel()
         if reading.done() and not reading.cancelled() and reading.exception() is not None:
             raise reading.exception()  # type: ignore[misc] # an mcpctl bug: the handler logs it
@@ -241,12 +254,20 @@ class Bridge:
             self._answer_error(request_id, TRANSPORT_ERROR, _text(error))
         except ClientGone:
             self._end(None)
+        except asyncio.CancelledError:
+            self._forget(request_id)
+            raise
         else:
+            if not self.ANSWERS_IN_REPLY:
+                return  # the answer comes on the event stream
             if request_id in self._methods:
                 self._answer_error(request_id, TRANSPORT_ERROR, "the server ended its reply to "
                                    f"{message['method']} without an answer")
-        finally:
-            self._methods.pop(request_id, None)
+        self._forget(request_id)
+
+    def _forget(self, request_id: Id) -> None:
+        self._methods.pop(request_id, None)
+        self._settled.set()
 
     async def _other(self, message: Json, body: bytes) -> None:
         """A notification or an answer to a server request: 202 is all that comes back."""
@@ -310,7 +331,7 @@ class Bridge:
         if isinstance(error, RpcError) and not isinstance(error, HttpRefused) \
                 and request_id is not None:  # a JSON-RPC error body: the client's to read
             self._emit(_error_message(request_id, error))
-            self._methods.pop(request_id, None)
+            self._forget(request_id)
             return
         if status == 404:
             raise _Fatal(f"server refused the request: {_http_text(status, error)}")
@@ -360,6 +381,7 @@ class Bridge:
         if "method" in message or not _is_id(request_id):
             return
         method = self._methods.pop(request_id, None)
+        self._settled.set()
         result = message.get("result")
         if method == "initialize" and isinstance(result, dict):
             version = result.get("protocolVersion")
@@ -405,6 +427,76 @@ class Bridge:
         error = None if task.cancelled() else task.exception()
         if error is not None and not self._ended.done():
             self._ended.set_exception(error)
+
+
+class SseBridge(Bridge):
+    """The deprecated HTTP+SSE transport (2024-11-05; 2026-07-28 streamable-http
+    "HTTP+SSE Transport"): one GET stream names the POST endpoint in an `endpoint`
+    event, then carries every message the server sends; a POST only says 202."""
+
+    ANSWERS_IN_REPLY = False
+
+    def __init__(self, remote: Remote, client: httpx.AsyncClient,
+                 write: Callable[[bytes], None]) -> None:
+        super().__init__(remote, client, write)
+        self._endpoint = ""
+        self._listening = True  # the stream is opened at start, not after the handshake
+
+    async def run(self, lines: asyncio.Queue[bytes | None]) -> str | None:
+        named = asyncio.Event()
+        self._spawn(self._stream(named))
+        waiting: set[asyncio.Future[Any]] = {asyncio.ensure_future(named.wait()), self._ended}
+        done, _ = await asyncio.wait(waiting, timeout=self._remote.timeout,
+                                     return_when=asyncio.FIRST_COMPLETED)
+        for future in waiting - {self._ended}:
+            future.cancel()
+        if self._ended.done():
+            return self._ended.result()
+        if not done:
+            return f"no endpoint event on the event stream within {self._remote.timeout:g} s"
+        return await super().run(lines)
+
+    async def _stream(self, named: asyncio.Event) -> None:
+        import httpx  # noqa: PLC0415 - already imported by `_serve`
+
+        try:
+            async with self._client.stream("GET", self._remote.url,
+                                           headers={"Accept": "text/event-stream"}) as reply:
+                await self._check_stream(reply)
+                async for kind, text in events(reply, self._remote.limits):
+                    if kind == "endpoint":
+                        self._set_endpoint(text.strip())
+                        named.set()
+                    else:
+                        self._relay(text.encode(), None)
+            self._end("server closed its event stream")
+        except (_Fatal, ChannelError) as error:
+            self._end(str(error))
+        except httpx.HTTPError as error:
+            self._end(describe(error, quote=not self._remote.headers))
+        except ClientGone:
+            self._end(None)
+
+    async def _check_stream(self, reply: httpx.Response) -> None:
+        if reply.status_code >= 300:
+            error = await refusal(reply, self._remote.secrets)
+            shown = _text(error) if reply.status_code < 400 \
+                else _http_text(reply.status_code, error)
+            raise _Fatal(f"cannot open the event stream: {shown}")
+
+    def _set_endpoint(self, reference: str) -> None:
+        endpoint = urljoin(self._remote.url, reference)
+        if origin(endpoint) != origin(self._remote.url):
+            # Our headers may carry secrets: they go to the origin the user named only.
+            raise _Fatal(f"server named a message endpoint on another origin: {endpoint}")
+        self._endpoint = endpoint
+
+    async def _post(self, message: Json, body: bytes, request_id: Id | None) -> None:
+        headers = {**self._headers(message), "Content-Type": "application/json"}
+        async with self._client.stream("POST", self._endpoint, content=body,
+                                       headers=headers) as reply:
+            if reply.status_code >= 300:
+                await self._refused(reply, request_id)
 
 
 def _is_id(value: Any) -> TypeGuard[Id]:

@@ -40,9 +40,9 @@ INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
 INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
 
 
-def configure(user_config: Path, url: str, headers: str = "") -> None:
+def configure(user_config: Path, url: str, headers: str = "", kind: str = "http") -> None:
     user_config.parent.mkdir(parents=True, exist_ok=True)
-    text = f'[servers.remote]\nurl = "{url}"\n'
+    text = f'[servers.remote]\nurl = "{url}"\ntype = "{kind}"\n'
     user_config.write_text(text + (f"headers = {{ {headers} }}\n" if headers else ""))
 
 
@@ -167,6 +167,27 @@ def test_everything_server_samples_and_lists_roots_through_the_bridge(
     assert any('"model": "scripted-model"' in text or "sampled" in text for text in sampled)
     assert any("file:///bridge/root" in text for text in rooted)
     assert count >= 15
+
+
+def test_everything_server_over_the_deprecated_http_sse_transport(
+        user_config: Path, tmp_path: Path) -> None:
+    entry = require_npm_server("server-everything")
+    port = free_port()
+
+    async def work(session: ClientSession) -> tuple[int, list[str]]:
+        listed = await session.list_tools()
+        echoed = await session.call_tool("echo", {"message": "through the old transport"})
+        return len(listed.tools), texts(echoed)
+
+    with http_server(["node", str(entry), "sse"], port, env={"PORT": str(port)}):
+        configure(user_config, f"http://127.0.0.1:{port}/sse", kind="sse")
+        count, echoed = sdk_session(["run", "remote", "--workspace", str(tmp_path)], work)
+        configure(user_config, f"http://127.0.0.1:{port}/sse-nope", kind="sse")
+        wrong = run_mcpctl(["run", "remote", "--workspace", str(tmp_path)], stdin="")
+    assert (count, echoed) == (13, ["Echo: through the old transport"])
+    assert wrong.code == 6
+    assert wrong.err.startswith("mcpctl: error: server 'remote': cannot open the event stream: "
+                                "HTTP 404")
 
 
 def test_stateless_requests_carry_the_modern_headers(user_config: Path, tmp_path: Path) -> None:
