@@ -8,8 +8,10 @@ as one line. The client's answers to server requests are POSTed like anything el
 The bridge does not speak MCP itself: it mirrors each message's metadata into the
 headers both revisions want (2025-11-25 `Mcp-Session-Id` and `MCP-Protocol-Version`
 learnt from the handshake passing through; 2026-07-28 `MCP-Protocol-Version` from
-`_meta`, `Mcp-Method`, `Mcp-Name`), opens the 2025-11-25 GET stream once the session
-is initialized, and ends the session with DELETE when stdin closes. A server of the
+`_meta`, `Mcp-Method`, `Mcp-Name`, and `Mcp-Param-*` for the tool parameters a
+`tools/list` answer annotated with `x-mcp-header`, whose invalid tools it leaves out
+of that answer as a client on HTTP must), opens the 2025-11-25 GET stream once the
+session is initialized, and ends the session with DELETE when stdin closes. A server of the
 deprecated HTTP+SSE transport (`type = "sse"`) is bridged the same way over its event
 stream and POST endpoint (`SseBridge`).
 
@@ -60,6 +62,7 @@ from mcpctl.protocol.http_wire import (
     skip_httpx_cli,
 )
 from mcpctl.protocol.jsonrpc import Json, RpcError
+from mcpctl.protocol.param_headers import InvalidAnnotation, Path, annotated_paths, mirrored
 from mcpctl.protocol.process import LIMITS, Limits
 from mcpctl.protocol.session import ChannelError
 
@@ -151,10 +154,15 @@ class Bridge:
         self._client = client
         self._write = write
         self._methods: dict[Id, str] = {}  # the client's requests not yet answered
+        self._tool_params: dict[str, dict[Path, str]] = {}  # from tools/list: x-mcp-header
         self._posts: dict[Id, asyncio.Task[None]] = {}
         self._tasks: set[asyncio.Task[None]] = set()
         self._ended: asyncio.Future[str | None] = asyncio.get_running_loop().create_future()
         self._settled = asyncio.Event()  # set whenever a request is answered or given up
+        # Open except while an `initialize` is in flight: what follows it needs the
+        # session and version its answer brings, even from a client that does not wait.
+        self._handshaken = asyncio.Event()
+        self._handshaken.set()
         self._listening = False
         self.session_id: str | None = None
         self.protocol_version: str | None = None
@@ -229,6 +237,8 @@ class Bridge:
         if method == "notifications/cancelled":
             self._cancel(message.get("params"))
         if _is_id(request_id) and isinstance(method, str):
+            if method == "initialize":
+                self._handshaken.clear()
             self._methods[request_id] = method
             task = self._spawn(self._request(message, body, request_id))
             self._posts[request_id] = task
@@ -266,7 +276,8 @@ class Bridge:
         self._forget(request_id)
 
     def _forget(self, request_id: Id) -> None:
-        self._methods.pop(request_id, None)
+        if self._methods.pop(request_id, None) == "initialize":
+            self._handshaken.set()
         self._settled.set()
 
     async def _other(self, message: Json, body: bytes) -> None:
@@ -298,6 +309,8 @@ class Bridge:
             raise ChannelError(describe(error, quote=quote)) from None
 
     async def _post(self, message: Json, body: bytes, request_id: Id | None) -> None:
+        if message.get("method") != "initialize":
+            await self._handshaken.wait()
         headers = {**self._headers(message), "Content-Type": "application/json"}
         url = self._remote.url
         async with self._client.stream("POST", url, content=body, headers=headers) as reply:
@@ -368,29 +381,59 @@ class Bridge:
             if _is_id(request_id) and item.get("id") is None and "error" in item:
                 item["id"] = request_id  # a null-id error can only be about this request
                 patched = True
-            self._observe(item)
+            patched = self._observe(item) or patched
         if isinstance(value, dict) and not patched and b"\n" not in body and b"\r" not in body:
             self._write(body.strip() + b"\n")  # as the server sent it: no re-encoding
         else:
             for item in items:
                 self._write(jsonrpc.encode(item))
 
-    def _observe(self, message: Json) -> None:
-        """Learn the handshake's version from its answer; mark requests answered."""
+    def _observe(self, message: Json) -> bool:
+        """Learn from the answers passing through: the handshake's version, and which
+        tool parameters go into headers. True when `message` was changed (a tool
+        with invalid `x-mcp-header` annotations dropped from `tools/list`)."""
         request_id = message.get("id")
         if "method" in message or not _is_id(request_id):
-            return
+            return False
         method = self._methods.pop(request_id, None)
         self._settled.set()
         result = message.get("result")
-        if method == "initialize" and isinstance(result, dict):
+        if method == "initialize":
+            self._handshaken.set()  # after the version below is learnt: same task
+        if not isinstance(result, dict):
+            return False
+        if method == "initialize":
             version = result.get("protocolVersion")
             if isinstance(version, str) and _VERSION.fullmatch(version):
                 self.protocol_version = version
+        elif method == "tools/list" and isinstance(result.get("tools"), list):
+            return self._learn_tools(result)
+        return False
+
+    def _learn_tools(self, result: Json) -> bool:
+        kept = []
+        for tool in result["tools"]:
+            name = tool.get("name") if isinstance(tool, dict) else None
+            try:
+                paths = annotated_paths(tool.get("inputSchema")) if isinstance(tool, dict) else {}
+            except InvalidAnnotation as invalid:
+                self._warn(f"tool {name!r} left out of tools/list: {invalid}")
+                continue
+            if isinstance(name, str):
+                self._tool_params[name] = paths
+            kept.append(tool)
+        changed = len(kept) != len(result["tools"])
+        result["tools"] = kept
+        return changed
 
     def _headers(self, message: Json | None) -> dict[str, str]:
-        return message_headers(message, version=self.protocol_version,
-                               session_id=self.session_id)
+        headers = message_headers(message, version=self.protocol_version,
+                                  session_id=self.session_id)
+        params = message.get("params") if message else None
+        if message and message.get("method") == "tools/call" and isinstance(params, dict):
+            paths = self._tool_params.get(params.get("name"))  # type: ignore[arg-type]
+            headers.update(mirrored(paths or {}, params.get("arguments")))
+        return headers
 
     def _emit(self, message: Json) -> None:
         try:

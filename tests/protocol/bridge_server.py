@@ -4,6 +4,7 @@ in a thread, that records every request: what the bridge tests check the bridge 
 - `initialize` answers with a session id; every later request must carry it (else 400).
 - `tools/call` of `ask` asks the client `roots/list` on the request's event stream,
   waits for the answer (a POST of its own), then returns it as the tool's text.
+- `tools/list` names `ask` and `bad`, whose `x-mcp-header` is invalid.
 - GET opens the standalone stream and sends one `notifications/tools/list_changed`.
 - With `token`, a request without `Authorization: Bearer <token>` gets 401 whose body
   quotes the header it received (a server that echoes secrets), and `status` forces
@@ -52,6 +53,9 @@ def _tool_result(request_id: Any, text: str) -> dict[str, Any]:
 TOOLS = {"tools": [
     {"name": "ask", "description": "Ask the client for its roots.",
      "inputSchema": {"type": "object"}},
+    {"name": "bad", "description": "x-mcp-header on a number: invalid.",
+     "inputSchema": {"type": "object", "properties": {
+         "ratio": {"type": "number", "x-mcp-header": "Ratio"}}}},
 ]}
 
 

@@ -26,9 +26,16 @@ from mcp.client.stdio import stdio_client
 
 from mcpctl.protocol.bridge import TOO_LONG, read_lines
 from mcpctl.protocol.http_wire import encode_header_value, message_headers
+from mcpctl.protocol.param_headers import InvalidAnnotation, annotated_paths, mirrored
 from tests.conftest import run_mcpctl
 from tests.protocol.bridge_server import ASKED_ID, SESSION, Script, scripted_server
-from tests.protocol.conftest import SDK_SERVER, free_port, http_server, require_npm_server
+from tests.protocol.conftest import (
+    HERE,
+    SDK_SERVER,
+    free_port,
+    http_server,
+    require_npm_server,
+)
 from tests.sdk_client import PASSED_ENV
 
 MODERN = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -217,6 +224,31 @@ def test_stateless_requests_carry_the_modern_headers(user_config: Path, tmp_path
     assert (code, err) == (0, "")
 
 
+def test_listed_x_mcp_header_parameters_are_mirrored(user_config: Path, tmp_path: Path) -> None:
+    """The SDK server refuses a call whose `Mcp-Param-Region` is missing or differs from
+    the body (-32020). Before `tools/list` the bridge cannot know the annotation, and the
+    refusal reaches the client, which (spec: SHOULD) lists tools and retries."""
+    port = free_port()
+    call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+        "name": "route", "arguments": {"region": "eu-wést", "query": "q"}, "_meta": MODERN}}
+    argv = [sys.executable, str(HERE / "sdk_param_server.py"), str(port)]
+    with http_server(argv, port) as url:
+        configure(user_config, url)
+        bridge = Bridged(tmp_path)
+        bridge.send(call)
+        unlisted = bridge.receive()
+        bridge.send({"jsonrpc": "2.0", "id": 3, "method": "tools/list",
+                     "params": {"_meta": MODERN}})
+        listed = bridge.receive()
+        bridge.send(call)
+        routed = bridge.receive()
+        code, err = bridge.finish()
+    assert unlisted["error"]["code"] == -32020
+    assert [tool["name"] for tool in listed["result"]["tools"]] == ["route"]
+    assert routed["result"]["content"] == [{"type": "text", "text": "q runs in eu-wést"}]
+    assert (code, err) == (0, "")
+
+
 # --- what the bridge sends, seen by a scripted server ----------------------------------
 
 
@@ -256,6 +288,22 @@ def test_session_server_request_get_stream_and_delete(user_config: Path,
     call = next(seen for seen in script.seen if (seen.body or {}).get("method") == "tools/call")
     assert (call.headers["mcp-method"], call.headers["mcp-name"]) == ("tools/call", "ask")
     assert call.headers["accept"] == "application/json, text/event-stream"
+
+
+def test_a_tool_with_an_invalid_annotation_is_left_out_of_tools_list(
+        user_config: Path, tmp_path: Path) -> None:
+    script = Script()
+    with scripted_server(script) as url:
+        configure(user_config, url)
+        listing = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
+        stdin = json.dumps(INITIALIZE) + "\n" + json.dumps(listing) + "\n"
+        result = run_mcpctl(["run", "remote", "--workspace", str(tmp_path)], stdin=stdin)
+    listed = json.loads(result.out.splitlines()[1])
+    assert [tool["name"] for tool in listed["result"]["tools"]] == ["ask"]
+    assert result.err == (
+        "mcpctl: warning: server 'remote': tool 'bad' left out of tools/list: x-mcp-header "
+        "of ratio is on a parameter that is not a string, integer or boolean\n")
+    assert result.code == 0
 
 
 def test_stdin_eof_before_anything_sends_nothing(user_config: Path, tmp_path: Path) -> None:
@@ -447,3 +495,34 @@ def test_stdin_lines_are_split_once_and_capped() -> None:
     writer.join()
     os.close(read)
     assert got == [b'{"a":1}', TOO_LONG, b'{"b":2}', b"y" * 20, b'{"c":3}', None]
+
+
+def test_annotated_paths_follow_properties_only() -> None:
+    schema = {"type": "object", "properties": {
+        "region": {"type": "string", "x-mcp-header": "Region"},
+        "where": {"type": "object", "properties": {
+            "zone": {"type": "integer", "x-mcp-header": "Zone"}}},
+        "x-mcp-header": {"type": "string"},  # a property named so, not an annotation
+    }}
+    assert annotated_paths(schema) == {("region",): "Region", ("where", "zone"): "Zone"}
+    arguments = {"region": "eu", "where": {"zone": 7}}
+    assert mirrored(annotated_paths(schema), arguments) == {
+        "Mcp-Param-Region": "eu", "Mcp-Param-Zone": "7"}
+    assert mirrored(annotated_paths(schema), {"region": None, "where": 3}) == {}
+    assert mirrored({("on",): "On"}, {"on": True}) == {"Mcp-Param-On": "true"}
+
+
+@pytest.mark.parametrize(("schema", "reason"), [
+    ({"properties": {"a": {"type": "number", "x-mcp-header": "A"}}}, "not a string"),
+    ({"properties": {"a": {"type": "string", "x-mcp-header": ""}}}, "not an HTTP header"),
+    ({"properties": {"a": {"type": "string", "x-mcp-header": "A b"}}}, "not an HTTP header"),
+    ({"properties": {"a": {"type": "string", "x-mcp-header": "Id"},
+                     "b": {"type": "string", "x-mcp-header": "ID"}}}, "used twice"),
+    ({"properties": {"a": {"type": "array", "items": {
+        "type": "string", "x-mcp-header": "A"}}}}, "reached through"),
+    ({"anyOf": [{"properties": {"a": {"type": "string", "x-mcp-header": "A"}}}]},
+     "reached through"),
+])
+def test_invalid_annotations_are_refused(schema: dict[str, Any], reason: str) -> None:
+    with pytest.raises(InvalidAnnotation, match=reason):
+        annotated_paths(schema)
