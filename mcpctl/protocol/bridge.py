@@ -156,6 +156,7 @@ class Bridge:
         self._methods: dict[Id, str] = {}  # the client's requests not yet answered
         self._tool_params: dict[str, dict[Path, str]] = {}  # from tools/list: x-mcp-header
         self._posts: dict[Id, asyncio.Task[None]] = {}
+        self._outgoing: set[asyncio.Task[None]] = set()  # notifications and answers
         self._tasks: set[asyncio.Task[None]] = set()
         self._ended: asyncio.Future[str | None] = asyncio.get_running_loop().create_future()
         self._settled = asyncio.Event()  # set whenever a request is answered or given up
@@ -173,9 +174,10 @@ class Bridge:
         reading = loop.create_task(self._forward_all(lines))
         first: set[asyncio.Future[Any]] = {reading, self._ended}
         await asyncio.wait(first, return_when=asyncio.FIRST_COMPLETED)
-        # stdin closed: the answers already asked for may still come, for a while.
+        # stdin closed: the answers already asked for may still come, for a while, and
+        # the client's last notifications and answers still go out.
         deadline = loop.time() + EOF_GRACE
-        while self._methods and not self._ended.done() and loop.time() < deadline:
+        while self._busy() and loop.time() < deadline:
             self._settled.clear()
             settled = loop.create_task(self._settled.wait())
             waiting: set[asyncio.Future[Any]] = {settled, self._ended}
@@ -186,6 +188,9 @@ class Bridge:
         if reading.done() and not reading.cancelled() and reading.exception() is not None:
             raise reading.exception()  # type: ignore[misc] # an mcpctl bug: the handler logs it
         return self._ended.result() if self._ended.done() else None
+
+    def _busy(self) -> bool:
+        return bool(self._methods or self._outgoing) and not self._ended.done()
 
     async def close(self) -> None:
         for task in list(self._tasks):
@@ -244,7 +249,13 @@ class Bridge:
             self._posts[request_id] = task
             task.add_done_callback(lambda _: self._posts.pop(request_id, None))
         else:
-            self._spawn(self._other(message, body))
+            task = self._spawn(self._other(message, body))
+            self._outgoing.add(task)
+            task.add_done_callback(self._sent)
+
+    def _sent(self, task: asyncio.Task[None]) -> None:
+        self._outgoing.discard(task)
+        self._settled.set()
 
     def _cancel(self, params: Any) -> None:
         """Closing a request's stream is the 2026-07-28 cancellation; the notification

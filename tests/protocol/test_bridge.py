@@ -15,6 +15,7 @@ import queue
 import subprocess
 import sys
 import threading
+import time
 import uuid
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -24,7 +25,7 @@ import pytest
 from mcp import ClientSession, StdioServerParameters, types
 from mcp.client.stdio import stdio_client
 
-from mcpctl.protocol.bridge import TOO_LONG, read_lines
+from mcpctl.protocol.bridge import EOF_GRACE, TOO_LONG, read_lines
 from mcpctl.protocol.http_wire import encode_header_value, message_headers
 from mcpctl.protocol.param_headers import InvalidAnnotation, annotated_paths, mirrored
 from tests.conftest import run_mcpctl
@@ -304,6 +305,51 @@ def test_a_tool_with_an_invalid_annotation_is_left_out_of_tools_list(
         "mcpctl: warning: server 'remote': tool 'bad' left out of tools/list: x-mcp-header "
         "of ratio is on a parameter that is not a string, integer or boolean\n")
     assert result.code == 0
+
+
+def _open_session_and_ask(bridge: Bridged) -> dict[str, Any]:
+    bridge.send(INITIALIZE)
+    bridge.receive()
+    bridge.send(INITIALIZED)
+    bridge.receive()  # the GET stream's notification
+    bridge.send({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                 "params": {"name": "ask", "arguments": {}}})
+    return bridge.receive()
+
+
+def test_stdin_eof_with_a_request_in_flight_waits_its_grace_then_ends_the_session(
+        user_config: Path, tmp_path: Path) -> None:
+    script = Script()
+    with scripted_server(script) as url:
+        configure(user_config, url)
+        bridge = Bridged(tmp_path)
+        asked = _open_session_and_ask(bridge)  # never answered: the call stays open
+        started = time.monotonic()
+        code, err = bridge.finish()
+        waited = time.monotonic() - started
+    assert asked["method"] == "roots/list"
+    assert (code, err) == (0, "")
+    assert EOF_GRACE <= waited < EOF_GRACE + 5
+    assert (script.seen[-1].method, script.seen[-1].headers["mcp-session-id"]) == (
+        "DELETE", SESSION)
+
+
+def test_cancelling_a_request_closes_its_stream(user_config: Path, tmp_path: Path) -> None:
+    script = Script()
+    with scripted_server(script) as url:
+        configure(user_config, url)
+        bridge = Bridged(tmp_path)
+        _open_session_and_ask(bridge)
+        cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled",
+                  "params": {"requestId": 2, "reason": "user"}}
+        bridge.send(cancel)
+        started = time.monotonic()
+        code, err = bridge.finish()
+        waited = time.monotonic() - started
+    assert (code, err) == (0, "")
+    assert waited < EOF_GRACE  # nothing left to wait for: the call was given up
+    assert cancel in script.posts()
+    assert [json.loads(line).get("id") for line in bridge.out] == [1, None, ASKED_ID]
 
 
 def test_stdin_eof_before_anything_sends_nothing(user_config: Path, tmp_path: Path) -> None:
