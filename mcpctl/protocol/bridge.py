@@ -20,7 +20,8 @@ and waiting for a pooled connection are timed out; at most `MAX_IN_FLIGHT` POSTs
 at once (a request past it is answered with an error at once, never queued, so a
 server waiting for the client's answer cannot deadlock it). How long a request may
 run is the client's to bound, as with a stdio server: its cancellation closes that
-request's stream, and closing stdin ends everything after `EOF_GRACE`.
+request's stream, closing stdin ends everything after `EOF_GRACE`, and SIGTERM or
+SIGHUP at once (the session is still ended).
 
 A refusal no later message can cure (a redirect, 401/403, 404 for the endpoint or the
 session, nothing listening) ends the bridge: the request gets a JSON-RPC error, stderr
@@ -36,6 +37,7 @@ import contextlib
 import json
 import os
 import re
+import signal
 import sys
 import threading
 from collections.abc import Callable, Coroutine, Mapping
@@ -44,7 +46,7 @@ from typing import TYPE_CHECKING, Any, TypeGuard
 from urllib.parse import urljoin
 
 from mcpctl.credentials.redact import redact_prefix
-from mcpctl.errors import ServerFailed
+from mcpctl.errors import ExitCode, McpctlError, ServerFailed
 from mcpctl.launch import Launch
 from mcpctl.model import Transport
 from mcpctl.protocol import jsonrpc
@@ -109,12 +111,24 @@ def serve(remote: Remote, stdin_fd: int = 0, stdout_fd: int = 1) -> None:
         check_headers(remote.headers)
     except ChannelError as error:
         raise ServerFailed(f"server {remote.name!r}: {error}") from None
-    failure = asyncio.run(_serve(remote, stdin_fd, stdout_fd))
+    failure, signum = asyncio.run(_serve(remote, stdin_fd, stdout_fd))
     if failure is not None:
         raise ServerFailed(f"server {remote.name!r}: {failure}")
+    if signum is not None:
+        raise BridgeStopped(signum)
 
 
-async def _serve(remote: Remote, stdin_fd: int, stdout_fd: int) -> str | None:
+class BridgeStopped(McpctlError):
+    """SIGTERM or SIGHUP: the session was ended at once; exit 128 + the signal."""
+
+    def __init__(self, signum: int) -> None:
+        name = signal.Signals(signum).name
+        super().__init__(f"stopped by {name}; the server's session was ended")
+        self.exit_code = ExitCode.TERMINATED if name == "SIGTERM" else ExitCode.HANGUP
+
+
+async def _serve(remote: Remote, stdin_fd: int, stdout_fd: int
+                 ) -> tuple[str | None, int | None]:
     skip_httpx_cli()
     import httpx  # noqa: PLC0415 - only a remote server's bridge pays for it
 
@@ -126,10 +140,23 @@ async def _serve(remote: Remote, stdin_fd: int, stdout_fd: int) -> str | None:
         bridge = kind(remote, client, _writer(stdout_fd))
         lines: asyncio.Queue[bytes | None] = asyncio.Queue()
         _start_reader(stdin_fd, lines, remote.limits.max_line_bytes)
+        _stop_on_signals(bridge)
         try:
-            return await bridge.run(lines)
+            return await bridge.run(lines), bridge.stopped_by
         finally:
             await bridge.close()
+
+
+def _stop_on_signals(bridge: Bridge) -> None:
+    """A client that stops its server with SIGTERM (2026-07-28 transports/stdio
+    "Shutdown") still gets its session ended; a signal set to be ignored stays so."""
+    loop = asyncio.get_running_loop()
+    for name in ("SIGTERM", "SIGHUP"):
+        signum = getattr(signal, name, None)
+        if signum is None or signal.getsignal(signum) is signal.SIG_IGN:
+            continue
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+            loop.add_signal_handler(signum, bridge.stop, signum)
 
 
 class _Fatal(Exception):
@@ -167,6 +194,7 @@ class Bridge:
         self._listening = False
         self.session_id: str | None = None
         self.protocol_version: str | None = None
+        self.stopped_by: int | None = None
 
     async def run(self, lines: asyncio.Queue[bytes | None]) -> str | None:
         """Forward every line until stdin closes or a fatal refusal; returns the latter."""
@@ -188,6 +216,10 @@ class Bridge:
         if reading.done() and not reading.cancelled() and reading.exception() is not None:
             raise reading.exception()  # type: ignore[misc] # an mcpctl bug: the handler logs it
         return self._ended.result() if self._ended.done() else None
+
+    def stop(self, signum: int) -> None:
+        self.stopped_by = signum
+        self._end(None)
 
     def _busy(self) -> bool:
         return bool(self._methods or self._outgoing) and not self._ended.done()

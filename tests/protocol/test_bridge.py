@@ -12,6 +12,7 @@ import contextlib
 import json
 import os
 import queue
+import signal
 import subprocess
 import sys
 import threading
@@ -332,6 +333,21 @@ def test_stdin_eof_with_a_request_in_flight_waits_its_grace_then_ends_the_sessio
     assert EOF_GRACE <= waited < EOF_GRACE + 5
     assert (script.seen[-1].method, script.seen[-1].headers["mcp-session-id"]) == (
         "DELETE", SESSION)
+
+
+def test_sigterm_ends_the_session_at_once_and_exits_143(user_config: Path,
+                                                       tmp_path: Path) -> None:
+    script = Script()
+    with scripted_server(script) as url:
+        configure(user_config, url)
+        bridge = Bridged(tmp_path)
+        _open_session_and_ask(bridge)
+        bridge.process.send_signal(signal.SIGTERM)
+        code = bridge.process.wait(EOF_GRACE)  # no grace: it ends at once
+        _, err = bridge.finish()
+    assert (code, err) == (143, "mcpctl: error: stopped by SIGTERM; the server's session "
+                                "was ended\n")
+    assert script.seen[-1].method == "DELETE"
 
 
 def test_cancelling_a_request_closes_its_stream(user_config: Path, tmp_path: Path) -> None:
