@@ -62,6 +62,7 @@ from mcpctl.protocol.http_wire import (
     read_all,
     refusal,
     skip_httpx_cli,
+    tls_verify,
 )
 from mcpctl.protocol.jsonrpc import Json, RpcError
 from mcpctl.protocol.param_headers import InvalidAnnotation, Path, annotated_paths, mirrored
@@ -135,7 +136,8 @@ async def _serve(remote: Remote, stdin_fd: int, stdout_fd: int
     timeout = httpx.Timeout(remote.timeout, read=None)
     pool = httpx.Limits(max_connections=MAX_IN_FLIGHT + 1, max_keepalive_connections=16)
     async with httpx.AsyncClient(headers=dict(remote.headers), timeout=timeout, limits=pool,
-                                 follow_redirects=False) as client:
+                                 follow_redirects=False,
+                                 verify=tls_verify(remote.url)) as client:
         kind = SseBridge if remote.transport is Transport.SSE else Bridge
         bridge = kind(remote, client, _writer(stdout_fd))
         lines: asyncio.Queue[bytes | None] = asyncio.Queue()

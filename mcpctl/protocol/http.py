@@ -36,6 +36,7 @@ from mcpctl.protocol.http_wire import (
     read_all,
     refusal,
     skip_httpx_cli,
+    tls_verify,
 )
 from mcpctl.protocol.jsonrpc import Json, NotJsonRpc, RequestHandler, RpcError
 from mcpctl.protocol.process import LIMITS, Limits
@@ -73,7 +74,8 @@ class HttpChannel:
         self._answering: asyncio.Task[None] | None = None
         self._server_requests = 0
         self._client = httpx.AsyncClient(
-            headers=dict(headers), timeout=httpx.Timeout(timeout), follow_redirects=False
+            headers=dict(headers), timeout=httpx.Timeout(timeout), follow_redirects=False,
+            verify=tls_verify(url),
         )
         self._dispatcher = jsonrpc.Dispatcher(self._send_reply, handle)
         self._tasks: set[asyncio.Task[None]] = set()

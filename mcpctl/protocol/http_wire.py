@@ -15,6 +15,7 @@ import base64
 import contextlib
 import ipaddress
 import re
+import ssl
 import sys
 from collections.abc import AsyncIterator, Mapping, Sequence
 from types import ModuleType
@@ -48,6 +49,16 @@ def skip_httpx_cli() -> None:
     ImportError; an empty module in its place gives that ImportError."""
     if "httpx" not in sys.modules:
         sys.modules.setdefault("httpx._main", ModuleType("httpx._main"))
+
+
+def tls_verify(url: str) -> ssl.SSLContext | bool:
+    """What httpx's `verify` gets. For a plain http url no TLS ever happens (redirects
+    are not followed; an SSE endpoint keeps the origin), so it gets a context without
+    the CA bundle, whose loading is most of a client's start (measured); one that
+    were used anyway would verify against nothing and fail closed."""
+    if urlsplit(url).scheme == "http":
+        return ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    return True
 
 
 class HttpRefused(RpcError):
