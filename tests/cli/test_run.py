@@ -148,3 +148,15 @@ def test_print_shows_secrets_as_references_never_values(user_config: Path,
     assert (printed.code, printed.err) == (0, "")
     assert printed.out == ("https://docs.example.com/mcp?key=${secret:docs-key}\n"
                            "header: Authorization\n")
+
+
+def test_real_client_lists_a_remote_servers_tools_through_the_bridge(user_config: Path,
+                                                                     tmp_path: Path) -> None:
+    from tests.protocol.conftest import SDK_SERVER, free_port, http_server  # noqa: PLC0415
+
+    port = free_port()
+    with http_server([sys.executable, str(SDK_SERVER), "http", str(port)], port) as url:
+        write_user_config(user_config, f'[servers.remote]\nurl = "{url}"\n')
+        tools = list_tools(sys.executable, ["-m", "mcpctl", "run", "remote",
+                                            "--workspace", str(tmp_path)])
+    assert tools == [("add", "Add two integers."), ("shout", "Upper-case the text — loudly.")]
