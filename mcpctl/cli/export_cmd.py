@@ -136,8 +136,9 @@ def _print_export(report: ExportReport, *, out: Any, check: bool) -> None:
     if report.written:
         state = "written" + (f", backup {render.display_path(report.backup)}"
                              if report.backup else ", new file")
-    elif report.plan.writes:
-        state = "out of date" if check else "would change"
+    elif report.plan.writes or report.plan.conflicts:
+        state = "out of date" if check else (
+            "would change" if report.plan.writes else "conflicts")
     else:
         state = "up to date"
     out(f"{report.client.id}: {where} ({state})")
