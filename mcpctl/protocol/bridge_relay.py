@@ -26,7 +26,7 @@ import contextlib
 import json
 import re
 import sys
-from collections.abc import Callable, Coroutine, Mapping
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeGuard
 
@@ -186,15 +186,16 @@ class Bridge:
             return
         if method == "notifications/cancelled":
             self._cancel(message.get("params"))
+        before = tuple(self._outgoing)
         if is_id(request_id) and isinstance(method, str):
             if method == "initialize":
                 self._handshaken.clear()
             self._methods[request_id] = method
-            task = self._spawn(self._request(message, body, request_id))
+            task = self._spawn(self._request(message, body, request_id, before))
             self._posts[request_id] = task
             task.add_done_callback(lambda _: self._posts.pop(request_id, None))
         else:
-            task = self._spawn(self._other(message, body))
+            task = self._spawn(self._other(message, body, before))
             self._outgoing.add(task)
             task.add_done_callback(self._sent)
 
@@ -210,9 +211,10 @@ class Bridge:
         if task is not None:
             task.cancel()
 
-    async def _request(self, message: Json, body: bytes, request_id: Id) -> None:
+    async def _request(self, message: Json, body: bytes, request_id: Id,
+                       before: Sequence[asyncio.Task[None]]) -> None:
         try:
-            await self._exchange(message, body, request_id)
+            await self._exchange(message, body, request_id, before)
         except Fatal as fatal:
             self._answer_error(request_id, TRANSPORT_ERROR, str(fatal))
             self._end(str(fatal))
@@ -236,10 +238,11 @@ class Bridge:
             self._handshaken.set()
         self._settled.set()
 
-    async def _other(self, message: Json, body: bytes) -> None:
+    async def _other(self, message: Json, body: bytes,
+                     before: Sequence[asyncio.Task[None]]) -> None:
         """A notification or an answer to a server request: 202 is all that comes back."""
         try:
-            await self._exchange(message, body, None)
+            await self._exchange(message, body, None, before)
         except Fatal as fatal:
             self._end(str(fatal))
         except (ChannelError, RpcError) as error:
@@ -252,10 +255,16 @@ class Bridge:
                 self._listening = True
                 self._spawn(self._listen())
 
-    async def _exchange(self, message: Json, body: bytes, request_id: Id | None) -> None:
+    async def _exchange(self, message: Json, body: bytes, request_id: Id | None,
+                        before: Sequence[asyncio.Task[None]]) -> None:
         """POST one message; relay what comes back. Library errors become one line."""
         import httpx  # noqa: PLC0415 - already imported by `_serve`
 
+        if before:
+            # The client's notifications and answers sent earlier are accepted first:
+            # `notifications/initialized` must reach the server before `tools/list`
+            # (POSTs in flight at once may arrive in any order). Not for long, though.
+            await asyncio.wait(before, timeout=self._remote.timeout)
         quote = not self._remote.headers  # see `http_wire.describe`
         try:
             await self._post(message, body, request_id)

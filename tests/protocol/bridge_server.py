@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -36,7 +37,9 @@ class Seen:
 class Script:
     token: str | None = None
     status: int | None = None
+    slow_notifications: float = 0.0  # seconds before a notification's 202
     seen: list[Seen] = field(default_factory=list)
+    log: list[str] = field(default_factory=list)  # "POST method" on arrival, "202 method"
     answer: dict[str, Any] = field(default_factory=dict)
     answered: threading.Event = field(default_factory=threading.Event)
     stop: threading.Event = field(default_factory=threading.Event)
@@ -80,6 +83,8 @@ def _handler(script: Script) -> type[BaseHTTPRequestHandler]:
                 script.answered.set()
                 self._send(202, b"", None)
             elif "id" not in body:
+                time.sleep(script.slow_notifications)
+                script.log.append(f"202 {method}")
                 self._send(202, b"", None)
             elif method == "initialize":
                 self._json(200, {"jsonrpc": "2.0", "id": body["id"], "result": {
@@ -116,6 +121,7 @@ def _handler(script: Script) -> type[BaseHTTPRequestHandler]:
         def _record(self, body: Any) -> None:
             headers = {name.lower(): value for name, value in self.headers.items()}
             script.seen.append(Seen(self.command, headers, body))
+            script.log.append(f"{self.command} {(body or {}).get('method')}")
 
         def _authorized(self) -> bool:
             given = self.headers.get("Authorization", "")

@@ -372,6 +372,23 @@ def test_cancelling_a_request_closes_its_stream(user_config: Path, tmp_path: Pat
     assert [json.loads(line).get("id") for line in bridge.out] == [1, None, ASKED_ID]
 
 
+def test_a_notification_is_accepted_before_the_next_message_goes_out(
+        user_config: Path, tmp_path: Path) -> None:
+    """A client may write `notifications/initialized` and `tools/list` at once; sent as
+    two POSTs in flight together, the list could reach the server first (the server
+    here takes 0.5 s to accept a notification, so it would)."""
+    script = Script(slow_notifications=0.5)
+    with scripted_server(script) as url:
+        configure(user_config, url)
+        listing = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
+        stdin = "".join(json.dumps(m) + "\n" for m in (INITIALIZE, INITIALIZED, listing))
+        result = run_mcpctl(["run", "remote", "--workspace", str(tmp_path)], stdin=stdin)
+    assert (result.code, len(result.out.splitlines())) == (0, 3)  # with the GET stream's
+    order = [entry for entry in script.log if entry != "GET None"]
+    assert order == ["POST initialize", "POST notifications/initialized",
+                     "202 notifications/initialized", "POST tools/list", "DELETE None"]
+
+
 def test_stdin_eof_before_anything_sends_nothing(user_config: Path, tmp_path: Path) -> None:
     script = Script()
     with scripted_server(script) as url:
