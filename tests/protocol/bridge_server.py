@@ -33,6 +33,9 @@ class Seen:
     body: Any
 
 
+HANDSHAKE_VERSIONS = frozenset({"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"})
+
+
 @dataclass
 class Script:
     token: str | None = None
@@ -87,12 +90,18 @@ def _handler(script: Script) -> type[BaseHTTPRequestHandler]:
                 script.log.append(f"202 {method}")
                 self._send(202, b"", None)
             elif method == "initialize":
+                # The version asked for, as a server that speaks it answers (Gemini CLI
+                # asks for 2025-06-18 and drops a server that answers another).
+                asked = (body.get("params") or {}).get("protocolVersion")
+                version = asked if asked in HANDSHAKE_VERSIONS else "2025-11-25"
                 self._json(200, {"jsonrpc": "2.0", "id": body["id"], "result": {
-                    "protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
+                    "protocolVersion": version, "capabilities": {"tools": {}},
                     "serverInfo": {"name": "scripted", "version": "1"}}},
                     {"Mcp-Session-Id": SESSION})
             elif method == "tools/list":
                 self._json(200, {"jsonrpc": "2.0", "id": body["id"], "result": TOOLS})
+            elif method == "ping":  # what Gemini CLI's `mcp list` sends after initialize
+                self._json(200, {"jsonrpc": "2.0", "id": body["id"], "result": {}})
             elif method == "tools/call":
                 self._ask(body["id"])
             else:
