@@ -7,6 +7,7 @@ then is it resolved. The envFile reader is pinned on real files.
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ from mcpctl.model import Transport
 from mcpctl.syntax.env_file import read_env_file
 from mcpctl.trust.gate import admit
 from tests.conftest import Cli
+from tests.pinning.repos import git_repo
 from tests.tier_files import make_workspace, write, write_servers
 
 SECRETS = {"api": "s3cr3t-value"}
@@ -54,7 +56,8 @@ def test_a_workspace_stdio_server_resolved(cli: Cli, ws: Path, user_config: Path
     assert launch == Launch(
         name="s", transport=Transport.STDIO, argv=("echo", "hi", "b"),
         env={"FROM_FILE": "1", "SHARED": "env", "KEY": "s3cr3t-value"},
-        cwd=str(ws / "sub"), url=None, headers={}, timeout=7.0, root=ws)
+        cwd=str(ws / "sub"), url=None, headers={}, timeout=7.0, root=ws,
+        program=shutil.which("echo"))  # found once on PATH: what run execs
 
 
 def test_a_workspace_server_without_cwd_starts_at_the_root(cli: Cli, ws: Path, user_config: Path,
@@ -73,7 +76,8 @@ def test_a_user_server_resolves_relative_paths_against_home(
     assert (launch.argv, launch.cwd, launch.env) == (("run",), str(isolated_home / "work"),
                                                      {"A": "quoted value"})
     write(user_config, '[servers.mine]\ncommand = "run"\n')
-    assert launched(cli, ws, user_config, isolated_home, "mine").cwd is None
+    # Never the project (issue 11): a user-tier server starts from the home folder.
+    assert launched(cli, ws, user_config, isolated_home, "mine").cwd == str(isolated_home)
 
 
 def test_an_http_server_resolves_url_and_headers(cli: Cli, ws: Path, user_config: Path,
@@ -91,7 +95,9 @@ def test_an_http_server_resolves_url_and_headers(cli: Cli, ws: Path, user_config
 def test_a_file_the_resolved_launch_reaches_that_was_never_pinned_is_refused(
     cli: Cli, ws: Path, user_config: Path, isolated_home: Path
 ) -> None:
-    # Approved while the secret-free status saw no file; the resolved argv names one.
+    # Approved while the secret-free status saw no file; the resolved argv names one
+    # that is not in the approved set (git ignores it, so the workspace set lacks it).
+    git_repo(ws, {".gitignore": "evil.sh\n"})
     write(ws / "evil.sh", "touch pwned\n")
     write_servers(ws, {"s": {"command": "bash", "args": ["${secret:script}"]}})
     merged = find(load_view(ws, user_config).servers, "s")
