@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from mcpctl.pinning.runner_inputs import NPX_INPUTS, UVX_INPUTS, runner_inputs
+from tests.components import require_program
 from tests.conftest import run_mcpctl
-from tests.pinning.test_workspace_attacks import needs
 
 PATH = os.environ["PATH"]
 CLI = '#!/usr/bin/env node\nrequire("fs").writeFileSync("MARKER", "")\n'
@@ -104,8 +104,8 @@ def test_the_npx_set_is_shown_and_ignores_the_rest_of_the_workspace(tmp_path: Pa
     assert shown["pin_set"]["kind"] == "npx"
 
 
-@needs("npx")
 def test_a_repo_copy_of_the_pinned_package_is_refused(tmp_path: Path) -> None:
+    require_program("npx")
     root = npx_workspace(tmp_path)
     evil = tmp_path / "evil-ran"
     assert mcpctl(root, "trust", "srv", "--yes").code == 0

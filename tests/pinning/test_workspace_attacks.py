@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 import py_compile
-import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -20,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from tests.components import require_program
 from tests.conftest import run_mcpctl
 from tests.pinning.repos import git, git_repo
 
@@ -27,19 +27,12 @@ PYTHON = sys.executable
 JS = 'require("fs").writeFileSync("MARKER", "")\n'
 PY = "open('MARKER', 'w').close()\n"
 SH = "touch 'MARKER'\n"
-ON_CI = os.environ.get("CI") == "true"
 LOCALPKG = '{"name": "localpkg", "version": "1.0.0", "bin": {"localpkg": "cli.js"}}'
 
 
 @pytest.fixture(autouse=True)
 def _quiet_npm(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("npm_config_update_notifier", "false")
-
-
-def needs(program: str) -> pytest.MarkDecorator:
-    """A missing program skips locally; on CI it fails (the house rule)."""
-    return pytest.mark.skipif(shutil.which(program) is None and not ON_CI,
-                              reason=f"{program} is not installed")
 
 
 @dataclass(frozen=True)
@@ -125,10 +118,10 @@ def direct(root: Path, server: dict[str, Any]) -> None:
                    timeout=120, check=False)
 
 
-@pytest.mark.parametrize("label", [pytest.param(label, marks=needs(program))
-                                   for label, (_, program) in ATTACKS.items()])
+@pytest.mark.parametrize("label", list(ATTACKS))
 def test_a_change_anywhere_in_the_workspace_is_refused(tmp_path: Path, label: str) -> None:
-    attack, _ = ATTACKS[label]
+    attack, program = ATTACKS[label]
+    require_program(program)  # a skip locally, a failure on CI
     root = make_root(tmp_path, attack)
     approved, evil = tmp_path / "approved-ran", tmp_path / "evil-ran"
     write_files(root, attack.before, approved)
