@@ -90,7 +90,11 @@ def _project_state(machine: Machine, load: ClientLoad,
 def _in_sync(machine: Machine, client: ClientFormat, user_specs: Mapping[str, ServerSpec],
              command: str) -> bool | None:
     from mcpctl.clients.files import read_client_text  # noqa: PLC0415
-    from mcpctl.clients.write.parse import read_servers  # noqa: PLC0415
+    from mcpctl.clients.write.parse import (  # noqa: PLC0415
+        project_servers,
+        read_document,
+        servers_of,
+    )
     from mcpctl.clients.write.plan import plan_export  # noqa: PLC0415
 
     path = machine.client_path(client)
@@ -98,9 +102,10 @@ def _in_sync(machine: Machine, client: ClientFormat, user_specs: Mapping[str, Se
     if isinstance(text, Problem):
         return None
     try:
-        existing = read_servers(client, text, path)
+        data = read_document(client, text, path)
+        existing = servers_of(client, data, path)
     except McpctlError:
         return None
     plan = plan_export(client, existing, [user_specs[n] for n in sorted(user_specs)], command,
-                       replace=False, prune=True)
+                       replace=False, prune=True, projects=project_servers(client, data))
     return not plan.writes and not plan.conflicts
