@@ -99,7 +99,7 @@ def sync_command(
     reports: list[ExportReport | GuardReport] = [
         *sync_clients(machine, check=check, dry_run=dry_run, replace=replace, command=command)]
     guard = refresh_guards(machine, dry_run=check or dry_run)
-    if guard is not None:
+    if guard is not None and (guard.error or guard.plan.changes):  # no workspace: no line
         reports.append(guard)
     _show_exports(reports, as_json, dry_run=dry_run, check=check)
     codes = [int(r.error.exit_code) for r in reports if r.error is not None]
