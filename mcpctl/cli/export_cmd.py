@@ -120,7 +120,7 @@ def _export_document(report: ExportReport | GuardReport) -> dict[str, Any]:
         "up_to_date": report.error is None and not report.plan.writes
         and not report.plan.conflicts,
         "changes": [{"name": c.name, "status": c.status, "reason": c.reason,
-                     "workspace": c.workspace}
+                     **({"workspace": c.workspace} if c.workspace else {})}
                     for c in report.plan.changes],
         "diff": report.diff or None,
         "error": str(report.error) if report.error else None,
