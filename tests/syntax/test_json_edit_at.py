@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from mcpctl.syntax.json_edit import json_edit_at
+from mcpctl.syntax.json_edit import Edits, json_edit_at
 from mcpctl.syntax.json_scan import find_objects
 
 ENTRY = {"type": "stdio", "command": "mcpctl", "args": ["run", "x"]}
@@ -33,7 +33,8 @@ def test_an_existing_project_gains_its_servers_section_after_its_last_member() -
 
 def test_several_new_projects_go_into_one_object_in_one_pass() -> None:
     text = '{\n  "projects": {\n    "/old": {}\n  }\n}\n'
-    edits = {("projects", f"/p{i}", "mcpServers"): {"x": {"command": "c"}} for i in range(3)}
+    edits: dict[tuple[str, ...], Edits] = {
+        ("projects", f"/p{i}", "mcpServers"): {"x": {"command": "c"}} for i in range(3)}
     new = json_edit_at(text, edits)
     assert json.loads(new) == {"projects": {"/old": {}, **{
         f"/p{i}": {"mcpServers": {"x": {"command": "c"}}} for i in range(3)}}}
@@ -77,8 +78,8 @@ def test_a_large_file_is_scanned_once_however_many_projects_change(projects: int
     started = time.perf_counter()
     find_objects(text, [("projects",)])
     one_scan = time.perf_counter() - started
-    edits = {("projects", f"/new/{i}", "mcpServers"): {"x": {"command": "c"}}
-             for i in range(200)}
+    edits: dict[tuple[str, ...], Edits] = {
+        ("projects", f"/new/{i}", "mcpServers"): {"x": {"command": "c"}} for i in range(200)}
     started = time.perf_counter()
     new = json_edit_at(text, edits)
     elapsed = time.perf_counter() - started
