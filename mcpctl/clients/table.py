@@ -71,6 +71,8 @@ class ClientFormat:
     profile_glob: str | None = None
     # The running client rewrites the whole file (Claude Code's ~/.claude.json).
     rewritten_by_client: bool = False
+    # Starts no server at all in a folder it does not trust (Gemini CLI: folder_trust.py).
+    folder_trust: bool = False
     notes: str = ""
 
 
@@ -151,6 +153,7 @@ CLIENTS: tuple[ClientFormat, ...] = (
         translations=("gemini_urls",),
         variables=Variables.DOLLAR,
         workspace_files=(".gemini/settings.json",),
+        folder_trust=True,
         notes="settings.json holds all settings (comments allowed); `url` is SSE unless "
               "`type` says http, `httpUrl` is streamable HTTP; `timeout` is milliseconds",
     ),

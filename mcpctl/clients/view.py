@@ -19,6 +19,7 @@ from mcpctl.errors import McpctlError
 from mcpctl.model import Problem, ServerSpec
 
 if TYPE_CHECKING:
+    from mcpctl.clients.folder_trust import FolderTrust
     from mcpctl.clients.machine import Machine
     from mcpctl.clients.settings import ClientSettings
 
@@ -30,6 +31,7 @@ class ClientReport:
     rows: list[ClientRow]
     sync_enabled: bool = False
     in_sync: bool | None = None  # None: not synced, or cannot tell
+    folder_trust: FolderTrust | None = None  # clients that start nothing untrusted
 
 
 @dataclass
@@ -52,10 +54,13 @@ def load_clients_view(machine: Machine, only: tuple[str, ...] = ()) -> ClientsVi
     for client in (c for c in CLIENTS if not only or c.id in only):
         load = load_client(client, machine.root, machine.os_key, machine.environ, machine.home)
         view.problems += load.problems
+        trust = _folder_trust(machine, client, view)
+        folder_state = None if trust is None or trust.trusted else \
+            f"not started: folder not trusted ({trust.reason})"
         report = ClientReport(client, load.files,
                               client_rows(load.servers, user_specs,
-                                          _project_state(machine, load, view)),
-                              client.id in settings.sync)
+                                          _project_state(machine, load, view), folder_state),
+                              client.id in settings.sync, folder_trust=trust)
         if report.sync_enabled and not user.problems:
             report.in_sync = _in_sync(machine, client, user_specs, settings.exported_command)
         view.reports.append(report)
@@ -72,6 +77,17 @@ def _settings(machine: Machine, view: ClientsView) -> ClientSettings:
     except McpctlError as error:
         view.problems.append(Problem(machine.config_file, 1, 1, str(error)))
         return ClientSettings()
+
+
+def _folder_trust(machine: Machine, client: ClientFormat,
+                  view: ClientsView) -> FolderTrust | None:
+    from mcpctl.clients.folder_trust import load_folder_trust  # noqa: PLC0415
+
+    if not client.folder_trust:
+        return None
+    trust = load_folder_trust(machine.root, machine.client_path(client), machine.environ)
+    view.problems += trust.problems
+    return trust
 
 
 def _project_state(machine: Machine, load: ClientLoad,
