@@ -92,11 +92,10 @@ def _winner_state(server: ClientServer, user_specs: Mapping[str, ServerSpec],
 
 def _guarded(server: ClientServer) -> bool:
     """A local-scope entry the guard wrote: the repo's server, through the gate."""
-    from mcpctl.clients.table import is_mcpctl_command  # noqa: PLC0415
+    from mcpctl.clients.table import is_guard_run  # noqa: PLC0415
 
-    args = server.spec.args
-    return (server.scope == "local" and is_mcpctl_command(server.spec.command)
-            and len(args) == 4 and args[:2] == ("run", "--workspace") and args[3] == server.name)
+    return server.scope == "local" and is_guard_run(server.name, server.spec.command,
+                                                    server.spec.args)
 
 
 def differences(rows_by_client: Mapping[str, list[ClientRow]],

@@ -226,6 +226,12 @@ def is_managed(client: ClientFormat, name: str, entry: Any) -> bool:
     return bool(entry.get("type", "stdio") == "stdio")
 
 
+def is_guard_run(name: str, command: Any, args: Any) -> bool:
+    """`mcpctl run --workspace ROOT NAME`: the guard's entry for a repo's server."""
+    return (is_mcpctl_command(command) and isinstance(args, list | tuple) and len(args) == 4
+            and tuple(args[:2]) == ("run", "--workspace") and args[3] == name)
+
+
 def exported_entry(client: ClientFormat, name: str, command: str) -> dict[str, Any]:
     """The entry mcpctl writes into `client`'s file for server `name`."""
     entry: dict[str, Any] = {}

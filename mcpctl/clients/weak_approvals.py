@@ -20,6 +20,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from mcpctl.clients.table import is_guard_run
 from mcpctl.model import Problem
 from mcpctl.syntax import jsonc
 
@@ -105,6 +106,9 @@ class WeakApprovals:
     folder_trusted: bool = False  # ~/.claude.json projects[<root>].hasTrustDialogAccepted
     after_trust: set[str] = field(default_factory=set)
     all_after_trust: bool = False
+    # Local-scope servers in ~/.claude.json projects[<root>]: they win over .mcp.json's.
+    local_servers: set[str] = field(default_factory=set)
+    guarded: set[str] = field(default_factory=set)  # ... that the guard wrote
 
     def state_of(self, server: str) -> str:
         """"disabled", "approved by name" or "needs approval" in Claude Code."""
@@ -129,6 +133,13 @@ def find_weak_approvals(files: Sequence[SettingsFile],
         if found is not None:
             settings.append((file, found))
             result.disabled.update(_names(file, found, DISABLED, result.problems))
+    for file, values in settings:
+        if file.kind is SettingsKind.CLAUDE_JSON and isinstance(values.get("mcpServers"), dict):
+            local = values["mcpServers"]
+            result.local_servers.update(local)
+            result.guarded.update(name for name, entry in local.items()
+                                  if isinstance(entry, Mapping)
+                                  and is_guard_run(name, entry.get("command"), entry.get("args")))
     result.folder_trusted = any(file.kind is SettingsKind.CLAUDE_JSON
                                 and values.get(TRUST_ACCEPTED) is True
                                 for file, values in settings)

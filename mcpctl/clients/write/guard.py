@@ -29,7 +29,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mcpctl.clients.table import ClientFormat, client_by_id, is_mcpctl_command
+from mcpctl.clients.table import ClientFormat, client_by_id, is_guard_run
 from mcpctl.clients.write.plan import EntryChange, ExportPlan, Projects
 from mcpctl.errors import McpctlError
 
@@ -50,10 +50,8 @@ def is_guard_entry(name: str, entry: Any) -> bool:
     """Is this an entry the guard wrote (`mcpctl run --workspace ROOT NAME`)?"""
     if not isinstance(entry, Mapping) or not set(entry) <= _KEYS:
         return False
-    args = entry.get("args")
-    return (entry.get("type", "stdio") == "stdio" and is_mcpctl_command(entry.get("command"))
-            and isinstance(args, list) and len(args) == 4
-            and args[:2] == ["run", "--workspace"] and args[3] == name)
+    return entry.get("type", "stdio") == "stdio" and isinstance(entry.get("args"), list) \
+        and is_guard_run(name, entry.get("command"), entry.get("args"))
 
 
 @dataclass(frozen=True)
