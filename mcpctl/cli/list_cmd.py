@@ -18,6 +18,7 @@ from mcpctl.reports.list_extras import (
     last_probe,
     starters_document,
     starters_of,
+    unguarded_here,
     weak_approvals_here,
 )
 from mcpctl.trust.state import NEEDS_ATTENTION
@@ -65,6 +66,7 @@ def list_command(
     probes = {s.name: last_probe(ctx.paths, states, s) for s in view.servers}
     weak = weak_approvals_here(ctx.root, view.servers)
     starters = starters_of(view.servers, weak)
+    unguarded = unguarded_here(ctx.paths, ctx.config_file, ctx.root, weak)
     problems = [*view.problems, *states.problems, *weak.problems]
     if as_json:
         render.print_json({
@@ -75,6 +77,7 @@ def list_command(
                          "last_probe": probes[row.name] if row.shadowed_by is None else None,
                          **starters_document(starters.of(row.definition))}
                         for row in rows],
+            "unguarded": unguarded,
             "weak_approvals": [{"server": a.server, "setting": a.setting, "path": str(a.path),
                                 "line": a.line, "message": a.message()}
                                for a in weak.approvals],
@@ -87,6 +90,9 @@ def list_command(
                 render.warn(f"note: {render.display_path(definition.source.path)}:"
                             f"{definition.source.line}: {definition.name!r} is shadowed by "
                             f"the user tier here, but: {starter.why}")
+        for name in unguarded:
+            render.warn(f"warning: Claude Code would start .mcp.json server {name!r} without "
+                        "mcpctl's gate: it is not wired yet; run `mcpctl sync`")
         for approval in weak.approvals:
             render.warn(f"warning: {render.display_path(approval.path)}:{approval.line}: "
                         f"{approval.message()}")
@@ -96,6 +102,7 @@ def list_command(
     attention = [f"{row.name} ({row.state})" for row in rows if row.state in NEEDS_ATTENTION]
     attention += [f"{a.server or 'every .mcp.json server'} (approved by name in "
                   f"{render.display_path(a.path)})" for a in weak.approvals]
+    attention += [f"{name} (not guarded in Claude Code)" for name in unguarded]
     if needs_attention and attention:
         render.warn(f"{len(attention)} workspace server(s) need attention: " + ", ".join(attention)
                     + "; review with `mcpctl show NAME`, approve with `mcpctl trust NAME`")

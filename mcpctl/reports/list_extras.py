@@ -68,3 +68,25 @@ def starters_document(starters: list[RepoStarter]) -> dict[str, Any]:
         return {}
     return {"started_instead_by": [{"client": s.client, "starts": s.starts, "why": s.why}
                                    for s in starters]}
+
+
+def unguarded_here(paths: Paths, config_file: Path, root: Path,
+                   claude: WeakApprovals) -> list[str]:
+    """`.mcp.json` servers Claude Code would start without mcpctl's gate although the
+    guard is on for this workspace: added since the wiring was last kept current.
+    Nothing is read unless the folder has a `.mcp.json`."""
+    from mcpctl.clients.settings import read_client_settings  # noqa: PLC0415
+    from mcpctl.clients.write.guard import GUARDED_CLIENT, GUARDED_FILE, repo_server_names  # noqa: PLC0415
+    from mcpctl.errors import McpctlError  # noqa: PLC0415
+    from mcpctl.trust.store import read_store, workspace_key  # noqa: PLC0415
+
+    if not (root / GUARDED_FILE).exists():
+        return []
+    try:
+        if GUARDED_CLIENT not in read_client_settings(config_file).sync or \
+                workspace_key(root) not in read_store(paths.trust_file)["workspaces"]:
+            return []
+    except McpctlError:  # reported by the user tier's or the store's own reading
+        return []
+    return [name for name in repo_server_names(root / GUARDED_FILE)
+            if name not in claude.local_servers]

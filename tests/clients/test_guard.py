@@ -225,3 +225,22 @@ def test_without_claude_code_in_sync_nothing_is_read_or_written(
     trusted = cli("trust", "--all", "--yes", "-w", str(root))
     assert (trusted.code, trusted.err) == (0, "")
     assert (isolated_home / ".claude.json").read_text() == "not json at all"
+
+
+def test_list_warns_about_a_server_added_since_the_wiring(
+        cli: Cli, tmp_path: Path, isolated_home: Path, user_config: Path) -> None:
+    root = _setup(tmp_path, user_config)
+    assert cli("trust", "--all", "--yes", "-w", str(root)).code == 0
+    assert json.loads(cli("list", "-w", str(root), "--json").out)["unguarded"] == []
+    servers = json.loads((root / ".mcp.json").read_text())
+    servers["mcpServers"]["c"] = {"command": "c-mcp"}
+    (root / ".mcp.json").write_text(json.dumps(servers))
+    listed = cli("list", "-w", str(root), "--needs-attention")
+    assert listed.code == 1
+    assert listed.err.splitlines()[0] == (
+        "warning: Claude Code would start .mcp.json server 'c' without mcpctl's gate: it is "
+        "not wired yet; run `mcpctl sync`")
+    assert "c (not guarded in Claude Code)" in listed.err
+    assert json.loads(cli("list", "-w", str(root), "--json").out)["unguarded"] == ["c"]
+    assert cli("sync").code == 0
+    assert json.loads(cli("list", "-w", str(root), "--json").out)["unguarded"] == []
