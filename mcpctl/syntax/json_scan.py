@@ -1,19 +1,17 @@
 """Where each member of a JSON(C) object starts and ends in the text (pure).
 
-The in-place editor (`client_json_edit.py`) changes only the bytes of mcpctl's own
-members; this scanner finds them. It runs on text that already parsed, with comments
-blanked out (offsets kept), so it only has to follow the nesting of tokens.
+The in-place editor (`json_edit.py`) changes only the bytes of mcpctl's own members;
+this scanner finds them. It runs on text that already parsed and walks the tokens of
+the one JSON(C) tokenizer (`jsonc.significant`, comments left out), so it only has to
+follow their nesting.
 """
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Collection
 from dataclasses import dataclass, field
 
-_COMMENT_OR_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"|//[^\n]*|/\*[\s\S]*?(?:\*/|\Z)')
-_TOKEN = re.compile(r'"(?:[^"\\\n]|\\.)*"|[{}\[\]:,]|[^\s{}\[\]:,"]+')
+from mcpctl.syntax.jsonc import significant, string_value
 
 
 @dataclass
@@ -42,14 +40,6 @@ class _Frame:
     members: list[Member] = field(default_factory=list)
 
 
-def _blank_comments(text: str) -> str:
-    def blank(match: re.Match[str]) -> str:
-        token = match.group(0)
-        return token if token.startswith('"') else re.sub(r"[^\n]", " ", token)
-
-    return _COMMENT_OR_STRING.sub(blank, text.replace("\ufeff", " ", 1))
-
-
 def find_object(text: str, path: tuple[str, ...]) -> JsonObject | None:
     """The object at `path` in already-validated JSON(C) text, with member spans."""
     return next(iter(_scan(text, frozenset({path}), first=True).values()), None)
@@ -64,37 +54,37 @@ def find_objects(text: str, paths: Collection[tuple[str, ...]]
 
 def _scan(text: str, paths: frozenset[tuple[str, ...]], *,
           first: bool) -> dict[tuple[str, ...], JsonObject]:
-    source = _blank_comments(text)
+    source = text.replace("\ufeff", " ", 1)
     stack: list[_Frame] = []
     found: dict[tuple[str, ...], JsonObject] = {}
     expect_key = False
-    for match in _TOKEN.finditer(source):
-        token, at = match.group(0), match.start()
-        if token == ":":
+    for token in significant(source):
+        kind, at = token.kind, token.start
+        if kind == ":":
             continue
-        if token == ",":
-            expect_key = _after_comma(stack, paths, match.end()) or expect_key
+        if kind == ",":
+            expect_key = _after_comma(stack, paths, token.end) or expect_key
             continue
-        if expect_key and token.startswith('"'):
-            stack[-1].key, stack[-1].key_start = json.loads(token), at
+        if expect_key and kind == '"':
+            stack[-1].key, stack[-1].key_start = string_value(source[at:token.end]), at
             expect_key = False
             continue
-        if token in "}]":
+        if kind in "}]":
             frame = stack.pop()
             expect_key = False
             if frame.is_object and frame.path in paths:
                 # The first occurrence counts, as the scan of one path always did.
-                found.setdefault(frame.path, JsonObject(frame.start, match.end(),
+                found.setdefault(frame.path, JsonObject(frame.start, token.end,
                                                         frame.members))
                 if first:
                     return found
-            _value_ended(stack, frame.start, match.end(), paths)
+            _value_ended(stack, frame.start, token.end, paths)
             continue
-        if token in "{[":
-            stack.append(_Frame(_child_path(stack), token == "{", at))
-            expect_key = token == "{"
+        if kind in "{[":
+            stack.append(_Frame(_child_path(stack), kind == "{", at))
+            expect_key = kind == "{"
             continue
-        _value_ended(stack, at, match.end(), paths)
+        _value_ended(stack, at, token.end, paths)
     return found
 
 

@@ -1,13 +1,11 @@
-"""Running the real client CLIs (Claude Code, Gemini CLI, Codex) offline from a test.
+"""The real clients' own CLIs as the oracle: Claude Code, Gemini CLI and Codex.
 
-The CLIs are installed by `.ci/run` under tests/.clients (git-ignored);
-`MCPCTL_TEST_CLIENTS_BIN` points elsewhere. A missing CLI skips the test, except on
-CI (`CI=true`), where it fails: the suite must not pass by not running.
-
-Each call gets an environment built from nothing (never the test's own): a throwaway
-HOME, no update checks or telemetry, and `ANTHROPIC_BASE_URL` on a closed loopback
-port, without which even `claude mcp add` resolves the vendor's API host. As root,
-the call also runs in a network namespace with no interface up.
+`.ci/run` installs the pinned versions below into `tests/.clients` (git-ignored). Each
+call runs with a throwaway HOME and an environment built from scratch, so a client
+never reads or writes the real home, and with the knobs that keep it off the network:
+`ANTHROPIC_BASE_URL` at a closed loopback port (Claude Code otherwise looks up its API
+host even for `mcp add`), no telemetry, no update checks. Only `mcp` subcommands and
+`--version` are run; no chat is ever started. On CI a missing CLI fails the test.
 """
 
 from __future__ import annotations
@@ -16,80 +14,80 @@ import os
 import re
 import shutil
 import subprocess
-import sys
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-import pytest
-
 from tests.conftest import REPO
+from tests.secret_service import require
 
-VERSIONS = {"claude": "2.1.197 (Claude Code)", "gemini": "0.61.0",
-            "codex": "codex-cli 0.171.0"}
-# `claude mcp list`: "NAME: COMMAND - ✔ Connected"
-CLAUDE_LINE = re.compile(r"^(?P<name>[A-Za-z0-9_.-]+): (?P<target>.*) - (?P<status>[✔✘⏸!].*)$")
-
-
-def clients_bin() -> Path:
-    return Path(os.environ.get("MCPCTL_TEST_CLIENTS_BIN")
-                or REPO / "tests" / ".clients" / "node_modules" / ".bin")
-
-
-def client_program(name: str) -> Path:
-    """The CLI's path; skips (fails on CI) when it is not installed."""
-    program = clients_bin() / name
-    if not program.exists():
-        message = f"{name} is not installed under {clients_bin()} (see .ci/run)"
-        if os.environ.get("CI") == "true":
-            pytest.fail(message)
-        pytest.skip(message)
-    return program
-
-
-def _netns() -> list[str]:
-    unshare = shutil.which("unshare")
-    if os.geteuid() != 0 or unshare is None:
-        return []
-    probe = subprocess.run([unshare, "-n", "true"], capture_output=True, check=False,
-                           timeout=30)
-    return [unshare, "-n"] if probe.returncode == 0 else []
+BIN = REPO / "tests" / ".clients" / "node_modules" / ".bin"
+VERSIONS = {  # exactly what `--version` prints for the pinned packages
+    "claude": "2.1.197 (Claude Code)",
+    "gemini": "0.61.0",
+    "codex": "codex-cli 0.171.0",
+}
+QUIET = {
+    "CI": "true", "DISABLE_AUTOUPDATER": "1", "NO_UPDATE_NOTIFIER": "1", "NO_COLOR": "1",
+    "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_TELEMETRY": "1",
+    "DISABLE_ERROR_REPORTING": "1", "ANTHROPIC_BASE_URL": "http://127.0.0.1:9",
+    "GEMINI_TELEMETRY_ENABLED": "false", "GEMINI_CLI_NO_RELAUNCH": "true",
+    "LANG": "C.UTF-8", "TERM": "dumb", "USER": "mcpctl-test",
+}
+# What `mcpctl run` needs from the test: its own folders and the keyring's bus.
+MCPCTL_ENV = ("MCPCTL_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME",
+              "DBUS_SESSION_BUS_ADDRESS")
+CLAUDE_LINE = re.compile(r"^(?P<name>[A-Za-z0-9_.-]+): .* - (?P<status>[✔✘⏸!].*)$")
+GEMINI_LINE = re.compile(r"^\S+ (?P<name>[A-Za-z0-9_.-]+)(?: \(from [^)]*\))?: .* - "
+                         r"(?P<status>Connected|Disconnected|Disabled|Blocked|Connecting)$")
 
 
-def client_env(home: Path, extra_path: Path | None = None) -> dict[str, str]:
-    node = shutil.which("node")
-    folders = [str(extra_path)] if extra_path else []
-    folders += [str(clients_bin())] + ([str(Path(node).parent)] if node else [])
-    folders += ["/usr/local/bin", "/usr/bin", "/bin"]
-    return {
-        "PATH": os.pathsep.join(folders), "HOME": str(home), "USER": "mcpctl-test",
-        "LANG": "C.UTF-8", "TERM": "dumb", "NO_COLOR": "1", "CI": "true",
-        "DISABLE_AUTOUPDATER": "1", "NO_UPDATE_NOTIFIER": "1",
-        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_TELEMETRY": "1",
-        "DISABLE_ERROR_REPORTING": "1", "ANTHROPIC_BASE_URL": "http://127.0.0.1:9",
-        "GEMINI_TELEMETRY_ENABLED": "false",
-    }
+def client(name: str) -> Path:
+    """The installed CLI; skipped locally, a failure on CI, when it is missing."""
+    path = BIN / name
+    if not path.exists() or shutil.which("node") is None:
+        require(f"the {name} CLI (npm install --prefix tests/.clients, see .ci/run)")
+    return path
 
 
-def run_client(argv: list[str], *, cwd: Path, env: dict[str, str],
-               timeout: float = 180) -> subprocess.CompletedProcess[str]:
-    program = client_program(argv[0])
-    return subprocess.run([*_netns(), str(program), *argv[1:]], cwd=cwd, env=env,
+def client_env(home: Path, extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    node = Path(shutil.which("node") or "/usr/bin/node").parent
+    env = {**QUIET, "HOME": str(home), "PATH": f"{BIN}{os.pathsep}{node}{os.pathsep}/usr/bin:/bin"}
+    env.update({key: os.environ[key] for key in MCPCTL_ENV if key in os.environ})
+    env.update(extra or {})
+    return env
+
+
+def run_client(name: str, args: Sequence[str], *, home: Path, cwd: Path,
+               env: Mapping[str, str] | None = None, timeout: float = 240
+               ) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(client(name)), *args], cwd=cwd, env=client_env(home, env),
                           stdin=subprocess.DEVNULL, capture_output=True, text=True,
                           timeout=timeout, check=False)
 
 
 def claude_statuses(output: str) -> dict[str, str]:
-    """Server name -> status ("✔ Connected", "✘ Failed to connect", ...)."""
+    """`claude mcp list`: NAME → its status (`✔ Connected`, `✘ Failed to connect`, …)."""
     return {m["name"]: m["status"] for m in map(CLAUDE_LINE.match, output.splitlines()) if m}
 
 
-def mcpctl_env(env: dict[str, str], mcpctl_home: Path) -> dict[str, str]:
-    """The client's environment plus where this test's mcpctl keeps its files."""
-    return {**env, "MCPCTL_HOME": str(mcpctl_home)}
+def gemini_statuses(output: str) -> dict[str, str]:
+    """`gemini mcp list` (it writes to stderr): NAME → connected, disconnected, …"""
+    return {m["name"]: m["status"].lower()
+            for m in map(GEMINI_LINE.match, output.splitlines()) if m}
 
 
-def run_mcpctl_as_client(args: list[str], *, cwd: Path, env: dict[str, str],
-                         stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    """mcpctl in the client's environment (as the client would start it)."""
+def path_with(home: Path, folder: Path) -> dict[str, str]:
+    """The `env` for `run_client` that puts `folder` (an `mcpctl` shim) first on PATH."""
+    return {"PATH": f"{folder}{os.pathsep}{client_env(home)['PATH']}"}
+
+
+def run_mcpctl_as_client(args: Sequence[str], *, home: Path, cwd: Path,
+                         env: Mapping[str, str] | None = None
+                         ) -> subprocess.CompletedProcess[str]:
+    """mcpctl in the environment a client gives the servers it starts."""
+    import sys  # noqa: PLC0415
+
     return subprocess.run([sys.executable, "-m", "mcpctl", *args], cwd=cwd,
-                          env={**env, "PYTHONPATH": str(REPO)}, input=stdin,
-                          capture_output=True, text=True, timeout=120, check=False)
+                          env={**client_env(home, env), "PYTHONPATH": str(REPO)},
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                          timeout=120, check=False)

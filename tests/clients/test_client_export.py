@@ -395,3 +395,21 @@ def test_codex_servers_written_as_one_inline_table_are_left_alone(
                           "changed\n")
     assert path.read_text() == content
     assert backups(mcpctl_home, "codex") == []
+
+
+def test_an_edit_that_would_not_mean_what_was_intended_is_not_written(
+        cli: Cli, isolated_home: Path, user_config: Path) -> None:
+    """A `[mcp_servers]` table between `gh`'s own tables: cutting `gh` as lines would take
+    the neighbour `mine` with it. The edited text is re-read and compared with what was
+    intended, so the file is refused whole instead of losing a server."""
+    write_config(user_config, USER_TIER)
+    path = isolated_home / ".codex" / "config.toml"
+    path.parent.mkdir(parents=True)
+    before = ('[mcp_servers.gh]\ncommand = "old"\n\n[mcp_servers]\nmine = { command = "my" }\n'
+              '\n[mcp_servers.gh.env]\nA = "1"\n')
+    path.write_text(before)
+    result = cli("export", "--to", "codex", "gh", "--replace")
+    assert result.code == 3
+    assert result.err == (f"mcpctl: error: {path}: the edited file would not mean what was "
+                          "intended; the file was not changed (please report this)\n")
+    assert path.read_text() == before

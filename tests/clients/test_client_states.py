@@ -4,7 +4,6 @@ Code's pending/approved state of `.mcp.json` servers, each checked against the C
 from __future__ import annotations
 
 import json
-import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -12,15 +11,20 @@ from typing import Any
 import pytest
 
 from tests.clients import TOKEN_SERVER
-from tests.clients.real_clients import claude_statuses, client_env, run_client, run_mcpctl_as_client
+from tests.clients.real_clients import (
+    claude_statuses,
+    gemini_statuses,
+    run_client,
+    run_mcpctl_as_client,
+)
 
-GEMINI_LINE = re.compile(r"^\S+ (?P<name>[A-Za-z0-9_.-]+)(?: \(from [^)]*\))?: .* - "
-                         r"(?P<status>Connected|Disconnected|Disabled|Blocked|Connecting)$")
 SERVER = {"command": sys.executable, "args": [str(TOKEN_SERVER)]}
 
 
-def _states(env: dict[str, str], root: Path, client: str) -> tuple[dict[str, str], Any]:
-    result = run_mcpctl_as_client(["clients", "--client", client, "--json"], cwd=root, env=env)
+def _states(home: Path, root: Path, client: str,
+            env: dict[str, str] | None = None) -> tuple[dict[str, str], Any]:
+    result = run_mcpctl_as_client(["clients", "--client", client, "--json"], home=home,
+                                  cwd=root, env=env)
     assert result.returncode == 0, result.stderr
     [report] = json.loads(result.stdout)["clients"]
     return {s["name"]: s["state"] for s in report["servers"]}, report.get("folder_trust")
@@ -41,17 +45,13 @@ def test_gemini_folder_trust_matches_gemini(tmp_path: Path, rules: dict[str, str
     if rules is not None:
         filled = {k.format(parent=root.parent, root=root): v for k, v in rules.items()}
         (home / ".gemini" / "trustedFolders.json").write_text(json.dumps(filled))
-    env = {**client_env(home), "MCPCTL_HOME": str(tmp_path / "mcpctl-home"),
-           "GEMINI_CLI_NO_RELAUNCH": "true"}
-    if env_trust is not None:
-        env["GEMINI_CLI_TRUST_WORKSPACE"] = env_trust
+    env = {} if env_trust is None else {"GEMINI_CLI_TRUST_WORKSPACE": env_trust}
 
-    states, folder = _states(env, root, "gemini")
-    listed = run_client(["gemini", "mcp", "list"], cwd=root, env=env)
+    states, folder = _states(home, root, "gemini", env)
+    listed = run_client("gemini", ["mcp", "list"], home=home, cwd=root, env=env)
 
-    gemini = {m["name"]: m["status"] for m in
-              map(GEMINI_LINE.match, (listed.stdout + listed.stderr).splitlines()) if m}
-    assert gemini == {"srv": "Connected" if trusted else "Disabled"}, listed.stderr
+    gemini = gemini_statuses(listed.stdout + listed.stderr)
+    assert gemini == {"srv": "connected" if trusted else "disabled"}, listed.stderr
     assert folder["trusted"] is trusted
     assert states["srv"] == ("starts" if trusted else
                              f"not started: folder not trusted ({folder['reason']})")
@@ -70,10 +70,8 @@ def test_claude_code_pending_state_matches_claude(tmp_path: Path, claude_json: d
     root.mkdir()
     (root / ".mcp.json").write_text(json.dumps({"mcpServers": {"pj": SERVER}}))
     (home / ".claude.json").write_text(json.dumps({"projects": {str(root): claude_json}}))
-    env = {**client_env(home), "MCPCTL_HOME": str(tmp_path / "mcpctl-home")}
-
-    states, _ = _states(env, root, "claude-code")
-    listed = run_client(["claude", "mcp", "list"], cwd=root, env=env)
+    states, _ = _states(home, root, "claude-code")
+    listed = run_client("claude", ["mcp", "list"], home=home, cwd=root)
 
     assert claude_statuses(listed.stdout) == {"pj": expected}, listed.stdout
     ours = {"⏸ Pending approval (run `claude` to approve)": "needs approval",

@@ -21,8 +21,7 @@ from tests.clients import TOKEN_SERVER, mcpctl_shim, write_config
 from tests.clients.real_clients import (
     VERSIONS,
     claude_statuses,
-    client_env,
-    mcpctl_env,
+    path_with,
     run_client,
     run_mcpctl_as_client,
 )
@@ -56,21 +55,21 @@ def test_claude_code_starts_a_changed_repo_server_only_when_unguarded(
     # Claude Code approves every .mcp.json server by name (user settings).
     (home / ".claude" / "settings.json").write_text('{"enableAllProjectMcpServers": true}')
     root = _repo(tmp_path / "repo", marker)
-    shim = mcpctl_shim(tmp_path / "bin")
-    env = mcpctl_env(client_env(home, shim.parent), tmp_path / "mcpctl-home")
-    version = run_client(["claude", "--version"], cwd=root, env=env)
+    env = path_with(home, mcpctl_shim(tmp_path / "bin").parent)
+    version = run_client("claude", ["--version"], home=home, cwd=root, env=env)
     assert version.stdout.strip() == VERSIONS["claude"]
     if guarded:
-        enabled = run_mcpctl_as_client(["clients", "enable", "claude-code"], cwd=root, env=env)
+        enabled = run_mcpctl_as_client(["clients", "enable", "claude-code"], home=home,
+                                       cwd=root, env=env)
         assert enabled.returncode == 0, enabled.stderr
-    trusted = run_mcpctl_as_client(["trust", "--all", "--yes"], cwd=root, env=env)
+    trusted = run_mcpctl_as_client(["trust", "--all", "--yes"], home=home, cwd=root, env=env)
     assert trusted.returncode == 0, trusted.stderr
     wired = ("guard: Claude Code now starts 'bad' in . through mcpctl's gate\n"
              "guard: Claude Code now starts 'good' in . through mcpctl's gate\n")
     assert trusted.stderr == (wired if guarded else "")
     _change_bad(root)
 
-    listed = run_client(["claude", "mcp", "list"], cwd=root, env=env)
+    listed = run_client("claude", ["mcp", "list"], home=home, cwd=root, env=env)
 
     statuses = claude_statuses(listed.stdout)
     if not guarded:  # what the guard exists for: the changed server ran
@@ -79,7 +78,8 @@ def test_claude_code_starts_a_changed_repo_server_only_when_unguarded(
         return
     assert statuses == {"good": CONNECTED, "bad": FAILED}, listed.stdout
     assert not marker.exists()
-    refusal = run_mcpctl_as_client(["run", "--workspace", str(root), "bad"], cwd=root, env=env)
+    refusal = run_mcpctl_as_client(["run", "--workspace", str(root), "bad"], home=home,
+                                   cwd=root, env=env)
     assert refusal.returncode == 4
     assert refusal.stderr.startswith("mcpctl: error: server 'bad' changed since it was "
                                      "approved (args[1]: ")

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from tests.clients import TOKEN_SERVER, write_config
-from tests.clients.real_clients import client_env, run_client, run_mcpctl_as_client
+from tests.clients.real_clients import run_client, run_mcpctl_as_client
 from tests.conftest import Cli
 
 APPROVED = ("Claude Code starts the repo's definition, not the user tier's: it is approved "
@@ -77,10 +77,8 @@ def test_claude_code_itself_agrees(tmp_path: Path, user_config: Path, approved: 
     (home / ".claude.json").write_text(json.dumps({"mcpServers": {"dup": user_entry}}))
     if approved:
         (home / ".claude" / "settings.json").write_text('{"enabledMcpjsonServers": ["dup"]}')
-    env = {**client_env(home), "MCPCTL_HOME": str(tmp_path / "mcpctl-home")}
-
-    got = run_client(["claude", "mcp", "get", "dup"], cwd=root, env=env)
-    shown = run_mcpctl_as_client(["show", "dup", "--json"], cwd=root, env=env)
+    got = run_client("claude", ["mcp", "get", "dup"], home=home, cwd=root)
+    shown = run_mcpctl_as_client(["show", "dup", "--json"], home=home, cwd=root)
 
     scope = "Project config (shared via .mcp.json)" if approved else \
         "User config (available in all your projects)"

@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 
 from tests.clients import mcpctl_shim, write_config
-from tests.clients.real_clients import claude_statuses, client_env, mcpctl_env, run_client
+from tests.clients.real_clients import claude_statuses, path_with, run_client
 from tests.conftest import Cli
 
 
@@ -107,10 +107,10 @@ def test_claude_code_starts_a_synced_local_server_in_its_project_only(
     write_config(user_config, f'[servers.loc]\ncommand = "python3"\nargs = ["{server}"]\n'
                               f'workspace = "{root}"\n\n[clients]\nsync = ["claude-code"]\n')
     assert cli("sync").code == 0
-    shim = mcpctl_shim(tmp_path / "bin")
-    env = mcpctl_env(client_env(isolated_home, shim.parent), tmp_path / "mcpctl-home")
-    here = run_client(["claude", "mcp", "list"], cwd=root, env=env)
+    env = path_with(isolated_home, mcpctl_shim(tmp_path / "bin").parent)
+    here = run_client("claude", ["mcp", "list"], home=isolated_home, cwd=root, env=env)
     assert claude_statuses(here.stdout) == {"loc": "✔ Connected"}, here.stdout
-    elsewhere = run_client(["claude", "mcp", "get", "loc"], cwd=other, env=env)
+    elsewhere = run_client("claude", ["mcp", "get", "loc"], home=isolated_home, cwd=other,
+                           env=env)
     assert (elsewhere.returncode, elsewhere.stderr) == (
         1, 'No MCP server named "loc". Run `claude mcp add` to add one.\n')

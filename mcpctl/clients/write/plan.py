@@ -14,9 +14,10 @@ from dataclasses import dataclass, field
 from dataclasses import replace as replace_field
 from typing import Any
 
-from mcpctl.clients.table import ClientFormat, exported_entry, is_managed
+from mcpctl.clients.table import ClientFormat, exported_entry, is_managed, owned_keys
 from mcpctl.config.user_config import workspace_key_of
 from mcpctl.model import ServerSpec
+from mcpctl.variables import Kind, references_in
 
 REMOTE_SKIPPED = ("a remote (url) server: clients connect to it themselves and "
                   "`mcpctl run` starts local servers only; add it to the client by hand")
@@ -102,23 +103,47 @@ def _change(client: ClientFormat, current: Any, spec: ServerSpec, command: str, 
             replace: bool, same_server: SameServer | None) -> EntryChange:
     if spec.is_remote:
         return EntryChange(spec.name, "skipped", REMOTE_SKIPPED)
-    desired = exported_entry(client, spec.name, command)
+    variables = [ref.name for ref in references_in(spec) if ref.kind is Kind.ENV]
+    desired = exported_entry(client, spec.name, command, variables, spec.timeout)
     if current is None:
         return EntryChange(spec.name, "added", entry=desired)
-    if current == desired:
-        return EntryChange(spec.name, "unchanged")
     if is_managed(client, spec.name, current):
-        return EntryChange(spec.name, "updated", entry=desired)
-    if replace:
-        return EntryChange(spec.name, "replaced", "the old entry is in the backup",
-                           entry=desired)
-    if same_server is not None and same_server(spec.name, current, spec):
+        kept = _users_own(client, current, desired)
+        wanted = {**desired, **kept}
+        if wanted == current:
+            return EntryChange(spec.name, "unchanged")
+        return EntryChange(spec.name, "updated", _kept_note(kept), entry=wanted)
+    if replace or (same_server is not None and same_server(spec.name, current, spec)):
+        off = _switched_off(client, current)
+        note = "; kept switched off, as it was" if off else ""
+        if replace:
+            return EntryChange(spec.name, "replaced", "the old entry is in the backup" + note,
+                               entry={**desired, **off})
         return EntryChange(spec.name, "adopted", f"{client.title}'s own entry runs exactly "
                            "this server; it now launches through mcpctl (the old entry is in "
-                           "the backup)", entry=desired)
+                           "the backup)" + note, entry={**desired, **off})
     return EntryChange(spec.name, "conflict",
                        f"{client.title} defines {spec.name!r} itself; --replace makes it "
                        "launch through mcpctl (the old entry goes to the backup)")
+
+
+def _users_own(client: ClientFormat, current: Mapping[str, Any],
+               desired: Mapping[str, Any]) -> dict[str, Any]:
+    """What the user set on mcpctl's entry in the client: kept on every update."""
+    owned = owned_keys(client, desired)
+    return {key: value for key, value in current.items() if key not in owned}
+
+
+def _kept_note(kept: Mapping[str, Any]) -> str:
+    return f"kept your {', '.join(sorted(kept))}" if kept else ""
+
+
+def _switched_off(client: ClientFormat, current: Mapping[str, Any]) -> dict[str, Any]:
+    """The client's off switch, when `current` is switched off: never switched back on."""
+    if client.off_switch is None:
+        return {}
+    key, value = client.off_switch
+    return {key: value} if current.get(key) == value else {}
 
 
 def _pruned(client: ClientFormat, existing: Mapping[str, Any],
