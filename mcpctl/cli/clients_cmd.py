@@ -128,7 +128,7 @@ def _print_view(view: ClientsView) -> None:
                           for s in difference.definitions)
         render.say(f"defined differently: {difference.name}: {where}")
     for report in view.reports:
-        if report.folder_trust is not None:
+        if report.folder_trust is not None and report.rows:  # no servers: nothing to say
             word = "trusted" if report.folder_trust.trusted else "not trusted: starts nothing"
             render.say(f"folder trust: {report.client.id} {word} ({report.folder_trust.reason})")
         if report.sync_enabled:

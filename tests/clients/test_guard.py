@@ -21,6 +21,7 @@ from tests.clients import TOKEN_SERVER, mcpctl_shim, write_config
 from tests.clients.real_clients import (
     VERSIONS,
     claude_statuses,
+    client_env,
     path_with,
     run_client,
     run_mcpctl_as_client,
@@ -91,8 +92,10 @@ def test_claude_code_starts_a_changed_repo_server_only_when_unguarded(
 
 def _claude_log_errors(home: Path, root: Path, name: str) -> list[str]:
     """The errors Claude Code logged for server `name` (its MCP log, one JSON a line)."""
-    # One folder per project, named by its path with every other character a dash.
-    folder = home / ".cache" / "claude-cli-nodejs" / re.sub(r"[^A-Za-z0-9]", "-", str(root))
+    # Under XDG_CACHE_HOME (the client's environment passes the test's on), one folder
+    # per project, named by its path with every other character a dash.
+    cache = Path(client_env(home).get("XDG_CACHE_HOME") or home / ".cache")
+    folder = cache / "claude-cli-nodejs" / re.sub(r"[^A-Za-z0-9]", "-", str(root))
     logs = sorted((folder / f"mcp-logs-{name}").glob("*.jsonl"))
     assert logs, f"no MCP log for {name} under {folder}"
     lines = [json.loads(line) for log in logs for line in log.read_text().splitlines()]
