@@ -267,6 +267,8 @@ def test_show_text_exactly(cli: Cli, small: Path) -> None:
         "\n"
         "fs  [workspace] ws/.mcp.json:5\n"
         "  state:     shadowed by mcpctl-home/config/config.toml:2\n"
+        "  clients:   Claude Code would start the repo's definition instead of the user "
+        "tier's once its name is approved (project scope wins over user scope)\n"
         "  transport: stdio\n"
         "  command:   npx -y @scope/fs '/Users/me/My Documents'\n"
         f"  fingerprint: {fingerprint[1]['fingerprint']}\n"
