@@ -120,6 +120,7 @@ def _insert_all(text: str, obj: JsonObject, items: Mapping[str, Any], style: Sty
                 base: str | None = None) -> str:
     """Add `items` as the last members of `obj`. The object is not scanned again after
     each (it can be most of a large file): the member just inserted is its last."""
+    base = line_indent(text, obj.start) if base is None else base
     for key, value in items.items():
         insertion = _insertion(text, obj, key, value, style, base)
         after = insertion.at + insertion.replaced
@@ -136,7 +137,8 @@ def _insert_all(text: str, obj: JsonObject, items: Mapping[str, Any], style: Sty
 def _insertion(text: str, obj: JsonObject, key: str, value: Any, style: Style,
                base: str | None) -> _Insertion:
     outer = line_indent(text, obj.start) if base is None else base
-    if obj.members and "\n" not in text[obj.start:obj.end] and not style.compact:
+    # find, not a slice: the object can be most of a large file, and this runs per member.
+    if obj.members and text.find("\n", obj.start, obj.end) < 0 and not style.compact:
         return _insertion_inline(obj.members[-1], member_text(key, value, "", style,
                                                               inline=True))
     if obj.members:
@@ -167,8 +169,8 @@ def _insertion_after(text: str, obj: JsonObject, key: str, value: Any, style: St
                      outer: str) -> _Insertion:
     """After the last member of an object written on several lines (or minified)."""
     first, last = obj.members[0], obj.members[-1]
-    indent = line_indent(text, first.key_start) if "\n" in text[obj.start:first.key_start] \
-        else outer + style.unit
+    indent = line_indent(text, first.key_start) \
+        if text.find("\n", obj.start, first.key_start) >= 0 else outer + style.unit
     member = member_text(key, value, indent, style, inline=False)
     if style.compact:
         return _Insertion(last.value_end, "," + member, 1, len(member), False)
