@@ -229,22 +229,55 @@ def _path(text: str, os_key: str) -> Path:
 
 
 def is_mcpctl_command(command: Any) -> bool:
-    """`mcpctl`, or a path to it (an exported entry may name it absolutely)."""
+    """`mcpctl`, or an absolute path to it (an exported entry may name it so). A relative
+    path (`./tools/mcpctl`) is some other program that happens to share the name."""
     if not isinstance(command, str) or not command:
         return False
-    name = command.replace("\\", "/").rsplit("/", 1)[-1]
-    return name in ("mcpctl", "mcpctl.exe")
+    normal = command.replace("\\", "/")
+    name = normal.rsplit("/", 1)[-1]
+    if name not in ("mcpctl", "mcpctl.exe"):
+        return False
+    return normal == name or normal.startswith("/") or normal[1:3] == ":/"
+
+
+# The user's own settings of an exported entry in a client, which change how the client
+# treats the server but not what runs: kept by every sync. Anything else on an entry
+# (its own `env`, `cwd`, `envFile`) makes it not mcpctl's: `env` could set MCPCTL_HOME
+# or PYTHONPATH and make `mcpctl run` run something else.
+TWEAKS = frozenset({
+    "enabled", "disabled", "required", "timeout", "tool_timeout_sec", "startup_timeout_sec",
+    "startup_timeout_ms", "description", "alwaysLoad", "trust", "includeTools",
+    "excludeTools", "enabled_tools", "disabled_tools", "disabledTools", "autoApprove",
+    "alwaysAllow",
+})
 
 
 def is_managed(client: ClientFormat, name: str, entry: Any) -> bool:
     """Is this entry one mcpctl exported? Its shape is the marker: `mcpctl run NAME` as
-    a local server (Codex stops at an unknown key, so there is no marker key). Other keys
-    are the user's own tweaks in the client (an off switch, a timeout) and are kept."""
+    a local server with only the keys mcpctl writes and the user's own TWEAKS (Codex
+    stops at an unknown key, so there is no marker key)."""
     if not isinstance(entry, Mapping):
         return False
     if not is_mcpctl_command(entry.get("command")) or entry.get("args") != ["run", name]:
         return False
-    return bool(entry.get("type", "stdio") == "stdio") and entry.get("url") is None
+    if entry.get("type", "stdio") != "stdio" or not set(entry) <= _managed_keys(client):
+        return False
+    env = entry.get("env")
+    if env is None:
+        return True
+    # Only what export writes for Gemini: each name forwarded as itself.
+    return client.passed_env is PassedEnv.UNLESS_SECRET_NAMED and isinstance(env, Mapping) \
+        and all(value == "${" + key + "}" and key not in MCPCTL_RUN_ENV
+                for key, value in env.items())
+
+
+def _managed_keys(client: ClientFormat) -> frozenset[str]:
+    keys = {"command", "args", "type", *client.export_extra, *TWEAKS}
+    if client.passed_env is PassedEnv.LISTED:
+        keys.add("env_vars")
+    elif client.passed_env is PassedEnv.UNLESS_SECRET_NAMED:
+        keys.add("env")
+    return frozenset(keys)
 
 
 def is_guard_run(name: str, command: Any, args: Any) -> bool:

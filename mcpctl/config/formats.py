@@ -73,7 +73,8 @@ WORKSPACE_FORMATS: tuple[ConfigFormat, ...] = (
                  timeout_seconds=0.001),
     ConfigFormat("roo", ".roo/mcp.json", "mcpServers", Syntax.JSON, "Roo Code",
                  variables=frozenset({"${env:NAME}"})),
-    ConfigFormat("gemini", ".gemini/settings.json", "mcpServers", Syntax.JSON, "Gemini CLI",
+    # Gemini CLI reads settings.json with comments allowed (as its own `mcp add` keeps them).
+    ConfigFormat("gemini", ".gemini/settings.json", "mcpServers", Syntax.JSONC, "Gemini CLI",
                  companion_keys=None, timeout_seconds=0.001,
                  variables=frozenset({"${VAR}", "$VAR"})),
     ConfigFormat("codex", ".codex/config.toml", "mcp_servers", Syntax.TOML, "Codex",

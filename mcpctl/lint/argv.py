@@ -194,12 +194,17 @@ def _is_command_flag(program: str, text: str) -> bool:
 
 
 # The words a script starts with are what is looked through (the program, its options,
-# the package); shlex is pure Python, so a 1 MB script is not split to its end.
+# the package); shlex is pure Python, so a 1 MB script is not split to its end, and it
+# grows one long word a character at a time (quadratic), so it sees only the start.
 _SHELL_WORDS = 256
+_SHELL_CHARS = 16 * 1024
 
 
 def _shell_words(script: Arg) -> list[Arg]:
-    lexer = shlex.shlex(script.text, posix=True)
+    text = script.text[:_SHELL_CHARS]
+    if len(text) < len(script.text):
+        text = text.rsplit(None, 1)[0] if text.split() else ""  # no word cut in two
+    lexer = shlex.shlex(text, posix=True)
     lexer.whitespace_split = True
     lexer.commenters = ""  # as shlex.split: `#` is an ordinary character
     words: list[Arg] = []

@@ -18,6 +18,8 @@ _SERVER_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}", re.ASCII)
 _INJECTION_KEYS = frozenset({
     "NODE_OPTIONS", "LD_PRELOAD", "LD_AUDIT", "PYTHONSTARTUP", "PYTHONINSPECT", "PERL5OPT",
     "RUBYOPT", "BASH_ENV", "ENV", "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS",
+    # Where `mcpctl run` reads its config: a repo entry setting them runs what it likes.
+    "MCPCTL_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME",
 })
 # Variables that only say where modules are looked up: often the repo's own source.
 _SEARCH_PATH_KEYS = frozenset({

@@ -17,6 +17,7 @@ import pytest
 
 from mcpctl.config.tier_load import MAX_CONFIG_BYTES
 from tests.conftest import Cli, run_mcpctl
+from tests.processes import read_until_closed, started
 from tests.tier_files import assert_valid, make_workspace, write
 
 MCP_JSON = (
@@ -272,7 +273,8 @@ def test_show_text_exactly(cli: Cli, small: Path) -> None:
         "  transport: stdio\n"
         "  command:   npx -y @scope/fs '/Users/me/My Documents'\n"
         f"  fingerprint: {fingerprint[1]['fingerprint']}\n"
-        "    made of: transport, command, args, env pairs, cwd, envFile, url, header pairs\n"
+        "    made of: transport, command, args, env pairs, cwd, envFile, url, header pairs, "
+        "the whole workspace: 0 files (every file under the root)\n"
         "\n"
     )
 
@@ -336,23 +338,15 @@ def run_in_terminal(args: list[str], cwd: Path, columns: int, env: dict[str, str
     primary, secondary = pty.openpty()
     fcntl.ioctl(secondary, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
     try:
-        proc = subprocess.Popen([sys.executable, "-m", "mcpctl", *args], cwd=cwd,
-                                stdin=subprocess.DEVNULL, stdout=secondary,
-                                stderr=subprocess.DEVNULL, env={**os.environ, **env})
-        os.close(secondary)
-        chunks = []
-        while True:
-            try:
-                chunk = os.read(primary, 65536)
-            except OSError:  # EIO: the terminal's other end closed
-                break
-            if not chunk:
-                break
-            chunks.append(chunk)
-        assert proc.wait(timeout=30) == 0
+        with started([sys.executable, "-m", "mcpctl", *args], cwd=cwd,
+                     stdin=subprocess.DEVNULL, stdout=secondary, stderr=subprocess.DEVNULL,
+                     env={**os.environ, **env}) as proc:
+            os.close(secondary)
+            shown = read_until_closed(primary, within=30)
+            assert proc.wait(timeout=30) == 0
     finally:
         os.close(primary)
-    return b"".join(chunks).decode().replace("\r\n", "\n")
+    return shown.decode().replace("\r\n", "\n")
 
 
 COLOUR = re.compile(r"\x1b\[[0-9;]*(?:3[0-9]|9[0-7]|4[0-9]|10[0-7])[0-9;]*m")

@@ -17,8 +17,8 @@ import subprocess
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from tests.components import missing
 from tests.conftest import REPO
-from tests.secret_service import require
 
 BIN = REPO / "tests" / ".clients" / "node_modules" / ".bin"
 VERSIONS = {  # exactly what `--version` prints for the pinned packages
@@ -45,7 +45,7 @@ def client(name: str) -> Path:
     """The installed CLI; skipped locally, a failure on CI, when it is missing."""
     path = BIN / name
     if not path.exists() or shutil.which("node") is None:
-        require(f"the {name} CLI (npm install --prefix tests/.clients, see .ci/run)")
+        missing(f"the {name} CLI", "npm install --prefix tests/.clients: see .ci/run")
     return path
 
 

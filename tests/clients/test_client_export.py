@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 import tomllib
 from pathlib import Path
@@ -54,11 +55,16 @@ def test_export_round_trip_changes_only_mcpctl_entries(
     [backup] = backups(mcpctl_home, client)
     assert (result.code, result.err) == (0, "")
     assert result.out == (f"{client}: ~/{USER_FILE[client]} (written, backup "
-                          f"~/../mcpctl-home/data/backups/{client}/{backup.name})\n"
+                          f"~/../mcpctl-home/data/backups/{client}/{backup.name} with 1 "
+                          "secret value(s) replaced by ${secret:…} references)\n"
                           f"{SKIPPED}\n  added     gh\n").replace(
                               "~/../mcpctl-home", str(mcpctl_home))
     assert single_insertion(original.decode(), path.read_text()) == INSERTED[client]
-    assert backup.read_bytes() == original
+    # The backup is the old file with its one token replaced by the reference import uses.
+    token = re.search(r"sk-live-[A-Za-z0-9]+", original.decode())
+    assert token is not None
+    assert backup.read_text() == original.decode().replace(token[0],
+                                                           "${secret:tokens-API_TOKEN}")
     assert stat.S_IMODE(backup.stat().st_mode) == 0o600
     # Again: nothing to do, nothing written, no second backup.
     again = cli("export", "--to", client)

@@ -28,7 +28,8 @@ from tests.clients.real_clients import (
 )
 from tests.conftest import run_mcpctl
 
-pytestmark = pytest.mark.usefixtures("secret_service")
+# The clients start every server in turn; Gemini CLI alone takes seconds per call.
+pytestmark = [pytest.mark.usefixtures("secret_service"), pytest.mark.timeout(600)]
 
 CONSOLE_SCRIPT = Path(sys.executable).with_name("mcpctl")
 ENV_TOKEN = "svc-token-from-the-shell-0123456789"

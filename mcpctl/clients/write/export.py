@@ -33,6 +33,8 @@ class ExportReport:
     plan: ExportPlan = field(default_factory=ExportPlan)
     written: bool = False
     backup: Path | None = None
+    backup_secrets: int = 0  # secret values the backup holds as references
+    backup_skipped: bool = False  # no backup: a secret could not be taken out of it
     diff: str = ""
     error: McpctlError | None = None
 
@@ -80,6 +82,7 @@ def export_to_client(
         lock_dir=machine.paths.cache_dir / "locks", now=lambda: datetime.now(UTC),
         attempts=ATTEMPTS + 2 if client.rewritten_by_client else ATTEMPTS)
     report.path, report.written, report.backup = result.path, result.written, result.backup
+    report.backup_secrets, report.backup_skipped = result.secrets_replaced, result.backup_skipped
     return report
 
 

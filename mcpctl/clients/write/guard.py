@@ -115,6 +115,8 @@ class GuardReport:
     backup: Path | None = None
     error: McpctlError | None = None
     diff: str = ""  # shown like an export's; the guard prints none
+    backup_secrets: int = 0  # secret values the backup holds as references
+    backup_skipped: bool = False  # no backup: a secret could not be taken out of it
 
 
 def refresh_guards(machine: Machine, *, dry_run: bool = False) -> GuardReport | None:
@@ -160,6 +162,7 @@ def _write(machine: Machine, client: ClientFormat, report: GuardReport,
         lock_dir=machine.paths.cache_dir / "locks", now=lambda: datetime.now(UTC),
         attempts=ATTEMPTS + 2)
     report.path, report.written, report.backup = result.path, result.written, result.backup
+    report.backup_secrets, report.backup_skipped = result.secrets_replaced, result.backup_skipped
 
 
 def _workspaces(machine: Machine) -> list[Workspace]:

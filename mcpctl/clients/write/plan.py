@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from dataclasses import replace as replace_field
 from typing import Any
 
-from mcpctl.clients.table import ClientFormat, exported_entry, is_managed, owned_keys
+from mcpctl.clients.table import TWEAKS, ClientFormat, exported_entry, is_managed, owned_keys
 from mcpctl.config.user_config import workspace_key_of
 from mcpctl.model import ServerSpec
 from mcpctl.variables import Kind, references_in
@@ -114,14 +114,14 @@ def _change(client: ClientFormat, current: Any, spec: ServerSpec, command: str, 
             return EntryChange(spec.name, "unchanged")
         return EntryChange(spec.name, "updated", _kept_note(kept), entry=wanted)
     if replace or (same_server is not None and same_server(spec.name, current, spec)):
-        off = _switched_off(client, current)
-        note = "; kept switched off, as it was" if off else ""
+        kept = _tweaks(client, current, desired)
+        note = "; " + _kept_note(kept) if kept else ""
         if replace:
             return EntryChange(spec.name, "replaced", "the old entry is in the backup" + note,
-                               entry={**desired, **off})
+                               entry={**desired, **kept})
         return EntryChange(spec.name, "adopted", f"{client.title}'s own entry runs exactly "
                            "this server; it now launches through mcpctl (the old entry is in "
-                           "the backup)" + note, entry={**desired, **off})
+                           "the backup)" + note, entry={**desired, **kept})
     return EntryChange(spec.name, "conflict",
                        f"{client.title} defines {spec.name!r} itself; --replace makes it "
                        "launch through mcpctl (the old entry goes to the backup)")
@@ -134,16 +134,16 @@ def _users_own(client: ClientFormat, current: Mapping[str, Any],
     return {key: value for key, value in current.items() if key not in owned}
 
 
+def _tweaks(client: ClientFormat, current: Mapping[str, Any],
+            desired: Mapping[str, Any]) -> dict[str, Any]:
+    """The user's client-side settings of an entry being taken over (an off switch, a
+    tool timeout): kept, so a server switched off stays off. Never what it ran."""
+    owned = owned_keys(client, desired)
+    return {key: value for key, value in current.items() if key in TWEAKS and key not in owned}
+
+
 def _kept_note(kept: Mapping[str, Any]) -> str:
     return f"kept your {', '.join(sorted(kept))}" if kept else ""
-
-
-def _switched_off(client: ClientFormat, current: Mapping[str, Any]) -> dict[str, Any]:
-    """The client's off switch, when `current` is switched off: never switched back on."""
-    if client.off_switch is None:
-        return {}
-    key, value = client.off_switch
-    return {key: value} if current.get(key) == value else {}
 
 
 def _pruned(client: ClientFormat, existing: Mapping[str, Any],
