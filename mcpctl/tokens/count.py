@@ -45,6 +45,8 @@ SPECIAL_TOKENS = {"<|endoftext|>": 199999, "<|endofprompt|>": 200018}
 class _Encoding(Protocol):
     def encode_ordinary(self, text: str) -> list[int]: ...
 
+    def decode(self, tokens: list[int]) -> str: ...
+
 
 def tool_text(tool: Mapping[str, Any]) -> str:
     """The text a tool costs: compact JSON of its name, description and input schema."""
