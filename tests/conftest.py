@@ -157,8 +157,18 @@ def _secret_service_session() -> Iterator[SecretService]:
 def secret_service(
     _secret_service_session: SecretService, monkeypatch: pytest.MonkeyPatch
 ) -> SecretService:
-    """The real keyring (gnome-keyring over a private D-Bus) for this test."""
+    """The real keyring (gnome-keyring over a private D-Bus) for this test, holding no
+    secret of mcpctl's: one test's secrets never decide another's outcome."""
     monkeypatch.setenv("DBUS_SESSION_BUS_ADDRESS", _secret_service_session.bus_address)
+    import secretstorage  # noqa: PLC0415 - only keyring tests need it
+
+    connection = secretstorage.dbus_init()
+    try:
+        collection = secretstorage.get_default_collection(connection)
+        for item in collection.search_items({"service": "mcpctl"}):
+            item.delete()
+    finally:
+        connection.close()
     return _secret_service_session
 
 

@@ -15,8 +15,9 @@ import pytest
 from mcpctl.config.merge import find
 from mcpctl.config.view import load_view
 from mcpctl.errors import ConfigError, TrustRefused
-from mcpctl.launch import Launch, child_environment, read_env_file, resolve_launch
+from mcpctl.launch import Launch, child_environment, resolve_launch
 from mcpctl.model import Transport
+from mcpctl.syntax.env_file import read_env_file
 from mcpctl.trust.gate import admit
 from tests.conftest import Cli
 from tests.tier_files import make_workspace, write, write_servers

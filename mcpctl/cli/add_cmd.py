@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -11,7 +11,12 @@ from mcpctl.cli import render
 from mcpctl.cli.options import ConfigOption, WorkspaceOption, context
 from mcpctl.cli.secret_cmd import read_secret_value
 from mcpctl.config.server_entry import EntryOptions, build_entry, check_name
+from mcpctl.credentials.argv import argv_warning
 from mcpctl.errors import ExitCode, UsageError
+
+if TYPE_CHECKING:
+    from mcpctl.cli.options import Context
+    from mcpctl.credentials.rotation import SecretAction
 
 _NO_WORKSPACE_WRITES = (
     "mcpctl writes only the user tier (config.toml); a repo's MCP files belong to the "
@@ -97,14 +102,17 @@ def add_command(
     ctx = context(workspace, config)
     entry, found = _secrets_to_move(name, entry, secret_env or [], from_stdin, plain)
     index = ctx.paths.secrets_index
+    done: list[SecretAction] = []
     result = add_server(ctx.config_file, name, entry, replace=replace,
-                        before_write=(lambda: _store(index, found)) if found else None)
-    stored = list(found) if result.status != "unchanged" else _restore_missing(index, found)
-    for secret in stored:
-        render.warn(f"stored a secret-looking value in the OS keyring as {secret!r}; "
-                    f"config.toml references it as ${{secret:{secret}}}")
+                        before_write=(lambda: done.extend(_store(index, found, replace=True)))
+                        if found else None)
+    if result.status == "unchanged" and found:
+        done = _store(index, found, replace=replace)
+    _say_secrets(done)
+    _warn_argv(name, entry)
     _report(output, {"name": name, "status": result.status, "path": str(ctx.config_file),
-                     "entry": entry if result.status != "unchanged" else result.previous})
+                     "entry": entry if result.status != "unchanged" else result.previous,
+                     "secrets": [{"name": a.name, "action": a.action} for a in done]})
     if output == "text":
         verb = {"added": "added", "replaced": "replaced", "unchanged": "unchanged:"}
         render.say(f"{verb[result.status]} {name} in {render.display_path(ctx.config_file)}"
@@ -116,6 +124,10 @@ def remove_command(
     name: Annotated[str, typer.Argument(help="Server name.")],
     missing_ok: Annotated[
         bool, typer.Option("--missing-ok", help="Exit 0 when NAME is not in the user tier.")
+    ] = False,
+    keep_secrets: Annotated[
+        bool, typer.Option("--keep-secrets", help="Keep the secrets NAME referenced in the "
+                           "OS keyring (by default those no other server uses are removed).")
     ] = False,
     config: ConfigOption = None,
     workspace: WorkspaceOption = None,
@@ -139,10 +151,13 @@ def remove_command(
         if not missing_ok:
             raise UsageError(f"no server named {name!r} in the user tier "
                              f"({render.display_path(ctx.config_file)})")
-    _report(output, {"name": name, "status": result.status, "path": str(ctx.config_file)})
+    secrets = _forget_secrets(ctx, name, result.previous, keep=keep_secrets)
+    _report(output, {"name": name, "status": result.status, "path": str(ctx.config_file),
+                     "secrets": [{"name": a.name, "action": a.action} for a in secrets]})
     if output == "text":
         said = "removed" if result.status == "removed" else "not present:"
         render.say(f"{said} {name} in {render.display_path(ctx.config_file)}")
+    _say_secrets(secrets)
     return ExitCode.OK
 
 
@@ -170,28 +185,65 @@ def _secrets_to_move(
     return entry, found
 
 
-def _store(index: Path, found: dict[str, str]) -> None:
-    from mcpctl.credentials.keyring_store import set_secret  # noqa: PLC0415
+def _store(index: Path, found: dict[str, str], *, replace: bool) -> list[SecretAction]:
+    """Store the entry's secrets; a different value already in the keyring is replaced
+    only with `replace` (else nothing is stored). A rerun onboarding script stores a
+    missing one and leaves an equal one alone."""
+    from mcpctl.credentials.rotation import plan_storage, store  # noqa: PLC0415
 
-    for secret, value in found.items():
-        set_secret(index, secret, value)
+    actions = plan_storage(found, replace=replace)
+    store(index, found, actions)
+    return actions
 
 
-def _restore_missing(index: Path, found: dict[str, str]) -> list[str]:
-    """For an unchanged definition: store a referenced secret only if the keyring lacks
-    it (a rerun onboarding script restores it); never replace a different value."""
-    from mcpctl.credentials.keyring_store import get_secret  # noqa: PLC0415
+def _forget_secrets(ctx: Context, name: str, previous: dict[str, Any] | None, *,
+                    keep: bool) -> list[SecretAction]:
+    """The secrets only the removed server referenced, removed (or kept with `keep`);
+    one still referenced by another server here is kept and named."""
+    from mcpctl.config.entries import EntryError, spec_from_entry  # noqa: PLC0415
+    from mcpctl.config.secret_refs import secret_references  # noqa: PLC0415
+    from mcpctl.config.view import load_view  # noqa: PLC0415
+    from mcpctl.credentials.rotation import SecretAction, forget  # noqa: PLC0415
+    from mcpctl.errors import KeyringUnavailable, McpctlError  # noqa: PLC0415
+    from mcpctl.variables import Kind, references_in  # noqa: PLC0415
 
-    missing = {}
-    for secret, value in found.items():
-        current = get_secret(secret)
-        if current is None:
-            missing[secret] = value
-        elif current != value:
-            render.warn(f"kept the keyring's current value of {secret!r}, which differs from "
-                        f"the one given; to replace it: mcpctl secret set {secret}")
-    _store(index, missing)
-    return list(missing)
+    if previous is None:
+        return []
+    try:
+        spec = spec_from_entry(name, previous)
+    except EntryError:
+        return []
+    referenced = [r.name for r in references_in(spec) if r.kind is Kind.SECRET]
+    if keep or not referenced:
+        return [SecretAction(secret, "kept", "--keep-secrets") for secret in referenced]
+    still_used = secret_references(load_view(ctx.root, ctx.config_file).servers)
+    try:
+        return forget(ctx.paths.secrets_index, referenced, still_used)
+    except McpctlError as error:
+        raise KeyringUnavailable(
+            f"removed {name} from {render.display_path(ctx.config_file)}, but its secrets "
+            f"({', '.join(referenced)}) could not be removed from the keyring: {error}") from None
+
+
+def _say_secrets(actions: list[SecretAction]) -> None:
+    said = {
+        "stored": "stored a secret-looking value in the OS keyring as {name!r}; config.toml "
+                  "references it as ${{secret:{name}}}",
+        "replaced": "replaced secret {name!r} in the OS keyring with the value given",
+        "removed": "removed secret {name!r} from the OS keyring",
+        "kept": "kept secret {name!r} in the OS keyring ({why})",
+    }
+    for action in actions:
+        if action.action in said:
+            render.warn(said[action.action].format(name=action.name, why=action.why))
+
+
+def _warn_argv(name: str, entry: dict[str, Any]) -> None:
+    """A secret expanded into argv is visible to every local user (`ps`); env is not."""
+    from mcpctl.credentials.argv import secrets_in_argv  # noqa: PLC0415
+
+    for secret in secrets_in_argv(entry):
+        render.warn(argv_warning(name, secret))
 
 
 def _check_output(output: str) -> None:

@@ -54,8 +54,3 @@ def _invoke(args: list[str]) -> int:
         return int(ExitCode.USAGE if error.exit_code == 2 else error.exit_code)
     return int(result or 0)
 
-
-def main() -> None:
-    from mcpctl.cli.main import main as entry  # noqa: PLC0415
-
-    entry()

@@ -157,6 +157,46 @@ def disable_command(
     return _set_sync(client, config, as_json, enabled=False)
 
 
+@clients_app.command("command")
+def command_command(
+    path: Annotated[str | None, typer.Argument(
+        help="The command exported entries run (an absolute path for clients with a "
+             "short PATH).")] = None,
+    reset: Annotated[bool, typer.Option(
+        "--reset", help="Forget the setting: the default applies again.")] = False,
+    config: ConfigOption = None,
+    as_json: JsonOption = False,
+) -> int:
+    """Show or set the command that exported entries run (`[clients] command`).
+
+    Without PATH, show it. The default is `mcpctl` when mcpctl is installed in a system
+    folder every client's PATH has, else the absolute path of the running mcpctl. Run
+    `mcpctl sync` afterwards to rewrite the entries already exported.
+
+    Example: mcpctl clients command ~/.local/bin/mcpctl && mcpctl sync
+    """
+    from mcpctl.clients.settings import read_client_settings, set_command  # noqa: PLC0415
+    from mcpctl.errors import UsageError  # noqa: PLC0415
+
+    if path is not None and reset:
+        raise UsageError("give a PATH or --reset, not both")
+    config_file = context(None, config).config_file
+    changed = False
+    if path is not None or reset:
+        changed = set_command(config_file, None if reset else path)
+    settings = read_client_settings(config_file)
+    if as_json:
+        render.print_json({"schema_version": SCHEMA_VERSION, "command": settings.command,
+                           "exported_command": settings.exported_command, "changed": changed,
+                           "path": str(config_file)})
+    else:
+        origin = "set in" if settings.command else "default; set one in"
+        render.say(f"exported entries run: {settings.exported_command} ({origin} "
+                   f"{render.display_path(config_file)})" + ("" if changed or not (
+                       path or reset) else " (already so)"))
+    return ExitCode.OK
+
+
 def _set_sync(client_id: str, config: Path | None, as_json: bool, *, enabled: bool) -> int:
     from mcpctl.clients.settings import set_sync  # noqa: PLC0415
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 from pathlib import Path
@@ -34,6 +35,17 @@ def _secret_exists(name: str) -> bool | str:
         return str(error)
 
 
+def _keyring_check() -> Check:
+    """Can secrets be read here? The backend keyring would use, or the exit-5 message
+    with the headless recipe (a machine with no desktop session has no keyring)."""
+    from mcpctl.credentials.keyring_store import backend_name  # noqa: PLC0415
+
+    try:
+        return Check("keyring", OK, f"secrets are read from {backend_name()}")
+    except McpctlError as error:
+        return Check("keyring", FAIL, str(error))
+
+
 def doctor_command(
     names: Annotated[list[str] | None, typer.Argument(help="Servers (default: all here).")
                      ] = None,
@@ -61,7 +73,7 @@ def doctor_command(
     outcomes = admit_all(select(view.servers, names or []), ctx.root, ctx.paths.trust_file)
     environment = Environment(ctx.root, Path.home(), os.environ,
                               lambda cmd: shutil.which(cmd, path=os.environ.get("PATH")),
-                              _secret_exists)
+                              _secret_exists, functools.cache(_keyring_check))
     weak = weak_approvals_here(ctx.root, view.servers)
     checks = {o.name: [*_checks(o, environment), *_weak_checks(o.name, weak)]
               for o in outcomes}

@@ -35,6 +35,19 @@ def guarded(command: Callable[[], int]) -> int:
         return unexpected(error)
 
 
+def crash_header() -> str:
+    """What a bug report needs before the traceback: versions and platform (never argv,
+    which may hold a secret)."""
+    import platform  # noqa: PLC0415
+    from datetime import UTC, datetime  # noqa: PLC0415
+
+    from mcpctl import __version__  # noqa: PLC0415
+
+    when = datetime.now(UTC).isoformat(timespec="seconds")
+    return (f"--- {when} mcpctl {__version__}, Python {platform.python_version()}, "
+            f"{platform.platform()}\n")
+
+
 def unexpected(error: BaseException) -> int:
     import traceback  # noqa: PLC0415
 
@@ -46,7 +59,7 @@ def unexpected(error: BaseException) -> int:
         # 0600: a traceback may quote what a server or config held.
         fd = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
         with os.fdopen(fd, "a", encoding="utf-8") as handle:
-            handle.write("".join(traceback.format_exception(error)))
+            handle.write(crash_header() + "".join(traceback.format_exception(error)))
         where = f"details in {log}"
     except OSError:
         where = "no log could be written"

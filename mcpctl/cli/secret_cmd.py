@@ -9,8 +9,8 @@ import typer
 
 from mcpctl.cli import render
 from mcpctl.cli.options import ConfigOption, JsonOption, WorkspaceOption, context
+from mcpctl.config.secret_refs import secret_references
 from mcpctl.config.view import load_view
-from mcpctl.credentials.refs import secret_references
 from mcpctl.errors import ExitCode, UsageError
 
 secret_app = typer.Typer(
@@ -108,7 +108,9 @@ def list_command(
     config: ConfigOption = None,
     as_json: JsonOption = False,
 ) -> int:
-    """List secret names (never values) and the servers that reference each.
+    """List secret names (never values) and the servers here that reference each;
+    a stored secret no server here references is marked "unreferenced" (a server in
+    another workspace may still use it).
 
     Example: mcpctl secret list --json
     """
@@ -118,15 +120,21 @@ def list_command(
     stored = indexed_names(ctx.paths.secrets_index)
     references = secret_references(load_view(ctx.root, ctx.config_file).servers)
     names = sorted(set(stored) | set(references))
-    entries = [{"name": n, "stored": n in stored, "referenced_by": references.get(n, [])}
-               for n in names]
+    entries = [{"name": n, "stored": n in stored, "referenced_by": references.get(n, []),
+                "unreferenced": n in stored and not references.get(n)} for n in names]
     if as_json:
         render.print_json({"secrets": entries})
         return ExitCode.OK
     if not entries:
         render.say("no secrets")
-    rows = [[n, "stored" if n in stored else "not stored (referenced)",
+    rows = [[n, _status(n in stored, bool(references.get(n))),
              ", ".join(references.get(n, [])) or "-"] for n in names]
     if rows:
         render.print_table(["NAME", "STATUS", "REFERENCED BY"], rows)
     return ExitCode.OK
+
+
+def _status(stored: bool, referenced: bool) -> str:
+    if not stored:
+        return "not stored (referenced)"
+    return "stored" if referenced else "stored, unreferenced"

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from mcpctl.clients.document import Found, read_client_document
 from mcpctl.clients.files import read_client_text
 from mcpctl.clients.server import SCOPE_ORDER, ClientServer
-from mcpctl.clients.table import ClientFormat, client_file, is_mcpctl_command
+from mcpctl.clients.table import ClientFormat, client_file
 from mcpctl.model import Definition, Problem, Source, Tier
 
 if TYPE_CHECKING:
@@ -115,7 +115,8 @@ def _read_workspace_format(client: ClientFormat, path: Path, fmt: ConfigFormat) 
     servers = []
     for definition in tier.definitions:
         spec = definition.spec
-        managed = is_mcpctl_command(spec.command) and spec.args == ("run", spec.name)
+        # Never mcpctl's, whatever it looks like: a repo can write `mcpctl run NAME` with
+        # its own MCPCTL_HOME, and only the user's own files hold what mcpctl exported.
         source = Source(Tier.WORKSPACE, path, definition.source.line, precedence, client.id)
-        servers.append(ClientServer(client.id, "project", Definition(spec, source), managed))
+        servers.append(ClientServer(client.id, "project", Definition(spec, source), False))
     return servers, tier.problems

@@ -70,4 +70,9 @@ def reference_problems(client: ClientFormat, spec: ServerSpec) -> list[str]:
                          "with `mcpctl secret set` and add the server with `mcpctl add`")
         elif reference.kind is Kind.UNKNOWN:
             found.append(f"uses {reference.text}, which mcpctl does not expand")
+        elif reference.kind is Kind.SECRET:
+            # The client passes it on as text; in mcpctl it would become a keyring secret,
+            # sent wherever the entry says (an argument, a URL).
+            found.append(f"has {reference.text} as literal text in {client.title}, which "
+                         "mcpctl would replace with a keyring secret")
     return found

@@ -57,6 +57,7 @@ class Outcome:
     probe: CachedProbe | None = None  # this probe, as cached (or the cached one reused)
     previous: CachedProbe | None = None  # the probe before, for the tool diff
     from_cache: bool = False
+    secrets: tuple[str, ...] = ()  # what the launch substituted: never cached or shown
 
     @property
     def name(self) -> str:
@@ -126,6 +127,7 @@ def probe_admitted(
             continue
         cwd = default_cwd(admission.definition.source.tier, admission.root, Path.home())
         secrets = hidden_values(admission.definition.spec, launch)
+        outcome.secrets = tuple(secrets)
         runnable.append((outcome, plan_for(launch, options, cwd=cwd, secrets=secrets)))
     if runnable:
         _probe_concurrently(runnable, options, on_done)
@@ -140,32 +142,28 @@ def _probe_concurrently(
 ) -> None:
     import asyncio  # noqa: PLC0415
 
-    from mcpctl.protocol.probe import ProbeFailed, probe  # noqa: PLC0415
-
-    async def one(outcome: Outcome, plan: LaunchPlan) -> None:
-        try:
-            outcome.result = await probe(plan, capabilities=options.capabilities,
-                                         allow_insecure=options.allow_insecure)
-        except ProbeFailed as error:
-            outcome.failed = error.failure.diagnosis
-            outcome.stderr_tail = error.failure.stderr_tail
-        if on_done is not None:
-            on_done(outcome.name)
+    from mcpctl.protocol.probe import ProbeFailure, probe_many  # noqa: PLC0415
 
     received: list[int] = []
 
-    async def run_all() -> None:
+    async def run_all() -> list[ProbeResult | ProbeFailure]:
         with stopping_on_signals(received):
-            async with asyncio.TaskGroup() as group:
-                for outcome, plan in runnable:
-                    group.create_task(one(outcome, plan))
+            return await probe_many([plan for _, plan in runnable],
+                                    capabilities=options.capabilities,
+                                    allow_insecure=options.allow_insecure, on_done=on_done)
 
     try:
-        asyncio.run(run_all())
+        results = asyncio.run(run_all())
     except asyncio.CancelledError:
         if received:
             raise ProbingStopped(received[0]) from None
         raise
+    for (outcome, _), result in zip(runnable, results, strict=True):
+        if isinstance(result, ProbeFailure):
+            outcome.failed = result.diagnosis
+            outcome.stderr_tail = result.stderr_tail
+        else:
+            outcome.result = result
 
 
 def _count_and_cache(outcome: Outcome, paths: Paths, options: ProbeOptions) -> None:
@@ -180,5 +178,6 @@ def _count_and_cache(outcome: Outcome, paths: Paths, options: ProbeOptions) -> N
     outcome.previous = probe_cache.load(paths, fingerprint, options.capabilities)
     outcome.probe = probe_cache.from_probe(
         fingerprint, result, [tool_tokens(tool) for tool in result.tools],
-        tokenizer=TOKENIZER, digest=tools_digest(result.tools), probed_at=time.time())
+        tokenizer=TOKENIZER, digest=tools_digest(result.tools), probed_at=time.time(),
+        secrets=outcome.secrets)
     probe_cache.save(paths, outcome.probe)

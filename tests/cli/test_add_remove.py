@@ -170,7 +170,8 @@ def test_add_again_identically_is_unchanged_and_leaves_the_file_alone(
     as_json = cli("add", "fs", "--output", "json", "--", "npx", "-y", "fs")
     assert json.loads(as_json.out) == {"name": "fs", "status": "unchanged",
                                        "path": str(user_config),
-                                       "entry": {"command": "npx", "args": ["-y", "fs"]}}
+                                       "entry": {"command": "npx", "args": ["-y", "fs"]},
+                                       "secrets": []}
 
 
 def test_a_different_definition_needs_replace(cli: Cli, user_config: Path) -> None:
@@ -301,7 +302,7 @@ def test_remove_an_unknown_name(cli: Cli, user_config: Path) -> None:
     assert (ok.code, ok.out, ok.err) == (0, f"not present: ghost in {SHOWN}\n", "")
     as_json = cli("remove", "ghost", "--missing-ok", "--output", "json")
     assert json.loads(as_json.out) == {"name": "ghost", "status": "absent",
-                                       "path": str(user_config)}
+                                       "path": str(user_config), "secrets": []}
 
 
 def test_add_and_remove_never_touch_the_workspace(cli: Cli, tmp_path: Path,
@@ -345,7 +346,7 @@ def test_add_output_json(cli: Cli, user_config: Path) -> None:
     result = cli("add", "a", "--output", "json", "--", "x", "y")
     assert result.code == 0
     assert json.loads(result.out) == {"name": "a", "status": "added", "path": str(user_config),
-                                      "entry": {"command": "x", "args": ["y"]}}
+                                      "entry": {"command": "x", "args": ["y"]}, "secrets": []}
 
 
 def test_thirty_concurrent_adds_all_land(user_config: Path) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from mcpctl.credentials.secretlike import find_secret, looks_secret, mask, secret_kind
+from mcpctl.credentials.secretlike import find_secret, looks_secret, mask
 
 GITHUB = "ghp_0123456789abcdefghijABCDEFGHIJexampl"
 
@@ -27,13 +27,17 @@ GITHUB = "ghp_0123456789abcdefghijABCDEFGHIJexampl"
     ("Qm9vN2xXz4Rt8Ke3Lp0Vb6Hs1Dj5Fg2Yw", "high-entropy string"),
 ])
 def test_known_shapes_are_found(value: str, kind: str) -> None:
-    assert secret_kind(value) == kind
+    match = find_secret(value)
+    assert match is not None
+    assert match.kind == kind
     assert looks_secret(value)
 
 
 @pytest.mark.parametrize(("name", "value"), [
     ("API_KEY", "hunter2-but-longer"),
     ("DB_PASSWORD", "correct-horse"),
+    ("PASSWORD", "short"),
+    ("PGPASSWORD", "hunter2"),
     ("Authorization", "Basic dXNlcjpwYXNzd29yZA=="),
     ("X-Api-Key", "abcdef123456"),
     ("--token", "abcdef123456"),
@@ -64,7 +68,6 @@ def test_a_literal_under_a_secret_name_is_a_credential(name: str | None, value: 
     ("API_KEY_FILE", "./secrets/api-key.txt"),
     ("SSH_KEY", "~/.ssh/id_ed25519"),
     ("API_KEY", "<your key here>"),
-    ("PASSWORD", "short"),
     ("MAX_TOKENS", "4096"),
     ("AUTH", "true"),
     ("PWD", "/srv/app/current/working/directory"),

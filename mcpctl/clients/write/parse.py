@@ -67,7 +67,7 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 def fast_json(text: str, *, jsonc: bool) -> Any:
     """The value, or None when the text is not valid or repeats a key (~/.claude.json
     can be tens of MB: this skips the position index until a message needs it)."""
-    source = text.replace("\ufeff", " ", 1)
+    source = " " + text[1:] if text.startswith("\ufeff") else text  # the BOM, not any U+FEFF
     if jsonc:
         source = blank_jsonc(source)
     try:
