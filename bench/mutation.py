@@ -111,6 +111,12 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("mcpctl/launch.py", "core/ReplaceComparisonOperator_Eq_Is",
      """if len(raw) >= 2 and raw[0] == raw[-1] and raw[0] in "\"'":"""):
         "one-character strings are shared objects, so == and is agree on them",
+    ("mcpctl/launch.py", "core/ReplaceOrWithAnd",
+     'if not line.strip() or line.lstrip().startswith("#"):'):
+        "a blank or comment line fails the KEY=VALUE pattern anyway and is skipped there",
+    ("mcpctl/files/atomic.py", "core/ReplaceBinaryOperator_BitOr_BitXor",
+     "fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)"):
+        "O_RDWR and O_CREAT share no bit, so ^ and | give the same flags",
     ("mcpctl/files/atomic.py", "core/ReplaceComparisonOperator_Eq_Gt",
      'if sys.platform == "win32":'):
         "on Linux 'linux' > 'win32' is false, as == is; the branch is for Windows",
