@@ -9,20 +9,31 @@ Defence in depth for a workspace server: the files the *resolved* launch reaches
 again, and any that is not in the approved set at the same digest refuses the launch —
 whatever the status-time expansion could not see, and whatever changed since the gate.
 A workspace server with no `cwd` starts at the workspace root, where its relative paths
-were pinned, not wherever the client happened to start mcpctl.
+were pinned, not wherever the client happened to start mcpctl; a user-tier one at the
+home folder (issue 11, item 6): started in the project, `python3 -m tool` would import
+the repo's `tool.py`. `${workspaceFolder}` as its `cwd` opts in to the project.
+
+The program is found once, here, on the child's `PATH` from its own working folder,
+and that path is what `run` execs and a probe spawns (issue 11, item 5): a second
+search would fall through to the next `PATH` entry when the pinned one cannot be
+exec'd (a CRLF shebang), and run a file nobody pinned.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from mcpctl.errors import TrustRefused
 from mcpctl.model import PinnedFile, Tier, Transport
+from mcpctl.pinning.digests import MAX_BYTES as NAMED_BYTES
+from mcpctl.pinning.paths import on_path
+from mcpctl.pinning.pin_set import WORKSPACE, per_process
 from mcpctl.pinning.pinned_files import pins_of, unpinned_reason
 from mcpctl.pinning.reach import Reach
+from mcpctl.pinning.workspace import MAX_BYTES as WORKSPACE_BYTES
 from mcpctl.syntax.env_file import read_env_file
 from mcpctl.trust.gate import Admission, unpinnable_message
 from mcpctl.variables import Context, expand
@@ -39,6 +50,7 @@ class Launch:
     headers: Mapping[str, str]
     timeout: float | None
     root: Path
+    program: str | None = None  # argv[0] found once: the absolute path exec'd
 
 
 def resolve_launch(
@@ -61,8 +73,7 @@ def resolve_launch(
         env_file = _absolute(value(spec.env_file, "envFile"), base)
         env.update(read_env_file(env_file))
     env.update({key: value(text, f"env {key}") for key, text in spec.env.items()})
-    cwd = _absolute(value(spec.cwd, "cwd"), base) if spec.cwd is not None \
-        else admission.root if workspace else None
+    cwd = _absolute(value(spec.cwd, "cwd"), base) if spec.cwd is not None else base
     launch = Launch(
         name=spec.name,
         transport=spec.transport,
@@ -75,12 +86,33 @@ def resolve_launch(
         timeout=spec.timeout,
         root=admission.root,
     )
-    if workspace and launch.argv:
-        path = launch.env.get("PATH", environ.get("PATH", os.defpath))
+    if not launch.argv:
+        return launch
+    path = launch.env.get("PATH", environ.get("PATH", os.defpath))
+    if workspace:
         reach = Reach(launch.argv, launch.cwd, str(env_file) if env_file else None,
                       launch.env, path)
-        _refuse_unapproved_files(admission, pins_of(reach, admission.root))
-    return launch
+        _refuse_per_process_paths(admission, reach)
+        pins = admission.status.pins
+        whole = pins is not None and pins.kind == WORKSPACE
+        budget = WORKSPACE_BYTES if whole else NAMED_BYTES
+        _refuse_unapproved_files(admission, pins_of(reach, admission.root, budget=budget))
+    return replace(launch, program=program_for(launch.argv[0], path, str(cwd)))
+
+
+def program_for(command: str, path: str, cwd: str) -> str | None:
+    """The file exec will run: `command` itself when it holds a `/` (from `cwd`), else
+    the first executable match on `path` (relative entries from `cwd`), as pinned."""
+    if "/" in command:
+        found = os.path.join(cwd, command)
+        return found if os.path.isfile(found) and os.access(found, os.X_OK) else None
+    return on_path(command, path, cwd)
+
+
+def _refuse_per_process_paths(admission: Admission, reach: Reach) -> None:
+    reason = per_process(reach)
+    if reason is not None:
+        raise TrustRefused(unpinnable_message(admission.definition.name, reason))
 
 
 def _refuse_unapproved_files(admission: Admission, reached: list[PinnedFile]) -> None:
@@ -89,8 +121,12 @@ def _refuse_unapproved_files(admission: Admission, reached: list[PinnedFile]) ->
     reason = unpinned_reason(reached)
     if reason is not None:
         raise TrustRefused(unpinnable_message(name, reason))
-    approved = dict(admission.status.files)
+    pins = admission.status.pins
+    approved = pins.files if pins is not None else {}
+    whole = pins is not None and pins.kind == WORKSPACE
     for path, digest in reached:
+        if whole and path.endswith("/"):
+            continue  # a program folder: its files are in the workspace set, one by one
         if approved.get(path) != digest:
             why = "was not pinned when it was approved" if path not in approved \
                 else "is not the content that was approved"

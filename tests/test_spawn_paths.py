@@ -45,6 +45,7 @@ DYNAMIC = "?"
 ALLOWED = {
     ("mcpctl/cli/run_cmd.py", "os.execve"),  # after gate.admit + launch.resolve_launch
     ("mcpctl/protocol/process.py", "loop.subprocess_exec"),  # runs probing's LaunchPlans
+    ("mcpctl/pinning/git.py", "subprocess.run"),  # git ls-files, config neutralised; no server
 }
 
 

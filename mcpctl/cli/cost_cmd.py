@@ -99,12 +99,12 @@ def cost_command(
     ctx = context(workspace, config)
     view = load_view(ctx.root, ctx.config_file)
     servers = select(view.servers, names or [])
-    outcomes = admit_all(servers, ctx.root, ctx.paths.trust_file)
+    states = TrustStates(ctx.root, ctx.paths.trust_file)  # one read, one pass: gate and report
+    outcomes = admit_all(servers, ctx.root, ctx.paths.trust_file, states)
     started = sum(o.admission is not None for o in outcomes)
     with progress("probing", started) as advance:
         probe_admitted(outcomes, ctx.paths, options, advance)
     report = report_for(outcomes)
-    states = TrustStates(ctx.root, ctx.paths.trust_file)
     state_by_name = {o.name: states.state_of(o.server.winner)[0] for o in outcomes}
     document = cost_document(outcomes, report, state_by_name, options.capabilities)
     if as_json:

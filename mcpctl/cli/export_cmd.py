@@ -54,7 +54,8 @@ def export_command(
     starts the server. Everything else in the file is kept byte for byte; the write is
     atomic, the old file is backed up in mcpctl's data folder, and a file that does
     not parse is left alone. A name the client defines itself is a conflict (exit 1)
-    unless --replace. Remote (url) servers are skipped: clients reach them directly.
+    unless --replace (or holds exactly the same server: it is adopted). A remote (url)
+    server is exported too: `mcpctl run` bridges to it with the headers from the keyring.
 
     Example: mcpctl export --to cursor github --dry-run
     """

@@ -187,8 +187,9 @@ def _print_definition(row: listing.Row, server: MergedServer, status: Status) ->
 
 def _print_trust(status: Status) -> None:
     render.say(f"  fingerprint: {status.fingerprint}")
+    covers = f", {status.pins.describe()}" if status.pins is not None else ""
     render.say("    made of: transport, command, args, env pairs, cwd, envFile, url, "
-               "header pairs" + (", pinned files:" if status.files else ""))
+               "header pairs" + covers + ("; names:" if status.files else ""))
     for path, digest in status.files:
         render.say(f"      {path} {digest}")
     if status.approval is not None:

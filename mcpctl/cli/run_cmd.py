@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import shutil
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -18,13 +17,22 @@ from mcpctl.credentials.keyring_store import get_secret
 from mcpctl.credentials.masking import masked_url
 from mcpctl.credentials.redact import redact
 from mcpctl.errors import ExitCode, ServerFailed, UsageError
-from mcpctl.launch import child_environment, resolve_launch
+from mcpctl.launch import Launch, child_environment, resolve_launch
 from mcpctl.probing.redaction import hidden_values
-from mcpctl.trust.gate import admit
+from mcpctl.trust.gate import Admission, admit
 
 
 def register(app: typer.Typer) -> None:
     app.command("run")(run_command)
+
+
+def bridge_remote(admission: Admission, launch: Launch, *, allow_insecure: bool) -> int:
+    """A url server: stdio on this side, Streamable HTTP on the other (no process)."""
+    from mcpctl.protocol.bridge import remote_of, serve  # noqa: PLC0415 - asyncio, httpx
+
+    secrets = tuple(hidden_values(admission.definition.spec, launch))
+    serve(remote_of(launch, secrets, allow_insecure=allow_insecure))
+    return ExitCode.OK
 
 
 def run_command(
@@ -32,6 +40,10 @@ def run_command(
     print_remote: Annotated[
         bool, typer.Option("--print", help="For a url server: print the resolved URL and "
                            "header names (never header values).")
+    ] = False,
+    allow_insecure: Annotated[
+        bool, typer.Option("--allow-insecure", help="For a url server: allow plain http:// "
+                           "to a non-loopback host.")
     ] = False,
     workspace: WorkspaceOption = None,
     config: ConfigOption = None,
@@ -41,8 +53,10 @@ def run_command(
     stdin, stdout and stderr pass straight to the server, so an MCP client can start
     any server through mcpctl and no client file holds a token:
     {"command": "mcpctl", "args": ["run", "github"]}. mcpctl writes nothing to stdout;
-    errors go to stderr. Workspace servers must be trusted at their current
-    fingerprint (see: mcpctl trust).
+    errors go to stderr. A remote (url) server is bridged: each JSON-RPC line on stdin
+    is sent to it over Streamable HTTP with its headers resolved from the keyring, and
+    each message it returns is written to stdout as one line. Workspace servers must be
+    trusted at their current fingerprint (see: mcpctl trust).
 
     Example: mcpctl run github
     """
@@ -54,11 +68,7 @@ def run_command(
             else ""
         raise UsageError(f"no server named {name!r} here{note}")
     admission = admit(server, ctx.root, ctx.paths.trust_file)
-    if server.winner.spec.url is not None:
-        if not print_remote:
-            raise UsageError(f"server {name!r} is a remote ({server.winner.spec.transport}) "
-                             "server at a URL; clients connect to it themselves, so there is "
-                             "nothing to start (--print shows the resolved URL and header names)")
+    if server.winner.spec.url is not None and print_remote:
         # Variables resolved, secrets left as their references: nothing secret printed.
         remote = resolve_launch(admission, os.environ, Path.home(), reference)
         sys.stdout.write(masked_url(remote.url or "") + "\n")
@@ -66,6 +76,8 @@ def run_command(
             sys.stdout.write(f"header: {header}\n")
         return ExitCode.OK
     launch = resolve_launch(admission, os.environ, Path.home(), get_secret)
+    if launch.url is not None:
+        return bridge_remote(admission, launch, allow_insecure=allow_insecure)
     # The resolved command and cwd may hold a secret: errors quote them redacted, as
     # `cost` and `doctor` do (issue 14).
     hidden = hidden_values(admission.definition.spec, launch)
@@ -76,7 +88,7 @@ def run_command(
         except OSError as error:
             raise ServerFailed(redact(f"server {name!r}: cannot enter cwd {launch.cwd}: "
                                       f"{error.strerror}", hidden)) from None
-    program = shutil.which(launch.argv[0], path=env.get("PATH")) if launch.argv[0] else None
+    program = launch.program  # found once, as pinned: exec'd as it is, never searched again
     if program is None:
         raise ServerFailed(redact(f"server {name!r}: command {launch.argv[0]!r} not found on "
                                   "PATH", hidden))

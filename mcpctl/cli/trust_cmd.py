@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -33,18 +35,27 @@ def trust_command(
     yes: Annotated[
         bool, typer.Option("--yes", "-y", help="Approve without asking (needed with no terminal).")
     ] = False,
+    ignore_changes_in: Annotated[
+        list[str] | None,
+        typer.Option("--ignore-changes-in", metavar="DIR",
+                     help="Leave this workspace folder out of the approval (repeatable); "
+                          "recorded, and shown by list and show.")
+    ] = None,
     workspace: WorkspaceOption = None,
     config: ConfigOption = None,
     as_json: JsonOption = False,
 ) -> int:
     """Approve workspace servers at their exact current fingerprint.
 
-    Shows the literal command line, env (secret-looking values masked), cwd, url and
-    pinned files, and the diff for a changed server, then asks. With no terminal,
-    --yes is required. If the definition or a pinned file changes later, the server
+    An approval covers the whole workspace (git's tracked and unignored files, or
+    every file outside git), or for a version-pinned npx/uvx package only what the
+    runner reads from the workspace. Shows the files changed since the last approval
+    once, then each server's command line, every variable and keyring secret it
+    receives, cwd, url and what the approval covers, and asks once. With no terminal,
+    --yes is required. If the definition or a covered file changes later, the server
     becomes `changed` and will not start until approved again.
 
-    Example: mcpctl trust memory tasks --workspace ~/src/project
+    Example: mcpctl trust memory tasks --ignore-changes-in docs --workspace ~/src/project
     """
     from mcpctl.trust import actions as trust_actions  # noqa: PLC0415
 
@@ -55,24 +66,11 @@ def trust_command(
     if not yes and not interactive:
         raise TrustRefused("not a terminal: nothing approved; review with `mcpctl show NAME` "
                            "and approve non-interactively with --yes")
-    pending = trust_actions.statuses(servers, ctx.root, ctx.paths.trust_file)
-    results: list[dict[str, Any]] = []
-    for server, status in pending:
-        if status.state is TrustState.TRUSTED:
-            results.append(_result(server, status, "already-trusted"))
-            continue
-        if not as_json:
-            _describe(server, status)
-        if status.state is TrustState.UNPINNABLE:
-            # Never approvable; the others still are, and the exit code says it at the end.
-            render.warn(f"mcpctl: error: {unpinnable_message(server.name, status.unpinned)}")
-            results.append(_result(server, status, "unpinnable"))
-            continue
-        if interactive and not typer.confirm(f"Trust {server.name!r}?", default=False):
-            results.append(_result(server, status, "declined"))
-            continue
-        trust_actions.approve(server, status, ctx.root, ctx.paths.trust_file)
-        results.append(_result(server, status, "trusted"))
+    ignored = _folders(ignore_changes_in or [], ctx.root) if ignore_changes_in else None
+    pending = trust_actions.statuses(servers, ctx.root, ctx.paths.trust_file, ignored)
+    results = _review(pending, interactive=interactive, as_json=as_json,
+                      approve=lambda server, status: trust_actions.approve(
+                          server, status, ctx.root, ctx.paths.trust_file))
     if as_json:
         render.print_json({"workspace": str(ctx.root), "results": results,
                            "problems": [listing.problem_document(p) for p in view.problems]})
@@ -86,6 +84,39 @@ def trust_command(
         return ExitCode.TRUST_REFUSED
     # A broken file may hide servers that were meant to be reviewed: say so by exit code.
     return ExitCode.INVALID_CONFIG if view.problems else ExitCode.OK
+
+
+def _review(pending: list[tuple[MergedServer, Status]], *, interactive: bool, as_json: bool,
+            approve: Callable[[MergedServer, Status], None]) -> list[dict[str, Any]]:
+    """Show what is asked (the changed files once), ask once, approve the approvable."""
+    results: list[dict[str, Any]] = []
+    asking = [(server, status) for server, status in pending
+              if status.state is not TrustState.TRUSTED]
+    if not as_json:
+        _describe_file_changes([status for _, status in asking])
+    approvable = []
+    for server, status in pending:
+        if status.state is TrustState.TRUSTED:
+            results.append(_result(server, status, "already-trusted"))
+            continue
+        if not as_json:
+            _describe(server, status)
+        if status.state is TrustState.UNPINNABLE:
+            # Never approvable; the others still are, and the exit code says it at the end.
+            render.warn(f"mcpctl: error: {unpinnable_message(server.name, status.unpinned)}")
+            results.append(_result(server, status, "unpinnable"))
+            continue
+        approvable.append((server, status))
+    names_asked = ", ".join(repr(server.name) for server, _ in approvable)
+    declined = bool(approvable) and interactive and not typer.confirm(
+        f"Trust {names_asked}?", default=False)
+    for server, status in approvable:
+        if declined:
+            results.append(_result(server, status, "declined"))
+            continue
+        approve(server, status)
+        results.append(_result(server, status, "trusted"))
+    return results
 
 
 def _select(servers: list[MergedServer], names: list[str], all_servers: bool
@@ -111,19 +142,60 @@ def _result(server: MergedServer, status: Status, outcome: str) -> dict[str, Any
             "source": listing.source_document(server.winner.source)}
 
 
+MAX_FILES_SHOWN = 200  # of the files changed; the rest are counted
+
+
+def _folders(texts: list[str], root: Path) -> list[str]:
+    """Workspace-relative folders, `/`-separated; anything else is a usage error."""
+    folders = []
+    for text in texts:
+        relative = Path(text)
+        if relative.is_absolute():
+            try:
+                relative = relative.relative_to(root)
+            except ValueError:
+                raise UsageError(f"--ignore-changes-in {text!r} is not inside the workspace "
+                                 f"{root}") from None
+        parts = relative.parts
+        if not parts or parts == (".",) or ".." in parts:
+            raise UsageError(f"--ignore-changes-in {text!r}: name a folder inside the "
+                             "workspace (not the root, no `..`)")
+        folders.append("/".join(p for p in parts if p != ".") + "/")
+    return sorted(set(folders))
+
+
+def _describe_file_changes(statuses: list[Status]) -> None:
+    """Once for every server asked about: the files changed since its last approval."""
+    changes = {change.path: change for status in statuses for change in status.file_changes}
+    if not changes:
+        return
+    ordered = [changes[path] for path in sorted(changes)]
+    render.say(f"{len(ordered)} file{'s' if len(ordered) != 1 else ''} changed in the "
+               "workspace since the last approval:")
+    for change in ordered[:MAX_FILES_SHOWN]:
+        render.say(f"  {change.path} {change.what} ({change.stat()})")
+    if len(ordered) > MAX_FILES_SHOWN:
+        render.say(f"  … and {len(ordered) - MAX_FILES_SHOWN} more")
+
+
 def _describe(server: MergedServer, status: Status) -> None:
     spec = server.winner.spec
     source = server.winner.source
     render.say(f"{server.name}  ({status.state}) from {render.display_path(source.path)}:"
                f"{source.line}")
-    if status.changes:
+    other_changes = [c for c in status.changes if not c.startswith("file ")]
+    if other_changes:
         render.say("  changed since approval:")
-        for change in status.changes:
+        for change in other_changes:
             render.say(f"    {change}")
     for label, value in listing.spec_lines(spec, cwd_default="(workspace root)"):
         render.say(f"  {label + ':':<12} {value}")
+    for line in listing.secret_lines(spec):
+        render.say(f"  {'secret:':<12} {line}")
     for path, digest in status.files:
-        render.say(f"  pinned file: {path} {digest}")
+        render.say(f"  {'runs:':<12} {path} {digest}")
+    if status.pins is not None:
+        render.say(f"  {'covers:':<12} {status.pins.describe()}")
     render.say(f"  fingerprint: {status.fingerprint}")
 
 

@@ -28,11 +28,11 @@ _CHUNK = 1024 * 1024
 _NOT_IN_TREES = frozenset({".git", "__pycache__"})
 
 
-def digests(found: Mapping[Path, bool], real_root: Path) -> list[PinnedFile]:
+def digests(found: Mapping[Path, bool], real_root: Path,
+            budget: int = MAX_BYTES) -> list[PinnedFile]:
     """(workspace-relative path, digest or marker) for each real path → is a folder."""
     named = [(_relative(path, real_root, folder=folder), path, folder)
              for path, folder in found.items()]
-    budget = MAX_BYTES
     pinned: list[PinnedFile] = []
     for relative, path, folder in sorted(named[:MAX_FILES]):
         digest, used = _tree(path, budget, real_root) if folder else _file(path, budget)

@@ -20,9 +20,10 @@ from pathlib import Path
 from types import MappingProxyType
 
 from mcpctl.model import PinnedFile, ServerSpec
-from mcpctl.pinning.digests import UNPINNED, digests
+from mcpctl.pinning.digests import MAX_BYTES, UNPINNED, digests
 from mcpctl.pinning.paths import Hit, inside, named, on_path
 from mcpctl.pinning.reach import Reach, reach_of
+from mcpctl.pinning.workspace import WorkspaceFiles, workspace_files
 
 NO_ENVIRONMENT: Mapping[str, str] = MappingProxyType({})
 
@@ -45,12 +46,18 @@ def unpinned_reason(files: Sequence[PinnedFile]) -> str | None:
 
 class Lookups:
     """What one command (a `list`, a `trust`) learns once for all the servers it pins:
-    the workspace's real path and where each program is on PATH. A launch never shares
-    one: it looks again."""
+    the workspace's real path, its files and where each program is on PATH. A launch
+    never shares one: it looks again."""
 
-    def __init__(self) -> None:
+    def __init__(self, cache_dir: Path | None = None,
+                 environ: Mapping[str, str] = NO_ENVIRONMENT) -> None:
+        self.cache_dir = cache_dir  # the digest cache's folder; None: hash everything
+        self.environ = environ  # what git runs with
         self.real_roots: dict[Path, Path] = {}
         self.programs: dict[tuple[str | None, str | None, str, Path], Hit | None] = {}
+        self.workspaces: dict[Path, WorkspaceFiles] = {}
+        # (real root, excluded folders) → the workspace set and its digest (`pin_set`)
+        self.shared: dict[tuple[Path, tuple[str, ...]], tuple[Mapping[str, str], str]] = {}
 
     def real_root(self, root: Path) -> Path:
         if root not in self.real_roots:
@@ -66,15 +73,29 @@ class Lookups:
                 else inside(found, real_root, folder_ok=False)
         return self.programs[key]
 
+    def workspace(self, root: Path) -> WorkspaceFiles:
+        real_root = self.real_root(root)
+        if real_root not in self.workspaces:
+            self.workspaces[real_root] = workspace_files(real_root, self.environ or os.environ,
+                                                         self.cache_dir)
+        return self.workspaces[real_root]
 
-def pins_of(reach: Reach, root: Path, lookups: Lookups | None = None) -> list[PinnedFile]:
-    """Every workspace file (or program folder) the launch reaches, with its digest."""
-    lookups = lookups or Lookups()
+
+def reached(reach: Reach, root: Path, lookups: Lookups) -> dict[Path, bool]:
+    """Real path → is a program folder, for each workspace path the launch names."""
     real_root = lookups.real_root(root)
     cwd = reach.cwd or str(root)
-    found = dict(named(reach, root, cwd, real_root))  # real path → is a program folder
+    found = dict(named(reach, root, cwd, real_root))
     program = lookups.program(reach.argv[0] if reach.argv else None, reach.path, cwd,
                               real_root)
     if program is not None:
         found.setdefault(*program)
-    return digests(found, real_root)
+    return found
+
+
+def pins_of(reach: Reach, root: Path, lookups: Lookups | None = None,
+            budget: int = MAX_BYTES) -> list[PinnedFile]:
+    """Every workspace file (or program folder) the launch names, with its digest;
+    `budget`: the bytes hashed at most (the whole workspace's bound for its set)."""
+    lookups = lookups or Lookups()
+    return digests(reached(reach, root, lookups), lookups.real_root(root), budget)

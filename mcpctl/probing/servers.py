@@ -30,6 +30,7 @@ from mcpctl.paths import Paths
 from mcpctl.probing.redaction import hidden_values
 from mcpctl.probing.signals import ProbingStopped, stopping_on_signals
 from mcpctl.trust.gate import Admission, admit
+from mcpctl.trust.view import TrustStates
 
 if TYPE_CHECKING:  # asyncio sits behind the client; only probing imports it
     from mcpctl.probing.cache import CachedProbe
@@ -71,7 +72,10 @@ def plan_for(
     from mcpctl.protocol.probe import LaunchPlan  # noqa: PLC0415
 
     return LaunchPlan(
-        name=launch.name, transport=launch.transport, argv=launch.argv,
+        # The program found once by resolve_launch: spawning it by name would search
+        # PATH again and could fall through to a file nobody pinned.
+        name=launch.name, transport=launch.transport,
+        argv=(launch.program or launch.argv[0], *launch.argv[1:]) if launch.argv else (),
         env=child_environment(os.environ, launch), cwd=launch.cwd or str(cwd),
         url=launch.url, headers=launch.headers,
         timeout=options.timeout or launch.timeout or DEFAULT_TIMEOUT,
@@ -89,11 +93,15 @@ def default_cwd(tier: Tier, root: Path, home: Path) -> Path:
     return home if home.is_dir() else Path(os.sep)
 
 
-def admit_all(servers: Sequence[MergedServer], root: Path, trust_file: Path) -> list[Outcome]:
+def admit_all(servers: Sequence[MergedServer], root: Path, trust_file: Path,
+              states: TrustStates | None = None) -> list[Outcome]:
+    """One store read and one pass over the workspace for all of them (issue 10)."""
+    states = states or TrustStates(root, trust_file)
     outcomes = []
     for server in servers:
         try:
-            outcomes.append(Outcome(server, admission=admit(server, root, trust_file)))
+            outcomes.append(Outcome(server, admission=admit(server, root, trust_file,
+                                                            states=states)))
         except TrustRefused as refusal:
             outcomes.append(Outcome(server, refused=str(refusal)))
     return outcomes

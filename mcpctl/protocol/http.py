@@ -4,28 +4,40 @@ by an event stream scoped to that request.
 
 The handshake style keeps the `Mcp-Session-Id` the server assigns and sends the
 negotiated `MCP-Protocol-Version`; the stateless style sends the version from each
-request's `_meta` and the method in `Mcp-Method`. Plain http is refused for hosts
-other than loopback unless the caller allows it: config headers carry resolved
-secrets. Redirects are not followed for the same reason, and the HTTP library's own
-error text is never quoted for a request that carried config headers (it may quote a
-header value). Every request's future is settled whatever goes wrong, and the requests
-a server sends inside a stream are answered one at a time under a cap.
+request's `_meta` and the method in `Mcp-Method`. The url, header and error rules
+(plain http only to loopback, no redirect followed, no library error text quoted when
+config headers were sent) live in `http_wire`, shared with the stdio bridge. Every
+request's future is settled whatever goes wrong, and the requests a server sends
+inside a stream are answered one at a time under a cap.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import ipaddress
-import re
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Coroutine, Mapping, Sequence
+from collections.abc import Coroutine, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urljoin
 
 from mcpctl.credentials.redact import redact_prefix
 from mcpctl.protocol import jsonrpc
+from mcpctl.protocol.http_wire import (
+    HttpRefused,
+    check_headers,
+    check_url,
+    content_kind,
+    describe,
+    events,
+    is_loopback,
+    message_headers,
+    origin,
+    read_all,
+    refusal,
+    skip_httpx_cli,
+    tls_verify,
+)
 from mcpctl.protocol.jsonrpc import Json, NotJsonRpc, RequestHandler, RpcError
 from mcpctl.protocol.process import LIMITS, Limits
 from mcpctl.protocol.session import ChannelError
@@ -33,66 +45,14 @@ from mcpctl.protocol.session import ChannelError
 if TYPE_CHECKING:
     import httpx
 
-_ERROR_BODY_BYTES = 64 * 1024
+# Re-exported: the url rules are asked of this module by its callers and tests.
+__all__ = ["HttpChannel", "HttpRefused", "SseChannel", "check_url", "is_loopback"]
 _CLOSE_TIMEOUT = 1.0
 _QUOTE_CHARS = 80
 # Requests a server may send us inside its replies (roots/list, ping): each answer is a
 # POST of its own, so a flood would be a flood of connections.
 MAX_SERVER_REQUESTS = 256  # per connection, in all
 MAX_WAITING_ANSWERS = 32  # received, not yet answered
-# RFC 9110 §5.1 token, and §5.5 field value as ASCII (httpx sends ASCII only): no line
-# break or control character, no space at either end.
-_HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
-_HEADER_VALUE = re.compile(r"(?:[\x21-\x7e](?:[\t\x20-\x7e]*[\x21-\x7e])?)?")
-
-
-class HttpRefused(RpcError):
-    """An HTTP error status without a JSON-RPC error body."""
-
-    def __init__(self, status: int, body: str, secrets: Sequence[str] = ()) -> None:
-        snippet = redact_prefix(" ".join(body.split()), secrets, 120)
-        super().__init__(0, f"HTTP {status}" + (f": {snippet}" if snippet else ""))
-        self.status = status
-
-
-def check_url(url: str, *, allow_insecure: bool) -> None:
-    try:
-        parts = urlsplit(url)
-        hostname, _ = parts.hostname, parts.port
-    except ValueError as error:  # "Invalid IPv6 URL", "Port out of range 0-65535"
-        raise ChannelError(f"not a valid url: {url} ({error})") from None
-    if parts.scheme not in ("http", "https") or not hostname:
-        raise ChannelError(f"not an http(s) url: {url}")
-    if parts.scheme == "http" and not allow_insecure and not is_loopback(hostname):
-        raise ChannelError(
-            f"refusing plain http to {hostname}: only loopback hosts may be reached "
-            "without TLS (allow insecure to override)"
-        )
-
-
-def check_headers(headers: Mapping[str, str]) -> None:
-    """Refuse what HTTP cannot carry before the library sees it: its error would quote
-    the value, which may hold a resolved secret (a token with a trailing newline)."""
-    for name, value in headers.items():
-        if not _HEADER_NAME.fullmatch(name):
-            raise ChannelError(f"header name {name!r} is not valid in HTTP")
-        if not _HEADER_VALUE.fullmatch(value):
-            raise ChannelError(
-                f"header {name!r} has a value HTTP cannot carry (a line break, a control or "
-                "non-ASCII character, or a space at either end); check the config and any "
-                "secret or variable it uses"
-            )
-
-
-def is_loopback(host: str) -> bool:
-    if host == "localhost" or host.endswith(".localhost"):
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
 class HttpChannel:
     """A `session.Channel` to one MCP endpoint."""
 
@@ -102,6 +62,7 @@ class HttpChannel:
     ) -> None:
         check_url(url, allow_insecure=allow_insecure)
         check_headers(headers)
+        skip_httpx_cli()
         import httpx  # noqa: PLC0415 - only probing remote servers pays for it
 
         self._url = url
@@ -113,7 +74,8 @@ class HttpChannel:
         self._answering: asyncio.Task[None] | None = None
         self._server_requests = 0
         self._client = httpx.AsyncClient(
-            headers=dict(headers), timeout=httpx.Timeout(timeout), follow_redirects=False
+            headers=dict(headers), timeout=httpx.Timeout(timeout), follow_redirects=False,
+            verify=tls_verify(url),
         )
         self._dispatcher = jsonrpc.Dispatcher(self._send_reply, handle)
         self._tasks: set[asyncio.Task[None]] = set()
@@ -208,18 +170,11 @@ class HttpChannel:
                 await self._exchange(reply)
 
     def _describe(self, error: Exception) -> str:
-        return _describe(error, quote=self._quote_errors)
+        return describe(error, quote=self._quote_errors)
 
     def _headers(self, message: Json | None) -> dict[str, str]:
-        headers = {"Accept": "application/json, text/event-stream"}
-        version = _meta_version(message) or self.protocol_version
-        if version:
-            headers["MCP-Protocol-Version"] = version
-        if message and isinstance(message.get("method"), str):
-            headers["Mcp-Method"] = message["method"]
-        if self.session_id is not None:
-            headers["Mcp-Session-Id"] = self.session_id
-        return headers
+        return message_headers(message, version=self.protocol_version,
+                               session_id=self.session_id)
 
     async def _exchange(self, message: Json, future: asyncio.Future[Json] | None = None) -> None:
         headers = {**self._headers(message), "Content-Type": "application/json"}
@@ -231,30 +186,21 @@ class HttpChannel:
                 return
             if reply.status_code >= 300:
                 raise await self._refusal(reply)
-            kind = reply.headers.get("content-type", "").split(";")[0].strip().lower()
+            kind = content_kind(reply)
             if kind == "text/event-stream":
                 await self._read_events(reply, future)
             elif kind == "application/json":
-                self._receive(await _read_all(reply, self._limits.max_total_bytes))
+                self._receive(await read_all(reply, self._limits.max_total_bytes))
             else:
                 raise ChannelError(f"unexpected content type {kind!r} from the server")
 
     async def _refusal(self, reply: httpx.Response) -> Exception:
-        if 300 <= reply.status_code < 400:
-            where = reply.headers.get("location", "elsewhere")
-            return ChannelError(f"server redirected to {where}; put that url in the config")
-        body = await _read_all(reply, _ERROR_BODY_BYTES, truncate=True)
-        with contextlib.suppress(NotJsonRpc):
-            for answer in jsonrpc.decode(body):
-                if isinstance(answer, jsonrpc.Response) and answer.error is not None:
-                    return answer.error
-        return HttpRefused(reply.status_code, body.decode("utf-8", errors="replace"),
-                           self._secrets)
+        return await refusal(reply, self._secrets)
 
     async def _read_events(
         self, reply: httpx.Response, future: asyncio.Future[Json] | None
     ) -> None:
-        async for _, text in _events(reply, self._limits):
+        async for _, text in events(reply, self._limits):
             self._receive(text.encode())
             if future is not None and future.done():
                 return  # our answer came; the rest of the stream is not needed
@@ -320,7 +266,7 @@ class SseChannel(HttpChannel):
                                        headers={"Accept": "text/event-stream"}) as reply:
             if reply.status_code >= 300:
                 raise await self._refusal(reply)
-            async for kind, text in _events(reply, self._limits):
+            async for kind, text in events(reply, self._limits):
                 if kind == "endpoint":
                     self._set_endpoint(text.strip())
                 else:
@@ -328,43 +274,11 @@ class SseChannel(HttpChannel):
 
     def _set_endpoint(self, reference: str) -> None:
         endpoint = urljoin(self._url, reference)
-        if _origin(endpoint) != _origin(self._url):
+        if origin(endpoint) != origin(self._url):
             # Our headers may carry secrets: they go to the origin the user named only.
             raise ChannelError(f"server named a message endpoint on another origin: {endpoint}")
         if not self._endpoint.done():
             self._endpoint.set_result(endpoint)
-
-
-def _meta_version(message: Json | None) -> str | None:
-    """The version a modern request names in `_meta`; the header must repeat it."""
-    params = message.get("params") if message else None
-    meta = params.get("_meta") if isinstance(params, dict) else None
-    version = meta.get("io.modelcontextprotocol/protocolVersion") if isinstance(
-        meta, dict) else None
-    return version if isinstance(version, str) else None
-
-
-def _origin(url: str) -> tuple[str, str | None, int | None]:
-    parts = urlsplit(url)
-    return parts.scheme, parts.hostname, parts.port
-
-
-async def _events(reply: httpx.Response, limits: Limits) -> AsyncIterator[tuple[str, str]]:
-    """Server-sent events as (type, data); events without data (a stream's priming
-    id, keep-alive comments) carry nothing and are skipped."""
-    kind, data = "", []
-    async for line in _lines(reply, limits):
-        if line:
-            field, _, value = line.partition(":")
-            if field == "data":
-                data.append(value.removeprefix(" "))
-            elif field == "event":
-                kind = value.removeprefix(" ")
-            continue
-        text = "\n".join(data)
-        if text.strip():
-            yield kind or "message", text
-        kind, data = "", []
 
 
 def _settle(future: asyncio.Future[Json], error: BaseException) -> None:
@@ -376,50 +290,3 @@ def _seen(task: asyncio.Task[None]) -> None:
     """Mark a background task's error as retrieved (its waiters were told already)."""
     if not task.cancelled():
         task.exception()
-
-
-async def _read_all(reply: httpx.Response, cap: int, *, truncate: bool = False) -> bytes:
-    body = bytearray()
-    async for chunk in reply.aiter_bytes():
-        body += chunk
-        if len(body) > cap:
-            if truncate:
-                return bytes(body[:cap])
-            raise ChannelError(f"server sent more than {cap} bytes in one reply")
-    return bytes(body)
-
-
-async def _lines(reply: httpx.Response, limits: Limits) -> AsyncIterator[str]:
-    """Event-stream lines (any of CRLF, LF, CR ends one), each and all of them capped."""
-    pending = bytearray()
-    total = 0
-    async for chunk in reply.aiter_bytes():
-        total += len(chunk)
-        if total > limits.max_total_bytes:
-            raise ChannelError(f"server sent more than {limits.max_total_bytes} bytes in one reply")
-        pending += chunk
-        if b"\n" in chunk or b"\r" in chunk:
-            # A CR at the very end may be the first half of a CRLF: hold it back.
-            held = b"\r" if pending.endswith(b"\r") else b""
-            text = bytes(pending[: len(pending) - len(held)])
-            *lines, rest = text.replace(b"\r\n", b"\n").replace(b"\r", b"\n").split(b"\n")
-            pending = bytearray(rest + held)
-            for line in lines:
-                yield line.decode("utf-8", errors="replace")
-        if len(pending) > limits.max_line_bytes:
-            cap = limits.max_line_bytes
-            raise ChannelError(f"line longer than {cap} bytes in the event stream")
-    if pending:
-        yield pending.decode("utf-8", errors="replace")
-    yield ""
-
-
-def _describe(error: Exception, *, quote: bool) -> str:
-    """One line for a failed request; the library's text only when `quote` (no config
-    headers were sent): httpx quotes header values in some errors."""
-    kind = type(error).__name__
-    text = (str(error) or kind) if quote else (
-        f"{kind} (the error text is not shown: it may quote a header value)")
-    if "Timeout" in kind:
-        return f"timed out talking to the server ({text})"
-    return f"cannot reach the server: {text}"

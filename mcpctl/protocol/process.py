@@ -6,6 +6,14 @@ into lines under a cap on line length and on total bytes; stderr is drained all 
 time (a full pipe would block the server) into a bounded head and tail. Shutdown
 follows the stdio transport page (2026-07-28 basic/transports/stdio "Shutdown"):
 close stdin, wait, then SIGTERM and SIGKILL to the whole group, each wait bounded.
+
+A descendant can leave the group (`setsid()`, a double fork). On Linux mcpctl makes
+itself a child subreaper (`prctl(PR_SET_CHILD_SUBREAPER)`, issue 11, item 8), so such
+an orphan is re-parented to mcpctl rather than to PID 1; once the last server of this
+process has shut down, every process re-parented to mcpctl since the first server
+started is killed and reaped (`_sweep_orphans`). Elsewhere (macOS, the BSDs) there is
+no subreaper: a descendant that leaves the group and outlives its parent is not
+stopped — the group is.
 """
 
 from __future__ import annotations
@@ -14,12 +22,13 @@ import asyncio
 import contextlib
 import os
 import signal
+import sys
 import time
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import cast
+from typing import ClassVar, cast
 
 from mcpctl.credentials.redact import redact
 
@@ -32,6 +41,8 @@ STDERR_LINE_CHARS = 500
 _KEPT_LINE_CHARS = STDERR_LINE_CHARS * 4
 SHUTDOWN_GRACE = 1.0
 _POLL = 0.02
+_PR_SET_CHILD_SUBREAPER = 36  # linux/prctl.h
+_SWEEP_SECONDS = 2.0
 
 
 class OutputError(Exception):
@@ -139,6 +150,7 @@ class ServerProcess:
         `secrets` are the values stderr lines must never show (see `StderrLog`).
         """
         process = cls(on_line, on_end, limits, secrets)
+        _Orphans.before_spawn()
         loop = asyncio.get_running_loop()
         transport, _ = await loop.subprocess_exec(
             lambda: _Protocol(process), *argv,
@@ -149,6 +161,7 @@ class ServerProcess:
         process._transport = transport
         process.pid = transport.get_pid()
         process.started_at = time.monotonic()
+        _Orphans.spawned(process.pid)
         return process
 
     @property
@@ -229,10 +242,12 @@ class ServerProcess:
             await self._wait_group(grace)
         finally:
             self._close_transport()
+            _Orphans.finished(self.pid, wait=True)
 
     def kill_now(self) -> None:
         """SIGKILL the whole group without waiting: for cancellation (Ctrl-C)."""
         self._signal(signal.SIGKILL)
+        _Orphans.finished(self.pid, wait=False)
 
     async def _wait_group(self, timeout: float) -> bool:
         deadline = time.monotonic() + timeout
@@ -278,3 +293,87 @@ def _live_member(entry: Path, pgid: int) -> bool:
     # Fields after the command name, which may itself hold spaces and parentheses.
     fields = stat.rsplit(")", 1)[-1].split()
     return len(fields) > 2 and fields[2] == str(pgid) and fields[0] not in ("Z", "X")
+
+
+class _Orphans:
+    """Descendants that left their server's group, re-parented to this process."""
+
+    subreaper = False
+    servers: ClassVar[set[int]] = set()  # every server pid spawned here: asyncio reaps them
+    running: ClassVar[set[int]] = set()
+    since_ticks: int | None = None  # start of the first server of this batch, in ticks
+
+    @classmethod
+    def before_spawn(cls) -> None:
+        if not cls.subreaper and sys.platform.startswith("linux"):
+            cls.subreaper = _become_subreaper()
+
+    @classmethod
+    def spawned(cls, pid: int) -> None:
+        cls.servers.add(pid)
+        cls.running.add(pid)
+        if cls.since_ticks is None:
+            cls.since_ticks = _start_ticks(pid)
+
+    @classmethod
+    def finished(cls, pid: int, *, wait: bool) -> None:
+        cls.running.discard(pid)
+        if not cls.running and cls.subreaper and cls.since_ticks is not None:
+            _sweep_orphans(cls.since_ticks, frozenset(cls.servers), wait=wait)
+        if not cls.running:
+            cls.since_ticks = None  # a child started between batches is not an orphan
+
+
+def _become_subreaper() -> bool:
+    import ctypes  # noqa: PLC0415 - only a prober on Linux needs it
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return bool(libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0)
+    except (OSError, AttributeError):
+        return False
+
+
+def _stat_fields(pid: int | str) -> list[str]:
+    """Fields of /proc/PID/stat after the command name (state is [0], ppid [1])."""
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return []
+    return text.rsplit(")", 1)[-1].split()
+
+
+def _start_ticks(pid: int) -> int | None:
+    fields = _stat_fields(pid)
+    return int(fields[19]) if len(fields) > 19 else None
+
+
+def _orphans(since: int, servers: frozenset[int]) -> list[tuple[int, bool]]:
+    """(pid, is a zombie) of processes re-parented to us since the first server started:
+    children mcpctl started itself before that, and the servers, are not among them."""
+    me = str(os.getpid())
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) in servers:
+            continue
+        fields = _stat_fields(entry.name)
+        if len(fields) > 19 and fields[1] == me and int(fields[19]) >= since:
+            found.append((int(entry.name), fields[0] in ("Z", "X")))
+    return found
+
+
+def _sweep_orphans(since: int, servers: frozenset[int], *, wait: bool) -> None:
+    """Kill and reap them; an orphan's own children are re-parented in turn, so repeat
+    (bounded) until none is left."""
+    deadline = time.monotonic() + (_SWEEP_SECONDS if wait else 0.0)
+    while True:
+        found = _orphans(since, servers)
+        for pid, zombie in found:
+            if not zombie:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(pid, signal.SIGKILL)
+            with contextlib.suppress(ChildProcessError, OSError):
+                os.waitpid(pid, os.WNOHANG)
+        if not found or time.monotonic() >= deadline:
+            return
+        time.sleep(_POLL)

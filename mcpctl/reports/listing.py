@@ -11,7 +11,7 @@ from mcpctl.config.merge import MergedServer
 from mcpctl.credentials.masking import masked_args, masked_map, masked_tree, masked_url
 from mcpctl.model import Definition, Problem, ServerSpec, Source, Tier
 from mcpctl.trust.status import Status
-from mcpctl.variables import references_in
+from mcpctl.variables import Kind, expandable_fields, references, references_in
 
 LIST_SCHEMA_VERSION = 1
 
@@ -89,6 +89,17 @@ def spec_lines(spec: ServerSpec, *, cwd_default: str | None = None) -> list[tupl
     return lines
 
 
+def secret_lines(spec: ServerSpec) -> list[str]:
+    """One line per keyring secret the server receives, and where (issue 11, item 7)."""
+    used: dict[str, list[str]] = {}
+    for field, text in expandable_fields(spec):
+        for reference in references(text):
+            if reference.kind is Kind.SECRET:
+                used.setdefault(reference.name, []).append(field)
+    return [f"receives your keyring secret `{name}` (in {', '.join(fields)})"
+            for name, fields in used.items()]
+
+
 def source_document(source: Source) -> dict[str, Any]:
     return {"tier": source.tier.value, "path": str(source.path), "line": source.line,
             "format": source.format_id}
@@ -124,9 +135,13 @@ def why_wins(server: MergedServer) -> str:
 
 
 def trust_document(status: Status) -> dict[str, Any]:
+    pins = status.pins
     return {
         "fingerprint": status.fingerprint,
         "pinned_files": [{"path": path, "digest": digest} for path, digest in status.files],
+        "pin_set": None if pins is None else {
+            "kind": pins.kind, "files": len(pins.files), "ignored": list(pins.ignored),
+            "listed_by": pins.source, "digest": pins.digest},
         "approved_at": status.approval.approved_at if status.approval else None,
         "approved_fingerprint": status.approval.fingerprint if status.approval else None,
         "changes": list(status.changes),

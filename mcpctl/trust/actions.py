@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -10,44 +11,44 @@ from typing import Any
 from mcpctl.config.merge import MergedServer, merge
 from mcpctl.config.workspace import load_workspace
 from mcpctl.errors import TrustRefused
-from mcpctl.model import Definition
-from mcpctl.pinning.pinned_files import Lookups
+from mcpctl.pinning.workspace import Entry
 from mcpctl.trust.gate import unpinnable_message
 from mcpctl.trust.state import Approval, TrustState, approved_definition
-from mcpctl.trust.status import Status, status_of
+from mcpctl.trust.status import Status
 from mcpctl.trust.store import (
     Store,
-    approvals_in,
-    read_store,
+    TrustStoreError,
     record_of,
+    save_manifest,
     update_store,
     workspace_key,
 )
+from mcpctl.trust.view import TrustStates
 
 
-def _status_here(definition: Definition, root: Path, approvals: dict[str, Approval],
-                 lookups: Lookups) -> Status:
-    """Pinned with what a launch from this process would expand (DESIGN §4)."""
-    return status_of(definition, root, approvals, os.environ, Path.home(), lookups)
-
-
-def statuses(servers: list[MergedServer], root: Path, trust_file: Path
-             ) -> list[tuple[MergedServer, Status]]:
-    approvals = approvals_in(read_store(trust_file), root)
-    lookups = Lookups()
-    return [(server, _status_here(server.winner, root, approvals, lookups))
-            for server in servers]
+def statuses(servers: list[MergedServer], root: Path, trust_file: Path,
+             ignored: Sequence[str] | None = None) -> list[tuple[MergedServer, Status]]:
+    """Pinned with what a launch from this process would expand (DESIGN §4), with one
+    store read and one pass over the workspace for all of them."""
+    states = TrustStates(root, trust_file)
+    if states.store_error is not None:
+        raise TrustStoreError(states.store_error)
+    return [(server, states.status(server.winner, ignored)) for server in servers]
 
 
 def approve(server: MergedServer, status: Status, root: Path, trust_file: Path) -> None:
     """Record the approval; an unpinnable server is refused: it could never be checked."""
     spec = server.winner.spec
-    if status.state is TrustState.UNPINNABLE:
+    if status.state is TrustState.UNPINNABLE or status.pins is None:
         raise TrustRefused(unpinnable_message(spec.name, status.unpinned))
+    pins = status.pins
     approval = Approval(status.fingerprint, datetime.now(UTC).isoformat(timespec="seconds"),
-                        approved_definition(spec, status.files))
+                        approved_definition(spec, pins))
+    entries = {path: pins.sizes.get(path) or Entry(digest) for path, digest in pins.files.items()}
 
     def mutate(store: Store) -> None:
+        # Under the store's lock: a concurrent revoke must not drop the new manifest.
+        save_manifest(trust_file, pins.digest, entries)
         store["workspaces"].setdefault(workspace_key(root), {})[spec.name] = record_of(approval)
 
     update_store(trust_file, mutate)
@@ -78,17 +79,16 @@ def revoke_all(trust_file: Path) -> list[dict[str, Any]]:
     return update_store(trust_file, mutate)
 
 
-def stale_records(store: Store) -> list[dict[str, Any]]:
+def stale_records(store: Store, trust_file: Path) -> list[dict[str, Any]]:
     """Records that are changed, or orphaned (workspace gone, server no longer defined)."""
     stale: list[dict[str, Any]] = []
-    lookups = Lookups()
     for key, records in store["workspaces"].items():
         root = Path(key)
         if not os.path.isdir(root):
             stale += [{"workspace": key, "name": n, "reason": TrustState.ORPHANED.value,
                        "detail": "workspace folder is gone"} for n in records]
             continue
-        approvals = approvals_in(store, root)
+        states = TrustStates(root, trust_file)
         # The approval is of the winning definition; a shadowed one in a later file is not it.
         winners = {s.name: s.winner for s in merge(load_workspace(root).definitions)}
         for name in records:
@@ -98,7 +98,7 @@ def stale_records(store: Store) -> list[dict[str, Any]]:
                               "reason": TrustState.ORPHANED.value,
                               "detail": "no longer defined in the workspace"})
                 continue
-            status = _status_here(definition, root, approvals, lookups)
+            status = states.status(definition)
             if status.state in (TrustState.CHANGED, TrustState.UNPINNABLE):
                 detail = status.unpinned or "; ".join(status.changes)
                 stale.append({"workspace": key, "name": name, "reason": status.state.value,
@@ -108,7 +108,7 @@ def stale_records(store: Store) -> list[dict[str, Any]]:
 
 def revoke_stale(trust_file: Path) -> list[dict[str, Any]]:
     def mutate(store: Store) -> list[dict[str, Any]]:
-        stale = stale_records(store)
+        stale = stale_records(store, trust_file)
         for item in stale:
             records = store["workspaces"][item["workspace"]]
             records.pop(item["name"], None)

@@ -1,10 +1,18 @@
-"""Fingerprint v1 of a server definition (DESIGN §4). Pure.
+"""Fingerprint v2 of a server definition (DESIGN §4; issue 11). Pure.
 
 SHA-256 over a canonical JSON form of what would run, with values as written
 (unexpanded), so rotating a secret or an env var keeps trust, and no secret value is
 hashed in. Env and headers are structural pairs, never `k=v` strings, so
 `{"a": "b=c"}` and `{"a=b": "c"}` differ. Never shortened: the attacker authors the
 approved value, so a short hash would be a second-preimage target.
+
+v2 differs from v1 only in what stands for the pinned files: v1 listed the named files'
+`[path, digest]` pairs; v2 pins the whole workspace (or a runner's inputs), so the
+form holds which set applies (`pinSet`), the folders the user excluded (`ignored`),
+the workspace paths the launch names (`named`: the prompt's headline, so an env var
+that later names another file is a change), and one SHA-256 over the sorted pairs
+(`files`, `workspace.manifest_digest`) — the same commitment, without serialising
+100,000 pairs for every server of a command.
 """
 
 from __future__ import annotations
@@ -15,10 +23,15 @@ from collections.abc import Sequence
 from typing import Any
 
 from mcpctl.model import PinnedFile, ServerSpec
+from mcpctl.pinning.pin_set import WORKSPACE, PinSet
+from mcpctl.pinning.workspace import manifest_digest
 
-VERSION_TAG = "mcpctl-fingerprint-v1"
+VERSION_TAG = "mcpctl-fingerprint-v2"
+Pins = PinSet | Sequence[PinnedFile]  # a bare list of pairs: a workspace set of those
 
-def canonical_form(spec: ServerSpec, files: Sequence[PinnedFile] = ()) -> dict[str, Any]:
+
+def canonical_form(spec: ServerSpec, files: Pins = ()) -> dict[str, Any]:
+    pins = files if isinstance(files, PinSet) else None
     return {
         "transport": spec.transport.value,
         "command": spec.command,
@@ -28,15 +41,18 @@ def canonical_form(spec: ServerSpec, files: Sequence[PinnedFile] = ()) -> dict[s
         "envFile": spec.env_file,
         "url": spec.url,
         "headers": sorted([key, value] for key, value in spec.headers.items()),
-        "files": sorted([path, digest] for path, digest in files),
+        "pinSet": pins.kind if pins else WORKSPACE,
+        "ignored": list(pins.ignored) if pins else [],
+        "named": list(pins.named) if pins else [],
+        "files": pins.digest if pins else manifest_digest(dict(files)),  # type: ignore[arg-type]
     }
 
 
-def canonical_bytes(spec: ServerSpec, files: Sequence[PinnedFile] = ()) -> bytes:
+def canonical_bytes(spec: ServerSpec, files: Pins = ()) -> bytes:
     text = json.dumps([VERSION_TAG, canonical_form(spec, files)],
                       ensure_ascii=False, separators=(",", ":"), sort_keys=True)
     return text.encode("utf-8")
 
 
-def fingerprint_of(spec: ServerSpec, files: Sequence[PinnedFile] = ()) -> str:
+def fingerprint_of(spec: ServerSpec, files: Pins = ()) -> str:
     return "sha256:" + hashlib.sha256(canonical_bytes(spec, files)).hexdigest()

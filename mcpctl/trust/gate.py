@@ -8,7 +8,6 @@ an `Admission`, so no code path can start a server without passing this gate.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -17,7 +16,7 @@ from mcpctl.errors import TrustRefused
 from mcpctl.model import Definition, Tier
 from mcpctl.trust.state import TrustState
 from mcpctl.trust.status import Status, status_of
-from mcpctl.trust.store import TrustStoreError, approvals_in, read_store
+from mcpctl.trust.view import TrustStates
 
 _GATE_KEY = object()
 
@@ -34,11 +33,13 @@ class Admission:
 
 
 def admit(server: MergedServer, root: Path, trust_file: Path, *,
-          environ: Mapping[str, str] | None = None, home: Path | None = None) -> Admission:
+          environ: Mapping[str, str] | None = None, home: Path | None = None,
+          states: TrustStates | None = None) -> Admission:
     """Allow the server's winning definition to start, or raise TrustRefused.
 
     `environ` and `home` (default: this process's) must be what the launch will use:
     they decide which workspace files the definition reaches, and so its fingerprint.
+    `states` shares one store read and one workspace pass among a command's servers.
     """
     definition = server.winner
     name = definition.name
@@ -46,13 +47,11 @@ def admit(server: MergedServer, root: Path, trust_file: Path, *,
         return Admission(definition, root, status_of(definition, root, {}), _GATE_KEY)
     if definition.source.tier is not Tier.WORKSPACE:
         raise TrustRefused(f"server {name!r}: {definition.source.tier} servers are not started")
-    environ = os.environ if environ is None else environ
-    home = Path.home() if home is None else home
-    try:
-        approvals = approvals_in(read_store(trust_file), root)
-    except TrustStoreError as error:
-        raise TrustRefused(f"server {name!r} not started: {error}") from None
-    status = status_of(definition, root, approvals, environ, home)
+    if states is None or states.root != root or states.trust_file != trust_file:
+        states = TrustStates(root, trust_file, environ=environ, home=home)
+    if states.store_error is not None:
+        raise TrustRefused(f"server {name!r} not started: {states.store_error}")
+    status = states.status(definition)
     fix = f"mcpctl trust {name} --workspace {root}"
     match status.state:
         case TrustState.TRUSTED:
@@ -72,6 +71,6 @@ def admit(server: MergedServer, root: Path, trust_file: Path, *,
 
 def unpinnable_message(name: str, reason: str | None) -> str:
     """Why an unpinnable server is neither started nor approved (`reason`: which bound)."""
-    return (f"server {name!r} is unpinnable: it names more workspace code than mcpctl can "
-            f"pin ({reason}), so a swapped file could go unnoticed; it is not started or "
-            f"approved until it names fewer or smaller files (see: mcpctl show {name})")
+    return (f"server {name!r} is unpinnable: mcpctl cannot pin all the workspace code it "
+            f"could run ({reason}), so a swapped file could go unnoticed; it is not started "
+            f"or approved until that changes (see: mcpctl show {name})")

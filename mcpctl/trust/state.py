@@ -18,7 +18,8 @@ from enum import StrEnum
 from typing import Any
 
 from mcpctl.credentials.secretlike import looks_secret
-from mcpctl.model import PinnedFile, ServerSpec, Tier
+from mcpctl.model import ServerSpec, Tier
+from mcpctl.pinning.pin_set import PinSet
 
 
 class TrustState(StrEnum):
@@ -60,8 +61,10 @@ def _stored_value(key: str, value: str) -> str | dict[str, str]:
     return value
 
 
-def approved_definition(spec: ServerSpec, files: Sequence[PinnedFile]) -> dict[str, Any]:
-    """What the trust store keeps of a definition (no secret-looking value in clear)."""
+def approved_definition(spec: ServerSpec, pins: PinSet) -> dict[str, Any]:
+    """What the trust store keeps of a definition (no secret-looking value in clear).
+    The per-path digests go to a manifest beside the store (`store.save_manifest`),
+    named by `manifest`, so a diff can name the files that changed."""
     return {
         "transport": spec.transport.value,
         "command": spec.command,
@@ -72,8 +75,23 @@ def approved_definition(spec: ServerSpec, files: Sequence[PinnedFile]) -> dict[s
         "url": spec.url,
         "headers": {key: _stored_value(key, value)
                     for key, value in sorted(spec.headers.items())},
-        "files": dict(sorted(files)),
+        "pinSet": pins.kind,
+        "ignored": list(pins.ignored),
+        "named": list(pins.named),
+        "manifest": pins.digest,
+        "fileCount": len(pins.files),
     }
+
+
+def is_legacy(definition: Mapping[str, Any]) -> bool:
+    """A schema 1 record: it pinned only the files the definition named."""
+    return "pinSet" not in definition
+
+
+LEGACY = ("approved before mcpctl pinned the whole workspace (only the files the "
+          "definition named were covered); approve again to cover it")
+NO_MANIFEST = ("the list of files approved is missing from mcpctl's data folder, so the "
+               "changed files cannot be named; approve again after reviewing the workspace")
 
 
 def _show(value: Any) -> str:
@@ -82,17 +100,28 @@ def _show(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-_SCALARS = ("transport", "command", "cwd", "envFile", "url")
+_SCALARS = ("transport", "command", "cwd", "envFile", "url", "pinSet")
 
 
-def diff(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
-    """One line per change, in a stable order: scalars, args, env, headers, files."""
-    changes = [f"{field}: {_show(old.get(field))} → {_show(new.get(field))}"
-               for field in _SCALARS if old.get(field) != new.get(field)]
+def diff(old: Mapping[str, Any], new: Mapping[str, Any],
+         files: Sequence[tuple[str, str]] = ()) -> list[str]:
+    """One line per change, in a stable order: scalars, args, env, headers, files.
+    `files` are (path, modified/added/removed) from comparing the manifests."""
+    if is_legacy(old):
+        changes = [LEGACY]
+        changes += [f"{field}: {_show(old.get(field))} → {_show(new.get(field))}"
+                    for field in _SCALARS[:-1] if old.get(field) != new.get(field)]
+    else:
+        changes = [f"{field}: {_show(old.get(field))} → {_show(new.get(field))}"
+                   for field in _SCALARS if old.get(field) != new.get(field)]
+        for label in ("ignored", "named"):
+            if old.get(label, []) != new.get(label, []):
+                changes.append(f"{label}: {_show(old.get(label, []))} → "
+                               f"{_show(new.get(label, []))}")
     changes += _list_diff("args", old.get("args", []), new.get("args", []))
     changes += _map_diff("env", old.get("env", {}), new.get("env", {}))
     changes += _map_diff("header", old.get("headers", {}), new.get("headers", {}))
-    changes += _file_diff(old.get("files", {}), new.get("files", {}))
+    changes += [f"file {path} {what}" for path, what in files]
     return changes
 
 
@@ -120,20 +149,15 @@ def _map_diff(label: str, old: Mapping[str, Any], new: Mapping[str, Any]) -> lis
     return changes
 
 
-def _file_diff(old: Mapping[str, str], new: Mapping[str, str]) -> list[str]:
-    changes = []
-    for path in sorted(old.keys() | new.keys()):
-        if path not in old:
-            changes.append(f"file {path} now pinned (newly named or created)")
-        elif path not in new:
-            changes.append(f"file {path} no longer pinned (gone, or no longer named)")
-        elif old[path] != new[path]:
-            changes.append(f"file {path} content changed")
-    return changes
-
-
 def summary(changes: Sequence[str]) -> str:
-    if not changes:
-        return ""
-    more = f" (+{len(changes) - 1} more)" if len(changes) > 1 else ""
-    return changes[0] + more
+    """The first change; files changed are named together (`3 files changed since
+    approval: src/server.js modified, lib/x.js added, .npmrc added`)."""
+    files = [change.removeprefix("file ") for change in changes if change.startswith("file ")]
+    others = [change for change in changes if not change.startswith("file ")]
+    if len(files) > 1:
+        shown = ", ".join(files[:3]) + (f", +{len(files) - 3} more" if len(files) > 3 else "")
+        others.append(f"{len(files)} files changed since approval: {shown}")
+    elif files:
+        others.append(f"file {files[0]}")
+    more = f" (+{len(others) - 1} more)" if len(others) > 1 else ""
+    return others[0] + more if others else ""

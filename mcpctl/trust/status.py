@@ -1,46 +1,116 @@
-"""Trust status of a definition here and now: fingerprint, pinned files, state, diff."""
+"""The trust status of a definition here and now: fingerprint, pin set, state, diff."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from mcpctl.model import Definition, PinnedFile, Tier
-from mcpctl.pinning.pinned_files import NO_ENVIRONMENT, Lookups, pinned_files, unpinned_reason
+from mcpctl.pinning.pin_set import ABSENT, PinSet, pin_set
+from mcpctl.pinning.pinned_files import NO_ENVIRONMENT, Lookups
+from mcpctl.pinning.workspace import Entry, changed_paths
 from mcpctl.trust.fingerprint import fingerprint_of
-from mcpctl.trust.state import Approval, TrustState, approved_definition, diff, state_of
+from mcpctl.trust.state import (
+    NO_MANIFEST,
+    Approval,
+    TrustState,
+    approved_definition,
+    diff,
+    is_legacy,
+    state_of,
+)
+
+Manifests = Callable[[str], Mapping[str, Entry] | None]  # digest → the approved files
+
+
+def _no_manifests(_digest: str) -> Mapping[str, Entry] | None:
+    return None
+
+
+@dataclass(frozen=True)
+class FileChange:
+    path: str
+    what: str  # modified, added, removed
+    before: Entry | None
+    after: Entry | None
+
+    def stat(self) -> str:
+        """The diffstat of one file: lines (newlines) before and after."""
+        if self.before is None or self.what == "added":
+            return f"{self.after.lines if self.after else 0} lines"
+        if self.after is None or self.what == "removed":
+            return f"{self.before.lines} lines"
+        return f"{self.before.lines} → {self.after.lines} lines"
 
 
 @dataclass(frozen=True)
 class Status:
     state: TrustState
     fingerprint: str
-    files: list[PinnedFile]
+    files: list[PinnedFile]  # the headline: what the definition names, with digests
     approval: Approval | None = None
     changes: list[str] = field(default_factory=list)
     unpinned: str | None = None  # why it is UNPINNABLE: the first bound it passes
+    pins: PinSet | None = None  # everything the approval covers (None: user tier)
+    file_changes: list[FileChange] = field(default_factory=list)
 
 
 def status_of(
     definition: Definition, root: Path, approvals: Mapping[str, Approval],
     environ: Mapping[str, str] = NO_ENVIRONMENT, home: Path | None = None,
-    lookups: Lookups | None = None,
+    lookups: Lookups | None = None, manifests: Manifests = _no_manifests,
+    ignored: Sequence[str] | None = None,
 ) -> Status:
     """`environ` and `home` are what the launch will expand with (pass `os.environ` and
     `Path.home()`): they decide which files are pinned, never the definition's values.
-    One `lookups` can serve every server of one command (see `pinned_files.Lookups`)."""
+    One `lookups` serves every server of one command (one listing of the workspace).
+    `ignored`: the folders to exclude (default: those the approval excludes)."""
     spec = definition.spec
     if definition.source.tier is Tier.USER:
         return Status(TrustState.USER, fingerprint_of(spec), [])
-    files = pinned_files(spec, root, environ=environ, home=home, lookups=lookups)
-    fingerprint = fingerprint_of(spec, files)
     approval = approvals.get(spec.name)
-    unpinned = unpinned_reason(files)
-    state = TrustState.UNPINNABLE if unpinned else state_of(
+    if ignored is None:
+        ignored = () if approval is None or is_legacy(approval.definition) \
+            else tuple(approval.definition.get("ignored", ()))
+    pins = pin_set(spec, root, environ=environ, home=home,
+                   lookups=lookups or Lookups(environ=environ), ignored=ignored)
+    fingerprint = fingerprint_of(spec, pins)
+    state = TrustState.UNPINNABLE if pins.unpinned else state_of(
         definition.source.tier, fingerprint, approval)
-    changes: list[str] = []
-    if approval is not None and approval.fingerprint != fingerprint:
-        changes = diff(approval.definition, approved_definition(spec, files)) or [
-            "fingerprint differs (approved by another mcpctl version or edited store)"]
-    return Status(state, fingerprint, files, approval, changes, unpinned)
+    headline = [(path, pins.files.get(path, "folder")) for path in pins.named]
+    if approval is None or approval.fingerprint == fingerprint:
+        return Status(state, fingerprint, headline, approval, [], pins.unpinned, pins)
+    changes, file_changes = _changes(approval, pins, manifests, definition)
+    return Status(state, fingerprint, headline, approval, changes, pins.unpinned, pins,
+                  file_changes)
+
+
+def _changes(approval: Approval, pins: PinSet, manifests: Manifests,
+             definition: Definition) -> tuple[list[str], list[FileChange]]:
+    old = approval.definition
+    now = approved_definition(definition.spec, pins)
+    file_changes: list[FileChange] = []
+    extra: list[str] = []
+    # Across two kinds of set a file diff would list every file; the pinSet line says it.
+    if not is_legacy(old) and old.get("manifest") != pins.digest \
+            and old.get("pinSet") == pins.kind:
+        approved = manifests(str(old.get("manifest")))
+        if approved is None:
+            extra.append(NO_MANIFEST)
+        else:
+            before = {path: entry.digest for path, entry in approved.items()
+                      if entry.digest != ABSENT}
+            after = {path: digest for path, digest in pins.files.items() if digest != ABSENT}
+            file_changes = [FileChange(path, what, approved.get(path), _entry(pins, path))
+                            for path, what in changed_paths(before, after)]
+    changes = diff(old, now, [(c.path, c.what) for c in file_changes]) + extra
+    return changes or [
+        "fingerprint differs (approved by another mcpctl version or edited store)"
+    ], file_changes
+
+
+def _entry(pins: PinSet, path: str) -> Entry | None:
+    if path not in pins.files:
+        return None
+    return pins.sizes.get(path) or Entry(pins.files[path])

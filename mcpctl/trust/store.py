@@ -4,10 +4,18 @@ Versioned, mode 0600, replaced atomically under a lock for every read-modify-wri
 Keyed by the workspace root's resolved real path, then server name. A newer
 `schema_version` is refused and never overwritten; a corrupt store is reported with
 its path and left in place, and nothing is trusted while it is unreadable.
+
+Schema 2 (issue 11): an approval covers the whole workspace, so its per-path digests
+go to a manifest beside the store, `approved-files/<sha256>.json`, named by the SHA-256
+the fingerprint holds (servers of one workspace share one); a manifest whose content
+does not hash to its name is not used. Schema 1 records migrate as they are: they
+pinned only the named files, so they read as `changed` with that reason until
+approved again (`state.LEGACY`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from collections.abc import Callable
@@ -16,9 +24,12 @@ from typing import Any, TypeVar
 
 from mcpctl.errors import ConfigError
 from mcpctl.files.atomic import atomic_write_text, file_lock
+from mcpctl.pinning.workspace import Entry, manifest_digest
 from mcpctl.trust.state import Approval
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+MIGRATABLE = frozenset({1, 2})
+MANIFESTS = "approved-files"
 T = TypeVar("T")
 Store = dict[str, Any]
 
@@ -59,12 +70,13 @@ def parse_store(text: str, path: Path) -> Store:
         raise TrustStoreError(
             f"trust store {path} has schema_version {version}, newer than this mcpctl "
             f"understands ({SCHEMA_VERSION}); upgrade mcpctl — the file was not changed")
-    if version != SCHEMA_VERSION or isinstance(version, bool) or not _well_formed(data):
+    if version not in MIGRATABLE or isinstance(version, bool) or not _well_formed(data):
         raise TrustStoreError(f"trust store {path} is not an mcpctl trust store "
                               "(no schema_version, or workspaces that are not objects of "
                               "records); it was left in place and nothing is trusted until it "
                               "is fixed or removed")
     store: Store = data
+    store["schema_version"] = SCHEMA_VERSION  # v1 records keep their shape (see is_legacy)
     return store
 
 
@@ -90,16 +102,23 @@ def _record_ok(record: Any) -> bool:
 
 
 def _definition_ok(definition: Any) -> bool:
-    """The stored definition a diff reads: scalars, args, env/headers, files."""
+    """The stored definition a diff reads: scalars, args, env/headers, and the files
+    (schema 1: a map of digests; schema 2: the pin set, its manifest and exclusions)."""
     if not isinstance(definition, dict):
         return False
     scalars = all(isinstance(definition.get(k), str | None)
-                  for k in ("transport", "command", "cwd", "envFile", "url"))
+                  for k in ("transport", "command", "cwd", "envFile", "url", "pinSet",
+                            "manifest"))
     args = definition.get("args", [])
     pairs = all(_stored_map_ok(definition.get(k, {})) for k in ("env", "headers"))
+    lists = all(_strings(definition.get(k, [])) for k in ("args", "ignored", "named"))
     files = definition.get("files", {})
-    return (scalars and pairs and isinstance(args, list) and all(isinstance(a, str) for a in args)
+    return (scalars and pairs and lists and isinstance(args, list)
             and isinstance(files, dict) and all(isinstance(d, str) for d in files.values()))
+
+
+def _strings(values: Any) -> bool:
+    return isinstance(values, list) and all(isinstance(v, str) for v in values)
 
 
 def _stored_map_ok(values: Any) -> bool:
@@ -139,4 +158,47 @@ def update_store(path: Path, mutate: Callable[[Store], T]) -> T:
         if json.dumps(store, sort_keys=True) != before:
             atomic_write_text(path, json.dumps(store, indent=1, ensure_ascii=False) + "\n",
                               mode=0o600)
+            drop_unused_manifests(path, store)
         return result
+
+
+def manifest_path(trust_file: Path, digest: str) -> Path:
+    return trust_file.parent / MANIFESTS / f"{digest.removeprefix('sha256:')}.json"
+
+
+def save_manifest(trust_file: Path, digest: str, files: dict[str, Entry]) -> None:
+    """The approved per-path digests (and sizes, for the diffstat), once per content."""
+    path = manifest_path(trust_file, digest)
+    if path.exists():
+        return
+    rows = {name: [entry.digest, entry.size, entry.lines] for name, entry in files.items()}
+    atomic_write_text(path, json.dumps({"schema_version": 1, "files": rows},
+                                       separators=(",", ":")), mode=0o600)
+
+
+def load_manifest(trust_file: Path, digest: str) -> dict[str, Entry] | None:
+    """The approved files, or None when missing, unreadable or not what `digest` names."""
+    try:
+        data = json.loads(manifest_path(trust_file, digest).read_text(encoding="utf-8"))
+        rows = data["files"]
+        files = {name: Entry(row[0], int(row[1]), int(row[2])) for name, row in rows.items()}
+    except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError):
+        return None
+    if manifest_digest({name: entry.digest for name, entry in files.items()}) != digest:
+        return None
+    return files
+
+
+def drop_unused_manifests(trust_file: Path, store: Store) -> None:
+    """Manifests no record names any more (after a revoke or a re-approval)."""
+    used = {record.get("definition", {}).get("manifest") for records in
+            store["workspaces"].values() for record in records.values()}
+    folder = trust_file.parent / MANIFESTS
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return
+    for name in names:
+        if name.endswith(".json") and f"sha256:{name.removesuffix('.json')}" not in used:
+            with contextlib.suppress(OSError):
+                os.unlink(folder / name)

@@ -1,45 +1,68 @@
-"""Trust status for display: reads the store once, never fails a listing."""
+"""Trust status of one command: the store read once, the workspace pinned once.
+
+Every status a command needs (`list`, `cost`, `doctor`, the gate) comes from one
+`TrustStates`: one read of the trust store, one listing and digest pass of the
+workspace shared by all its servers, one pin set per server (issue 10, item 4). A
+launch still pins its resolved command line again (`launch.resolve_launch`). A bad
+store is a problem, not a crash: while it is unreadable every workspace server shows
+as untrusted — nothing is trusted — and the gate refuses them all.
+"""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from mcpctl.model import Definition, Problem
+from mcpctl.paths import Paths
 from mcpctl.pinning.pinned_files import Lookups
+from mcpctl.pinning.workspace import Entry
 from mcpctl.trust.state import Approval, TrustState, summary
 from mcpctl.trust.status import Status, status_of
-from mcpctl.trust.store import TrustStoreError, approvals_in, read_store
+from mcpctl.trust.store import TrustStoreError, approvals_in, load_manifest, read_store
 
 
 class TrustStates:
-    """Statuses of definitions in one workspace; a bad store is a problem, not a crash.
-
-    While the store is unreadable every workspace server shows as untrusted — nothing
-    is trusted — and the store's problem is reported.
-    """
+    """Statuses of definitions in one workspace, computed once each."""
 
     def __init__(self, root: Path, trust_file: Path, *,
-                 environ: Mapping[str, str] | None = None, home: Path | None = None) -> None:
+                 environ: Mapping[str, str] | None = None, home: Path | None = None,
+                 cache_dir: Path | None = None) -> None:
         self.root = root
+        self.trust_file = trust_file
         # What a launch from here would expand with (DESIGN §4: it decides the pinned files).
-        self._environ = os.environ if environ is None else environ
-        self._home = Path.home() if home is None else home
-        self._lookups = Lookups()
+        self.environ = os.environ if environ is None else environ
+        self.home = Path.home() if home is None else home
+        if cache_dir is None:  # mcpctl's own folders follow this process, not the launch's env
+            cache_dir = Paths.from_environment(os.environ).cache_dir
+        self._lookups = Lookups(cache_dir, self.environ)
         self.problems: list[Problem] = []
+        self.store_error: str | None = None
         self._approvals: dict[str, Approval] = {}
         self._cache: dict[int, Status] = {}
+        self._manifests: dict[str, Mapping[str, Entry] | None] = {}
         try:
             self._approvals = approvals_in(read_store(trust_file), root)
         except TrustStoreError as error:
+            self.store_error = str(error)
             self.problems.append(Problem(trust_file, 1, 1, str(error)))
 
-    def status(self, definition: Definition) -> Status:
+    def manifest(self, digest: str) -> Mapping[str, Entry] | None:
+        if digest not in self._manifests:
+            self._manifests[digest] = load_manifest(self.trust_file, digest)
+        return self._manifests[digest]
+
+    def status(self, definition: Definition, ignored: Sequence[str] | None = None) -> Status:
+        """`ignored` replaces the folders the approval excludes (`trust --ignore-changes-in`)."""
+        if ignored is not None:
+            return status_of(definition, self.root, self._approvals, self.environ, self.home,
+                             self._lookups, self.manifest, ignored)
         key = id(definition)
         if key not in self._cache:
             self._cache[key] = status_of(definition, self.root, self._approvals,
-                                         self._environ, self._home, self._lookups)
+                                         self.environ, self.home, self._lookups,
+                                         self.manifest)
         return self._cache[key]
 
     def state_of(self, definition: Definition) -> tuple[str, str]:
@@ -49,6 +72,8 @@ class TrustStates:
                 note = summary(status.changes)
             case TrustState.UNPINNABLE:
                 note = status.unpinned or ""
+            case TrustState.TRUSTED if status.pins is not None and status.pins.ignored:
+                note = f"changes in {', '.join(status.pins.ignored)} ignored"
             case _:
                 note = ""
         return status.state.value, note

@@ -266,7 +266,8 @@ def test_show_text_exactly(cli: Cli, small: Path) -> None:
         "  transport: stdio\n"
         "  command:   npx -y @scope/fs '/Users/me/My Documents'\n"
         f"  fingerprint: {fingerprint[1]['fingerprint']}\n"
-        "    made of: transport, command, args, env pairs, cwd, envFile, url, header pairs\n"
+        "    made of: transport, command, args, env pairs, cwd, envFile, url, header pairs, "
+        "the whole workspace: 0 files (every file under the root)\n"
         "\n"
     )
 

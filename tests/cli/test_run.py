@@ -97,18 +97,19 @@ def test_missing_secret_in_real_keyring(user_config: Path) -> None:
                           f"keyring (set it with: mcpctl secret set {name})\n")
 
 
-def test_remote_server_is_explained_and_print_shows_no_header_values(user_config: Path,
-                                                                    tmp_path: Path) -> None:
+def test_remote_server_is_bridged_and_print_shows_no_header_values(user_config: Path,
+                                                                  tmp_path: Path) -> None:
     write_user_config(user_config, '[servers.docs]\nurl = "https://docs.example.com/${env:P}"\n'
                                    'headers = { X-Team = "core-team-value" }\n')
     os.environ["P"] = "mcp"
     try:
-        refused = run(tmp_path, "docs")
+        # A bridge (tests/protocol/test_bridge.py) whose stdin closes before any message:
+        # it ends cleanly without ever connecting.
+        bridged = run(tmp_path, "docs")
         printed = run(tmp_path, "docs", "--print")
     finally:
         del os.environ["P"]
-    assert refused.code == 2
-    assert "server 'docs' is a remote (http) server at a URL" in refused.err
+    assert (bridged.code, bridged.out, bridged.err) == (0, "", "")
     assert (printed.code, printed.out) == (0, "https://docs.example.com/mcp\nheader: X-Team\n")
 
 
@@ -147,3 +148,15 @@ def test_print_shows_secrets_as_references_never_values(user_config: Path,
     assert (printed.code, printed.err) == (0, "")
     assert printed.out == ("https://docs.example.com/mcp?key=${secret:docs-key}\n"
                            "header: Authorization\n")
+
+
+def test_real_client_lists_a_remote_servers_tools_through_the_bridge(user_config: Path,
+                                                                     tmp_path: Path) -> None:
+    from tests.protocol.conftest import SDK_SERVER, free_port, http_server  # noqa: PLC0415
+
+    port = free_port()
+    with http_server([sys.executable, str(SDK_SERVER), "http", str(port)], port) as url:
+        write_user_config(user_config, f'[servers.remote]\nurl = "{url}"\n')
+        tools = list_tools(sys.executable, ["-m", "mcpctl", "run", "remote",
+                                            "--workspace", str(tmp_path)])
+    assert tools == [("add", "Add two integers."), ("shout", "Upper-case the text — loudly.")]

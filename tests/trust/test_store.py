@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from mcpctl.pinning.workspace import manifest_digest
 from mcpctl.trust.state import Approval
 from mcpctl.trust.store import (
     SCHEMA_VERSION,
@@ -55,19 +56,26 @@ def test_the_store_written_by_trust(cli: Cli, ws: Path, store: Path) -> None:
     assert TOKEN not in text  # no secret-looking value in clear
     document = json.loads(text)
     assert_valid(document, "trust-store")
-    assert document["schema_version"] == SCHEMA_VERSION == 1
+    assert document["schema_version"] == SCHEMA_VERSION == 2
     records = document["workspaces"][os.path.realpath(ws)]
     assert sorted(records) == ["docs", "tasks", "web"]
     shown = json.loads(cli("show", "docs", "-w", str(ws), "--json").out)["definitions"][0]
     assert records["docs"]["fingerprint"] == shown["fingerprint"]
     datetime.fromisoformat(records["docs"]["approved_at"])
     hashed = {"sha256": hashlib.sha256(TOKEN.encode()).hexdigest()}
+    run_sh = "sha256:" + hashlib.sha256(b"#!/bin/sh\n").hexdigest()
+    whole = {"run.sh": run_sh}  # every file but the MCP files; .env does not exist
     assert records["docs"]["definition"] == {
         "transport": "stdio", "command": "npx", "args": ["-y", "@acme/docs"],
         "env": {"GITHUB_TOKEN": hashed, "MODE": "fast"}, "cwd": "${workspaceFolder}",
-        "envFile": None, "url": None, "headers": {}, "files": {}}
-    assert records["tasks"]["definition"]["files"] == {
-        "run.sh": "sha256:" + hashlib.sha256(b"#!/bin/sh\n").hexdigest()}
+        "envFile": None, "url": None, "headers": {}, "pinSet": "workspace", "ignored": [],
+        "named": [], "manifest": manifest_digest(whole), "fileCount": 1}
+    tasks = records["tasks"]["definition"]
+    assert (tasks["named"], tasks["manifest"]) == (["run.sh"], manifest_digest(whole))
+    # The per-path digests sit in a manifest beside the store, named by their digest.
+    saved = json.loads((store.parent / "approved-files" /
+                        f"{manifest_digest(whole).removeprefix('sha256:')}.json").read_text())
+    assert saved == {"schema_version": 1, "files": {"run.sh": [run_sh, 10, 1]}}
     assert records["web"]["definition"]["headers"] == {
         "Authorization": {"sha256": hashlib.sha256(f"Bearer {TOKEN}".encode()).hexdigest()},
         "X-Team": "core"}
@@ -97,15 +105,15 @@ def test_an_existing_store_is_put_back_to_0600(ws: Path, store: Path) -> None:
     assert store.stat().st_mode & 0o777 == 0o600
 
 
-NEWER = '{"schema_version": 2, "workspaces": {}, "future": true}\n'
+NEWER = '{"schema_version": 3, "workspaces": {}, "future": true}\n'
 
 
 def test_a_newer_schema_version_is_refused_and_left_untouched(
     cli: Cli, ws: Path, store: Path
 ) -> None:
     write(store, NEWER)
-    message = (f"trust store {store} has schema_version 2, newer than this mcpctl understands "
-               "(1); upgrade mcpctl — the file was not changed")
+    message = (f"trust store {store} has schema_version 3, newer than this mcpctl understands "
+               "(2); upgrade mcpctl — the file was not changed")
     listed = cli("list", "-w", str(ws), "--json")
     assert listed.code == 3
     document = json.loads(listed.out)
@@ -167,7 +175,7 @@ def test_a_directory_in_place_of_the_store(cli: Cli, ws: Path, store: Path) -> N
 
 def test_read_store_and_approvals(tmp_path: Path) -> None:
     path = tmp_path / "trust.json"
-    assert read_store(path) == {"schema_version": 1, "workspaces": {}}
+    assert read_store(path) == {"schema_version": 2, "workspaces": {}}
     key = workspace_key(tmp_path)
     record: dict[str, Any] = {"fingerprint": "sha256:" + "0" * 64,
                               "approved_at": "2026-01-01T00:00:00+00:00",
@@ -191,7 +199,7 @@ def test_update_store_writes_only_on_change(tmp_path: Path) -> None:
         store["workspaces"]["/w"] = {}
 
     update_store(path, add)
-    assert json.loads(path.read_text()) == {"schema_version": 1, "workspaces": {"/w": {}}}
+    assert json.loads(path.read_text()) == {"schema_version": 2, "workspaces": {"/w": {}}}
 
 
 def test_concurrent_trusts_all_land(tmp_path: Path, store: Path) -> None:

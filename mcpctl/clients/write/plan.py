@@ -1,6 +1,7 @@
 """What `export` and `sync` do to each entry of a client's file (pure; DESIGN §11).
 
-Every exported entry is `mcpctl run NAME`, so the client file never holds a secret,
+Every exported entry is `mcpctl run NAME` (for a remote server, `run` bridges stdio to
+it with the headers from the keyring), so the client file never holds a secret,
 and that shape is also how mcpctl recognises its own entries later (Codex rejects
 unknown keys, so there is no marker key). An entry the client defines itself is a
 conflict unless it holds exactly the server the user tier defines (it is then adopted:
@@ -16,9 +17,6 @@ from typing import Any
 from mcpctl.clients.table import TWEAKS, ClientFormat, exported_entry, is_managed, owned_keys
 from mcpctl.model import ServerSpec
 from mcpctl.variables import Kind, references_in
-
-REMOTE_SKIPPED = ("a remote (url) server: clients connect to it themselves and "
-                  "`mcpctl run` starts local servers only; add it to the client by hand")
 
 
 @dataclass(frozen=True)
@@ -67,8 +65,6 @@ def plan_export(client: ClientFormat, existing: Mapping[str, Any],
 
 def _change(client: ClientFormat, current: Any, spec: ServerSpec, command: str, *,
             replace: bool, same_server: SameServer | None) -> EntryChange:
-    if spec.is_remote:
-        return EntryChange(spec.name, "skipped", REMOTE_SKIPPED)
     variables = [ref.name for ref in references_in(spec) if ref.kind is Kind.ENV]
     desired = exported_entry(client, spec.name, command, variables, spec.timeout)
     if current is None:
@@ -115,9 +111,7 @@ def _kept_note(kept: Mapping[str, Any]) -> str:
 def _pruned(client: ClientFormat, existing: Mapping[str, Any],
             wanted: Sequence[ServerSpec]) -> list[EntryChange]:
     """Removals: mcpctl's entries for servers no longer exported."""
-    exportable = {spec.name for spec in wanted if not spec.is_remote}
-    remote = {spec.name for spec in wanted if spec.is_remote}
-    return [EntryChange(name, "removed", "now a remote server" if name in remote
-                        else "no longer in the user tier")
+    exported = {spec.name for spec in wanted}
+    return [EntryChange(name, "removed", "no longer in the user tier")
             for name, current in existing.items()
-            if name not in exportable and is_managed(client, name, current)]
+            if name not in exported and is_managed(client, name, current)]

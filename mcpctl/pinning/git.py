@@ -1,0 +1,92 @@
+"""The files git would hand a clone: tracked ones and untracked ones not ignored.
+
+Git is run with the repo's own configuration neutralised (issue 11, item 2): a repo's
+`.git/config` can name programs git runs (`core.fsmonitor`, hooks, filters, a pager,
+credential or ssh helpers), and pinning must never execute the repo's code. So:
+
+- `-c core.fsmonitor=` and `core.untrackedCache=false` (the fsmonitor hook is what
+  `ls-files --others` would otherwise start), `core.hooksPath=/dev/null`;
+- no system or global config (`GIT_CONFIG_NOSYSTEM`, `GIT_CONFIG_GLOBAL=/dev/null`), no
+  inherited `GIT_*` variable (`GIT_DIR`, `GIT_INDEX_FILE` would point git elsewhere);
+- no pager, no prompts, stdin closed, a timeout, and an output cap.
+
+Only `rev-parse` and `ls-files` are run; neither applies filters or runs aliases. A
+worktree that git places elsewhere (`core.worktree`) is not this folder: the caller
+then walks the folder instead.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from collections.abc import Mapping
+from pathlib import Path
+
+TIMEOUT = 30.0
+MAX_OUTPUT = 256 * 1024 * 1024  # NUL-separated paths; the file bound is checked after
+_NEUTRAL = ("-c", "core.fsmonitor=", "-c", "core.untrackedCache=false",
+            "-c", "core.hooksPath=/dev/null", "-c", "core.pager=cat",
+            "-c", "core.quotePath=false", "--no-pager", "--no-optional-locks")
+
+
+TRACKED, UNTRACKED, NESTED = "tracked", "untracked", "nested"
+
+
+class GitUnavailable(Exception):
+    """Git is missing, refused the folder, or it is not a work tree of its own."""
+
+
+def git_environment(environ: Mapping[str, str]) -> dict[str, str]:
+    """The caller's environment without git's own variables, plus the neutral ones."""
+    env = {key: value for key, value in environ.items() if not key.startswith("GIT_")}
+    env.update(GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=os.devnull, GIT_TERMINAL_PROMPT="0",
+               GIT_PAGER="cat", PAGER="cat", GIT_ASKPASS="", SSH_ASKPASS="",
+               GIT_OPTIONAL_LOCKS="0", LC_ALL="C")
+    return env
+
+
+def git_program(environ: Mapping[str, str]) -> str:
+    """Git from the absolute entries of PATH only: a `.` entry would find the repo's own
+    `git`, which is exactly the code pinning must not run."""
+    entries = [e for e in environ.get("PATH", os.defpath).split(os.pathsep) if os.path.isabs(e)]
+    found = shutil.which("git", path=os.pathsep.join(entries))
+    if found is None:
+        raise GitUnavailable("git is not on PATH")
+    return found
+
+
+def _git(folder: Path, args: list[str], environ: Mapping[str, str]) -> bytes:
+    try:
+        done = subprocess.run(
+            [git_program(environ), "-C", str(folder), *_NEUTRAL, *args],
+            stdin=subprocess.DEVNULL,
+            capture_output=True, timeout=TIMEOUT, env=git_environment(environ), check=False)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        raise GitUnavailable(str(error)) from None
+    if done.returncode != 0 or len(done.stdout) > MAX_OUTPUT:
+        raise GitUnavailable(done.stderr.decode("utf-8", "replace").strip()[:200])
+    return done.stdout
+
+
+def work_tree_files(folder: Path, environ: Mapping[str, str]) -> dict[str, str]:
+    """Path (relative, `/`-separated) → TRACKED, UNTRACKED or NESTED, for tracked and
+    untracked non-ignored files under `folder`, which must be a work tree's top level or
+    a folder inside one. NESTED (a submodule), or a path that ends in `/` (an untracked
+    clone), is a repository of its own: the caller lists it on its own."""
+    top = _git(folder, ["rev-parse", "--show-toplevel"], environ).decode("utf-8", "replace")
+    real = os.path.realpath(folder)
+    top_real = os.path.realpath(top.rstrip("\n"))
+    if real != top_real and not real.startswith(top_real.rstrip("/") + "/"):
+        raise GitUnavailable(f"git's work tree is {top_real}, not this folder")
+    paths: dict[str, str] = {}
+    # `-s` gives each index entry's mode: 160000 is a submodule (no lstat per file).
+    for raw in _git(folder, ["ls-files", "-z", "-s"], environ).split(b"\0"):
+        meta, _, name = raw.partition(b"\t")
+        if name:
+            paths[os.fsdecode(name)] = NESTED if meta.startswith(b"160000 ") else TRACKED
+    for raw in _git(folder, ["ls-files", "-z", "--others", "--exclude-standard"],
+                    environ).split(b"\0"):
+        if raw:
+            paths.setdefault(os.fsdecode(raw), UNTRACKED)
+    return paths

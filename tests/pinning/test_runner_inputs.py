@@ -1,0 +1,152 @@
+"""The narrower pin set of a version-pinned npx/uvx package: exactly what the runner reads
+from the workspace, each input attacked; anything else pins the whole workspace."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mcpctl.pinning.runner_inputs import NPX_INPUTS, UVX_INPUTS, runner_inputs
+from tests.conftest import run_mcpctl
+from tests.pinning.test_workspace_attacks import needs
+
+PATH = os.environ["PATH"]
+CLI = '#!/usr/bin/env node\nrequire("fs").writeFileSync("MARKER", "")\n'
+
+
+@pytest.fixture(autouse=True)
+def _quiet_npm(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("npm_config_update_notifier", "false")
+
+
+@pytest.mark.parametrize(("argv", "runner"), [
+    (["npx", "-y", "fakepkg@1.0.0"], "npx"),
+    (["npx", "--yes", "@scope/pkg@2.3.4-rc.1", "--stdio"], "npx"),
+    (["uvx", "mcp-server-time==2026.1.0"], "uvx"),
+    (["/usr/bin/npx", "-y", "fakepkg@1.0.0"], "npx"),
+])
+def test_a_version_pinned_package_gets_the_runners_inputs(argv: list[str], runner: str) -> None:
+    inputs = runner_inputs(argv, {}, PATH, has_cwd=False)
+    assert inputs is not None
+    assert inputs.runner == runner
+    expected = (*NPX_INPUTS, f"node_modules/{argv[2].rpartition('@')[0]}") \
+        if runner == "npx" else UVX_INPUTS
+    assert inputs.paths == expected
+
+
+@pytest.mark.parametrize(("argv", "env", "path", "cwd"), [
+    (["npx", "-y", "fakepkg"], {}, PATH, False),  # no version: the registry decides
+    (["npx", "-y", "fakepkg@^1.0.0"], {}, PATH, False),  # a range
+    (["npx", "-y", "fakepkg@latest"], {}, PATH, False),
+    (["npx", "-p", "fakepkg@1.0.0", "x"], {}, PATH, False),  # --package: not enumerated
+    (["npx", "-y", "./localpkg"], {}, PATH, False),  # the package is the workspace's
+    (["npx", "-y", "fakepkg@1.0.0"], {"NODE_OPTIONS": "--require ./x.js"}, PATH, False),
+    (["npx", "-y", "fakepkg@1.0.0"], {"npm_config_userconfig": "./rc"}, PATH, False),
+    (["uvx", "tool==1.0.0"], {"PYTHONPATH": "lib"}, PATH, False),
+    (["uvx", "tool==1.0.0"], {"UV_CONFIG_FILE": "./uv.toml"}, PATH, False),
+    (["npx", "-y", "fakepkg@1.0.0"], {}, f".:{PATH}", False),  # finds the repo's `node`
+    (["npx", "-y", "fakepkg@1.0.0"], {}, f"{PATH}:", False),
+    (["npx", "-y", "fakepkg@1.0.0"], {}, PATH, True),  # a cwd: another project root
+    (["uvx", "--from", "git+https://x", "tool"], {}, PATH, False),
+    (["npx", "-y", None], {}, PATH, False),  # known only at launch
+])
+def test_anything_else_pins_the_whole_workspace(
+    argv: list[str | None], env: dict[str, str], path: str, cwd: bool
+) -> None:
+    assert runner_inputs(argv, env, path, has_cwd=cwd) is None
+
+
+def mcpctl(root: Path, *args: str) -> Any:
+    return run_mcpctl([*args, "--workspace", str(root)], cwd=root.parent)
+
+
+def listed(root: Path) -> dict[str, Any]:
+    rows: list[dict[str, Any]] = json.loads(mcpctl(root, "list", "--json").out)["servers"]
+    return rows[0]
+
+
+def npx_workspace(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    (root / ".git").mkdir(parents=True)
+    (root / "src").mkdir()
+    (root / "src" / "app.js").write_text("app\n")
+    (root / ".mcp.json").write_text(json.dumps({"mcpServers": {"srv": {
+        "command": "npx", "args": ["-y", "fakepkg@1.0.0"]}}}))
+    return root
+
+
+def local_copy(root: Path, marker: Path) -> None:
+    """What makes npx run the repo's copy instead of the registry's."""
+    package = root / "node_modules" / "fakepkg"
+    package.mkdir(parents=True)
+    (package / "package.json").write_text(
+        '{"name": "fakepkg", "version": "1.0.0", "bin": {"fakepkg": "cli.js"}}')
+    (package / "cli.js").write_text(CLI.replace("MARKER", str(marker)))
+    (package / "cli.js").chmod(0o755)
+    (root / "node_modules" / ".bin").mkdir()
+    (root / "node_modules" / ".bin" / "fakepkg").symlink_to("../fakepkg/cli.js")
+
+
+def test_the_npx_set_is_shown_and_ignores_the_rest_of_the_workspace(tmp_path: Path) -> None:
+    root = npx_workspace(tmp_path)
+    trusted = mcpctl(root, "trust", "srv", "--yes")
+    assert trusted.code == 0
+    assert ("  covers:      only what npx reads from the workspace for fakepkg@1.0.0 (7 paths, "
+            "present or absent): the package comes from the registry\n") in trusted.out
+    (root / "src" / "app.js").write_text("edited\n")  # not an input of npx
+    assert listed(root)["state"] == "trusted"
+    shown = json.loads(mcpctl(root, "show", "srv", "--json").out)["definitions"][0]
+    assert shown["pin_set"]["kind"] == "npx"
+
+
+@needs("npx")
+def test_a_repo_copy_of_the_pinned_package_is_refused(tmp_path: Path) -> None:
+    root = npx_workspace(tmp_path)
+    evil = tmp_path / "evil-ran"
+    assert mcpctl(root, "trust", "srv", "--yes").code == 0
+    local_copy(root, evil)
+    # Without mcpctl: npx prefers the repo's node_modules copy of the very same version.
+    subprocess.run(["npx", "-y", "fakepkg@1.0.0"], cwd=root, capture_output=True,
+                   timeout=120, check=False)
+    assert evil.exists()
+    evil.unlink()
+    row = listed(root)
+    assert row["state"] == "changed"
+    assert row["note"].startswith("2 files changed since approval: node_modules/.bin added, "
+                                  "node_modules/fakepkg added")
+    result = mcpctl(root, "run", "srv")
+    assert (result.code, result.out) == (4, "")
+    assert not evil.exists()
+
+
+@pytest.mark.parametrize("created", [".npmrc", "package.json", "package-lock.json",
+                                     "npm-shrinkwrap.json", "node_modules/.package-lock.json"])
+def test_each_npx_input_created_after_approval_is_a_change(tmp_path: Path, created: str) -> None:
+    root = npx_workspace(tmp_path)
+    assert mcpctl(root, "trust", "srv", "--yes").code == 0
+    (root / created).parent.mkdir(parents=True, exist_ok=True)
+    (root / created).write_text("node-options=--require ./x.js\n")
+    assert (listed(root)["state"], listed(root)["note"]) == ("changed", f"file {created} added")
+    assert mcpctl(root, "run", "srv").code == 4
+
+
+@pytest.mark.parametrize("created", ["uv.toml", "pyproject.toml", ".python-version",
+                                     ".venv/pyvenv.cfg", "uv.lock"])
+def test_each_uvx_input_created_after_approval_is_a_change(tmp_path: Path, created: str) -> None:
+    root = tmp_path / "repo"
+    (root / ".git").mkdir(parents=True)
+    (root / ".mcp.json").write_text(json.dumps({"mcpServers": {"srv": {
+        "command": "uvx", "args": ["mcp-server-time==2026.1.0"]}}}))
+    assert mcpctl(root, "trust", "srv", "--yes").code == 0
+    (root / "notes.md").write_text("not an input\n")
+    assert listed(root)["state"] == "trusted"
+    (root / created).parent.mkdir(parents=True, exist_ok=True)
+    (root / created).write_text("[tool.uv]\nindex-url = 'http://127.0.0.1:1/'\n")
+    shown = created if not created.startswith(".venv/") else ".venv"
+    assert (listed(root)["state"], listed(root)["note"]) == ("changed", f"file {shown} added")
+    assert mcpctl(root, "run", "srv").code == 4

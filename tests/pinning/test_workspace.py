@@ -1,0 +1,195 @@
+"""The whole workspace as an approval covers it: git's files or every file, a digest each,
+links pinned as links, the repo's git configuration never run, a cache that never lies."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import stat
+import subprocess
+from pathlib import Path
+
+from mcpctl.pinning import digest_cache
+from mcpctl.pinning.git import git_environment
+from mcpctl.pinning.workspace import FOLDER, GIT, workspace_files
+from tests.cli.test_run import workspace_with
+from tests.conftest import run_mcpctl
+from tests.pinning.repos import git, git_repo
+
+ENV = dict(os.environ)
+
+
+def sha(text: str) -> str:
+    return "sha256:" + hashlib.sha256(text.encode()).hexdigest()
+
+
+def digests_of(root: Path, cache: Path | None = None) -> dict[str, str]:
+    return {path: entry.digest for path, entry in workspace_files(root, ENV, cache).entries.items()}
+
+
+def test_a_work_tree_pins_tracked_and_unignored_files_not_ignored_ones(tmp_path: Path) -> None:
+    root = git_repo(tmp_path / "repo", {".gitignore": "build/\n*.log\n", "src/a.js": "a\n",
+                                        "cached/__pycache__/m.cpython-311.pyc": "tracked"})
+    (root / "new.js").write_text("untracked\n")
+    (root / "build").mkdir()
+    (root / "build" / "out.js").write_text("ignored\n")
+    (root / "x.log").write_text("ignored\n")
+    (root / "pkg" / "__pycache__").mkdir(parents=True)
+    (root / "pkg" / "__pycache__" / "m.cpython-311.pyc").write_text("python wrote me")
+    listing = workspace_files(root, ENV)
+    assert listing.source == GIT
+    assert {path: entry.digest for path, entry in listing.entries.items()} == {
+        ".gitignore": sha("build/\n*.log\n"), "src/a.js": sha("a\n"), "new.js": sha("untracked\n"),
+        # committed bytecode replaces the reviewed source: pinned like any file
+        "cached/__pycache__/m.cpython-311.pyc": sha("tracked")}
+    assert listing.unpinned is None
+
+
+def test_outside_git_every_file_under_the_root_counts(tmp_path: Path) -> None:
+    root = tmp_path / "plain"
+    (root / "node_modules" / "x").mkdir(parents=True)
+    (root / "node_modules" / "x" / "index.js").write_text("x\n")
+    (root / "__pycache__").mkdir()
+    (root / "__pycache__" / "m.pyc").write_text("b")
+    listing = workspace_files(root, ENV)
+    assert listing.source == FOLDER
+    assert {path: e.digest for path, e in listing.entries.items()} == {
+        "node_modules/x/index.js": sha("x\n"), "__pycache__/m.pyc": sha("b")}
+
+
+def test_a_submodule_is_pinned_file_by_file(tmp_path: Path) -> None:
+    inner = git_repo(tmp_path / "inner", {"lib.js": "lib\n"})
+    root = git_repo(tmp_path / "repo", {"main.js": "main\n"})
+    git(root, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(inner), "vendor")
+    git(root, "commit", "-qm", "sub")
+    (root / "vendor" / "extra.js").write_text("untracked in the submodule\n")
+    assert digests_of(root) == {
+        "main.js": sha("main\n"), ".gitmodules": sha((root / ".gitmodules").read_text()),
+        "vendor/lib.js": sha("lib\n"), "vendor/extra.js": sha("untracked in the submodule\n")}
+
+
+def test_the_repos_git_configuration_never_runs(tmp_path: Path) -> None:
+    """core.fsmonitor names a program `git ls-files --others` would start."""
+    root = git_repo(tmp_path / "repo", {"a.js": "a\n"})
+    marker = tmp_path / "fsmonitor-ran"
+    hook = tmp_path / "hook.sh"
+    hook.write_text(f"#!/bin/sh\ntouch '{marker}'\n")
+    hook.chmod(0o755)
+    git(root, "config", "core.fsmonitor", str(hook))
+    git(root, "config", "core.hooksPath", str(tmp_path))
+    git(root, "config", "alias.ls-files", f"!touch '{marker}'")
+    # The control: git as the repo configures it runs the repo's program.
+    subprocess.run(["git", "-C", str(root), "status", "--porcelain"], env=git_environment(ENV) | {
+        "GIT_CONFIG_GLOBAL": os.devnull}, capture_output=True, check=True, timeout=60)
+    assert marker.exists()
+    marker.unlink()
+    assert digests_of(root) == {"a.js": sha("a\n")}
+    assert not marker.exists()
+    # And end to end: listing a workspace with a server pins it without running the hook.
+    (root / ".mcp.json").write_text(json.dumps({"mcpServers": {"s": {"command": "node",
+                                                                      "args": ["a.js"]}}}))
+    listed = run_mcpctl(["list", "--json", "-w", str(root)])
+    assert json.loads(listed.out)["servers"][0]["state"] == "untrusted"
+    assert not marker.exists()
+
+
+def test_a_git_in_a_relative_path_entry_is_never_run(tmp_path: Path) -> None:
+    root = git_repo(tmp_path / "repo", {"a.js": "a\n"})
+    marker = tmp_path / "fake-git-ran"
+    (root / "git").write_text(f"#!/bin/sh\ntouch '{marker}'\n")
+    (root / "git").chmod(0o755)
+    git(root, "add", "git")
+    git(root, "commit", "-qm", "git")
+    listing = workspace_files(root, {**ENV, "PATH": f".:{ENV['PATH']}"})
+    assert listing.source == GIT
+    assert not marker.exists()
+
+
+def test_git_variables_of_the_caller_do_not_point_git_elsewhere(tmp_path: Path) -> None:
+    decoy = git_repo(tmp_path / "decoy", {"benign.js": "ok\n"})
+    root = git_repo(tmp_path / "repo", {"evil.js": "evil\n"})
+    env = {**ENV, "GIT_DIR": str(decoy / ".git"), "GIT_WORK_TREE": str(decoy)}
+    assert set(workspace_files(root, env).entries) == {"evil.js"}
+
+
+def test_a_symlink_is_pinned_as_a_link_with_where_it_leads(tmp_path: Path) -> None:
+    root = tmp_path / "plain"
+    root.mkdir()
+    outside_a, outside_b = tmp_path / "a.sh", tmp_path / "b.sh"
+    outside_a.write_text("same\n")
+    outside_b.write_text("same\n")
+    (root / "run.sh").symlink_to(outside_a)
+    first = digests_of(root)["run.sh"]
+    assert first.startswith("symlink:sha256:")
+    (root / "run.sh").unlink()
+    (root / "run.sh").symlink_to(outside_b)  # the same content elsewhere: still a change
+    second = digests_of(root)["run.sh"]
+    assert second != first
+    outside_b.write_text("other\n")  # the outside file it names is pinned by content too
+    assert digests_of(root)["run.sh"] not in (first, second)
+
+
+def test_a_symlink_to_an_outside_folder_makes_the_set_unpinned(tmp_path: Path) -> None:
+    root = tmp_path / "plain"
+    root.mkdir()
+    (tmp_path / "lib").mkdir()
+    (root / "vendor").symlink_to(tmp_path / "lib")
+    listing = workspace_files(root, ENV)
+    assert listing.unpinned == (f"vendor: a symlink to a folder outside the workspace "
+                                f"({tmp_path / 'lib'}); mcpctl cannot pin what it holds")
+
+
+def test_special_files_are_pinned_by_kind_never_opened(tmp_path: Path) -> None:
+    root = tmp_path / "plain"
+    root.mkdir()
+    os.mkfifo(root / "pipe")
+    assert digests_of(root) == {"pipe": "special:p"}
+
+
+def test_the_cache_is_used_and_a_swap_that_restores_the_mtime_is_still_seen(
+    tmp_path: Path
+) -> None:
+    root = tmp_path / "plain"
+    root.mkdir()
+    (root / "server.js").write_text("good\n")
+    cache = tmp_path / "cache"
+    assert digests_of(root, cache) == {"server.js": sha("good\n")}
+    saved = digest_cache.load(digest_cache.cache_file(cache, str(root)), str(root))
+    assert saved["server.js"][4:] == [sha("good\n").removeprefix("sha256:"), 1]
+    before = os.stat(root / "server.js")
+    (root / "server.js").write_text("evil\n")  # same size
+    os.utime(root / "server.js", ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert digests_of(root, cache) == {"server.js": sha("evil\n")}
+    assert stat.S_IMODE(os.stat(digest_cache.cache_file(cache, str(root))).st_mode) == 0o600
+
+
+def test_a_git_pull_that_changes_no_file_keeps_the_approval(tmp_path: Path) -> None:
+    root = git_repo(tmp_path / "repo", {"server.sh": "true\n"})
+    (root / ".mcp.json").write_text(json.dumps({"mcpServers": {
+        "s": {"command": "bash", "args": ["server.sh"]}}}))
+    assert run_mcpctl(["trust", "s", "--yes", "-w", str(root)]).code == 0
+    git(root, "commit", "-q", "--allow-empty", "-m", "nothing")
+    os.utime(root / "server.sh")  # touched, same content
+    listed = json.loads(run_mcpctl(["list", "--json", "-w", str(root)]).out)["servers"]
+    assert [(row["name"], row["state"]) for row in listed] == [("s", "trusted")]
+
+
+def test_three_changed_files_are_named_together(tmp_path: Path) -> None:
+    root = workspace_with(tmp_path, {"s": {"command": "node", "args": ["src/server.js"]}})
+    (root / "src").mkdir()
+    (root / "src" / "server.js").write_text("a\n")
+    assert run_mcpctl(["trust", "s", "--yes", "-w", str(root)]).code == 0
+    (root / "src" / "server.js").write_text("a\nb\nc\n")
+    (root / "lib").mkdir()
+    (root / "lib" / "x.js").write_text("x\n")
+    (root / ".npmrc").write_text("node-options=--require ./lib/x.js\n")
+    listed = json.loads(run_mcpctl(["list", "--json", "-w", str(root)]).out)["servers"][0]
+    assert (listed["state"], listed["note"]) == (
+        "changed", "3 files changed since approval: .npmrc added, lib/x.js added, "
+        "src/server.js modified")
+    again = run_mcpctl(["trust", "s", "--yes", "-w", str(root)])
+    assert again.out.startswith(
+        "3 files changed in the workspace since the last approval:\n"
+        "  .npmrc added (1 lines)\n  lib/x.js added (1 lines)\n"
+        "  src/server.js modified (1 → 3 lines)\ns  (changed) from ")
