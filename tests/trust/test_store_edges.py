@@ -31,5 +31,5 @@ def test_a_record_without_a_fingerprint_approves_nothing(tmp_path: Path) -> None
 def test_the_store_is_written_with_one_space_indents(tmp_path: Path) -> None:
     path = tmp_path / "trust.json"
     update_store(path, lambda store: store["workspaces"].setdefault("/w", {"é": {}}))
-    assert path.read_text() == ('{\n "schema_version": 1,\n "workspaces": {\n  "/w": {\n'
+    assert path.read_text() == ('{\n "schema_version": 2,\n "workspaces": {\n  "/w": {\n'
                                 '   "é": {}\n  }\n }\n}\n')  # UTF-8, not \\u escapes
