@@ -117,6 +117,12 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("mcpctl/files/atomic.py", "core/ReplaceBinaryOperator_BitOr_BitXor",
      "fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)"):
         "O_RDWR and O_CREAT share no bit, so ^ and | give the same flags",
+    ("mcpctl/files/atomic.py", "core/ReplaceBinaryOperator_BitOr_Add",
+     "fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)"):
+        "O_RDWR and O_CREAT share no bit, so + and | give the same flags",
+    ("mcpctl/files/atomic.py", "core/ReplaceComparisonOperator_Eq_GtE",
+     'if sys.platform == "win32":'):
+        "on Linux 'linux' >= 'win32' is false, as == is; the branch is for Windows",
     ("mcpctl/files/atomic.py", "core/ReplaceComparisonOperator_Eq_Gt",
      'if sys.platform == "win32":'):
         "on Linux 'linux' > 'win32' is false, as == is; the branch is for Windows",
