@@ -57,7 +57,7 @@ def test_a_workspace_stdio_server_resolved(cli: Cli, ws: Path, user_config: Path
         name="s", transport=Transport.STDIO, argv=("echo", "hi", "b"),
         env={"FROM_FILE": "1", "SHARED": "env", "KEY": "s3cr3t-value"},
         cwd=str(ws / "sub"), url=None, headers={}, timeout=7.0, root=ws,
-        program=shutil.which("echo"))  # found once on PATH: what run execs
+        program=shutil.which("echo"))  # argv[0] found once, on the child's PATH
 
 
 def test_a_workspace_server_without_cwd_starts_at_the_root(cli: Cli, ws: Path, user_config: Path,

@@ -81,6 +81,9 @@ def _view_document(view: ClientsView) -> dict[str, Any]:
             "files": [{"path": str(f.path), "scope": f.scope, "exists": f.exists}
                       for f in report.files],
             "sync": {"enabled": report.sync_enabled, "up_to_date": report.in_sync},
+            **({"folder_trust": {"trusted": report.folder_trust.trusted,
+                                 "reason": report.folder_trust.reason}}
+               if report.folder_trust else {}),
             "servers": [{
                 "name": row.server.name,
                 "scope": row.server.scope,
@@ -125,6 +128,9 @@ def _print_view(view: ClientsView) -> None:
                           for s in difference.definitions)
         render.say(f"defined differently: {difference.name}: {where}")
     for report in view.reports:
+        if report.folder_trust is not None and report.rows:  # no servers: nothing to say
+            word = "trusted" if report.folder_trust.trusted else "not trusted: starts nothing"
+            render.say(f"folder trust: {report.client.id} {word} ({report.folder_trust.reason})")
         if report.sync_enabled:
             state = {True: "up to date", False: "out of date (run: mcpctl sync)",
                      None: "cannot tell"}[report.in_sync]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -21,6 +22,7 @@ from mcpctl.errors import ExitCode
 
 if TYPE_CHECKING:
     from mcpctl.clients.write.export import ExportReport
+    from mcpctl.clients.write.guard import GuardReport
 
 SCHEMA_VERSION = 1
 
@@ -92,9 +94,14 @@ def sync_command(
     Example: mcpctl add github -- github-mcp-server stdio && mcpctl sync
     """
     from mcpctl.clients.write.export import sync_clients  # noqa: PLC0415
+    from mcpctl.clients.write.guard import refresh_guards  # noqa: PLC0415
 
-    reports = sync_clients(client_machine(None, config), check=check, dry_run=dry_run,
-                           replace=replace, command=command)
+    machine = client_machine(None, config)
+    reports: list[ExportReport | GuardReport] = [
+        *sync_clients(machine, check=check, dry_run=dry_run, replace=replace, command=command)]
+    guard = refresh_guards(machine, dry_run=check or dry_run)
+    if guard is not None and (guard.error or guard.plan.changes):  # no workspace: no line
+        reports.append(guard)
     _show_exports(reports, as_json, dry_run=dry_run, check=check)
     codes = [int(r.error.exit_code) for r in reports if r.error is not None]
     if any(r.plan.conflicts or (check and r.plan.writes) for r in reports):
@@ -102,22 +109,26 @@ def sync_command(
     return max(codes, default=ExitCode.OK)
 
 
-def _export_document(report: ExportReport) -> dict[str, Any]:
+def _export_document(report: ExportReport | GuardReport) -> dict[str, Any]:
+    from mcpctl.clients.write.guard import GuardReport  # noqa: PLC0415
+
     return {
         "client": report.client.id,
+        "guard": isinstance(report, GuardReport),
         "path": str(report.path),
         "written": report.written,
         "backup": str(report.backup) if report.backup else None,
         "up_to_date": report.error is None and not report.plan.writes
         and not report.plan.conflicts,
-        "changes": [{"name": c.name, "status": c.status, "reason": c.reason}
+        "changes": [{"name": c.name, "status": c.status, "reason": c.reason,
+                     **({"workspace": c.workspace} if c.workspace else {})}
                     for c in report.plan.changes],
         "diff": report.diff or None,
         "error": str(report.error) if report.error else None,
     }
 
 
-def _show_exports(reports: list[ExportReport], as_json: bool, *, dry_run: bool,
+def _show_exports(reports: list[ExportReport | GuardReport], as_json: bool, *, dry_run: bool,
                   check: bool) -> None:
     if as_json:
         render.print_json({"schema_version": SCHEMA_VERSION, "dry_run": dry_run or check,
@@ -129,7 +140,7 @@ def _show_exports(reports: list[ExportReport], as_json: bool, *, dry_run: bool,
         _print_export(report, out=render.warn if dry_run else render.say, check=check)
 
 
-def _backup_note(report: ExportReport) -> str:
+def _backup_note(report: ExportReport | GuardReport) -> str:
     if report.backup_skipped:
         return ", no backup (the old file held a secret mcpctl could not take out of it)"
     if report.backup is None:
@@ -141,7 +152,7 @@ def _backup_note(report: ExportReport) -> str:
     return note
 
 
-def _print_export(report: ExportReport, *, out: Any, check: bool) -> None:
+def _print_export(report: ExportReport | GuardReport, *, out: Any, check: bool) -> None:
     where = render.display_path(report.path)
     if report.error is not None:
         render.warn(f"{report.client.id}: {where}: error: {report.error}")
@@ -153,9 +164,14 @@ def _print_export(report: ExportReport, *, out: Any, check: bool) -> None:
             "would change" if report.plan.writes else "conflicts")
     else:
         state = "up to date"
-    out(f"{report.client.id}: {where} ({state})")
+    from mcpctl.clients.write.guard import GuardReport  # noqa: PLC0415
+
+    label = f"{report.client.id} guard" if isinstance(report, GuardReport) else report.client.id
+    out(f"{label}: {where} ({state})")
     for change in report.plan.changes:
         if change.status == "unchanged":
             continue
-        out(f"  {change.status:<9} {change.name}" + (f"  ({change.reason})"
+        where = f" (in {render.display_path(Path(change.workspace))} only)" if change.workspace \
+            else ""
+        out(f"  {change.status:<9} {change.name}{where}" + (f"  ({change.reason})"
                                                     if change.reason else ""))

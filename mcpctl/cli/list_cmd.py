@@ -8,12 +8,19 @@ import typer
 
 from mcpctl.cli import render
 from mcpctl.cli.options import ConfigOption, JsonOption, WorkspaceOption, context
+from mcpctl.clients.precedence import RepoStarter
 from mcpctl.config.merge import MergedServer, find
 from mcpctl.config.view import load_view
 from mcpctl.errors import ConfigError, ExitCode, UsageError
 from mcpctl.model import Tier
 from mcpctl.reports import listing
-from mcpctl.reports.list_extras import last_probe, weak_approvals_here
+from mcpctl.reports.list_extras import (
+    last_probe,
+    starters_document,
+    starters_of,
+    unguarded_here,
+    weak_approvals_here,
+)
 from mcpctl.trust.state import NEEDS_ATTENTION
 from mcpctl.trust.status import Status
 from mcpctl.trust.view import TrustStates
@@ -58,6 +65,8 @@ def list_command(
     rows = list(listing.rows(view.servers, states.state_of))
     probes = {s.name: last_probe(ctx.paths, states, s) for s in view.servers}
     weak = weak_approvals_here(ctx.root, view.servers)
+    starters = starters_of(view.servers, weak)
+    unguarded = unguarded_here(ctx.paths, ctx.config_file, ctx.root, weak)
     problems = [*view.problems, *states.problems, *weak.problems]
     if as_json:
         render.print_json({
@@ -65,8 +74,10 @@ def list_command(
             "workspace": str(view.root),
             "user_config": str(view.config_file),
             "servers": [{**listing.row_document(row),
-                         "last_probe": probes[row.name] if row.shadowed_by is None else None}
+                         "last_probe": probes[row.name] if row.shadowed_by is None else None,
+                         **starters_document(starters.of(row.definition))}
                         for row in rows],
+            "unguarded": unguarded,
             "weak_approvals": [{"server": a.server, "setting": a.setting, "path": str(a.path),
                                 "line": a.line, "message": a.message()}
                                for a in weak.approvals],
@@ -74,6 +85,14 @@ def list_command(
         })
     else:
         _print_rows(rows, probes)
+        for definition, found in starters.items_by_definition(view.servers):
+            for starter in found:
+                render.warn(f"note: {render.display_path(definition.source.path)}:"
+                            f"{definition.source.line}: {definition.name!r} is shadowed by "
+                            f"the user tier here, but: {starter.why}")
+        for name in unguarded:
+            render.warn(f"warning: Claude Code would start .mcp.json server {name!r} without "
+                        "mcpctl's gate: it is not wired yet; run `mcpctl sync`")
         for approval in weak.approvals:
             render.warn(f"warning: {render.display_path(approval.path)}:{approval.line}: "
                         f"{approval.message()}")
@@ -83,6 +102,7 @@ def list_command(
     attention = [f"{row.name} ({row.state})" for row in rows if row.state in NEEDS_ATTENTION]
     attention += [f"{a.server or 'every .mcp.json server'} (approved by name in "
                   f"{render.display_path(a.path)})" for a in weak.approvals]
+    attention += [f"{name} (not guarded in Claude Code)" for name in unguarded]
     if needs_attention and attention:
         render.warn(f"{len(attention)} workspace server(s) need attention: " + ", ".join(attention)
                     + "; review with `mcpctl show NAME`, approve with `mcpctl trust NAME`")
@@ -144,6 +164,8 @@ def show_command(
                               "file problem(s) may hide it (see above)")
         raise UsageError(f"no server named {name!r} here (see: mcpctl list)")
     states = TrustStates(ctx.root, ctx.paths.trust_file)
+    weak = weak_approvals_here(ctx.root, [server]) if server.shadowed else None
+    starters = starters_of([server], weak)
     problems = [*view.problems, *states.problems]
     rows = list(listing.rows([server], states.state_of))
     if as_json:
@@ -152,18 +174,21 @@ def show_command(
             "name": name,
             "why": listing.why_wins(server),
             "definitions": [{**listing.row_document(row),
-                             **listing.trust_document(states.status(row.definition))}
+                             **listing.trust_document(states.status(row.definition)),
+                             **starters_document(starters.of(row.definition))}
                             for row in rows],
             "problems": [listing.problem_document(p) for p in problems],
         })
     else:
         for row in rows:
-            _print_definition(row, server, states.status(row.definition))
+            _print_definition(row, server, states.status(row.definition),
+                              starters.of(row.definition))
         render.warn_problems(problems)
     return ExitCode.INVALID_CONFIG if problems else ExitCode.OK
 
 
-def _print_definition(row: listing.Row, server: MergedServer, status: Status) -> None:
+def _print_definition(row: listing.Row, server: MergedServer, status: Status,
+                      starters: list[RepoStarter]) -> None:
     spec = row.definition.spec
     source = row.definition.source
     render.say(f"{spec.name}  [{source.tier.value}] {render.display_path(source.path)}:"
@@ -174,6 +199,8 @@ def _print_definition(row: listing.Row, server: MergedServer, status: Status) ->
     else:
         by = row.shadowed_by
         render.say(f"  state:     shadowed by {render.display_path(by.path)}:{by.line}")
+        for starter in starters:
+            render.say(f"  clients:   {starter.why}")
     render.say(f"  transport: {spec.transport.value}")
     for label, value in listing.spec_lines(spec):
         render.say(f"  {label + ':':<10} {value}")

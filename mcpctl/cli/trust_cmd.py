@@ -10,6 +10,7 @@ from typing import Annotated, Any
 import typer
 
 from mcpctl.cli import render
+from mcpctl.cli.guarding import keep_guards_current
 from mcpctl.cli.options import ConfigOption, JsonOption, WorkspaceOption, context
 from mcpctl.config.merge import MergedServer, find
 from mcpctl.config.view import load_view
@@ -80,6 +81,7 @@ def trust_command(
         if not results:
             render.say("no workspace servers here to trust")
         render.warn_problems(view.problems)
+    keep_guards_current(ctx)
     if any(result["status"] == "unpinnable" for result in results):
         return ExitCode.TRUST_REFUSED
     # A broken file may hide servers that were meant to be reviewed: say so by exit code.
@@ -238,4 +240,5 @@ def revoke_command(
         if not removed:
             render.say("nothing to revoke")
         render.say("note: servers already running are not stopped; restart your MCP client.")
+    keep_guards_current(ctx)
     return ExitCode.OK

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from mcpctl.clients.load import load_client
 from mcpctl.clients.server import ClientServer
@@ -76,7 +76,7 @@ def _import_one(machine: Machine, server: ClientServer, existing: Mapping[str, S
     if refused is not None:
         return refused
     name = server.name
-    entry, secrets = extract_secrets(name, entry_from_spec(server.spec))
+    entry, secrets = extract_secrets(name, _user_entry(machine, server))
     current = existing.get(name)
     if current is not None:
         if entry_from_spec(current) == entry_from_spec(spec_from_entry(name, entry)):
@@ -92,6 +92,18 @@ def _import_one(machine: Machine, server: ClientServer, existing: Mapping[str, S
             set_secret(machine.paths.secrets_index, secret, value)
     result = add_server(machine.config_file, name, entry, replace=replace)
     return ImportResult(name, result.status, "", server, tuple(secrets))
+
+
+def _user_entry(machine: Machine, server: ClientServer) -> dict[str, Any]:
+    """The user-tier entry: a local-scope server stays the user's own server for that
+    one project (`workspace`), not one for every folder."""
+    from mcpctl.config.entries import entry_from_spec  # noqa: PLC0415
+    from mcpctl.config.user_config import WORKSPACE_KEY  # noqa: PLC0415
+
+    entry = entry_from_spec(server.spec)
+    if server.scope == "local":
+        entry[WORKSPACE_KEY] = str(machine.root)
+    return entry
 
 
 def _refusal(server: ClientServer) -> ImportResult | None:

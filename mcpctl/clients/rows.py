@@ -16,7 +16,7 @@ from mcpctl.model import ServerSpec
 # Whether the client starts a repo server, by name (Claude Code's approvals).
 ProjectState = Callable[[str], str]
 
-_STARTS = ("starts", "via mcpctl", "approved by name")
+_STARTS = ("starts", "via mcpctl", "approved by name", "via mcpctl's gate (guard)")
 
 
 @dataclass(frozen=True)
@@ -35,20 +35,23 @@ class Difference:
 
 
 def client_rows(servers: list[ClientServer], user_specs: Mapping[str, ServerSpec],
-                project_state: ProjectState | None = None) -> list[ClientRow]:
+                project_state: ProjectState | None = None,
+                folder_state: str | None = None) -> list[ClientRow]:
     """One client's servers with what the client does with each. `project_state` says
-    whether the client starts a repo server (Claude Code approvals); None: it does."""
+    whether the client starts a repo server (Claude Code approvals); None: it does.
+    `folder_state`: why the client starts nothing in this folder (Gemini CLI's folder
+    trust); None: it starts what its files say."""
     by_name: dict[str, list[ClientServer]] = {}
     for server in sorted(servers, key=lambda s: s.definition.source.precedence):
         by_name.setdefault(server.name, []).append(server)
     return [row for name in sorted(by_name)
-            for row in _rows_of(by_name[name], user_specs, project_state)]
+            for row in _rows_of(by_name[name], user_specs, project_state, folder_state)]
 
 
 def _rows_of(servers: list[ClientServer], user_specs: Mapping[str, ServerSpec],
-             project_state: ProjectState | None) -> list[ClientRow]:
+             project_state: ProjectState | None, folder_state: str | None) -> list[ClientRow]:
     """The rows of one name's definitions, most preferred first."""
-    idle = [_idle_state(server, project_state) for server in servers]
+    idle = [folder_state or _idle_state(server, project_state) for server in servers]
     winner = next((s for s, state in zip(servers, idle, strict=True) if state is None), None)
     rows = []
     for server, state in zip(servers, idle, strict=True):
@@ -75,6 +78,8 @@ def _idle_state(server: ClientServer, project_state: ProjectState | None) -> str
 
 def _winner_state(server: ClientServer, user_specs: Mapping[str, ServerSpec],
                   project_state: ProjectState | None) -> str:
+    if _guarded(server):
+        return "via mcpctl's gate (guard)"
     if server.managed:
         spec = user_specs.get(server.name)
         if spec is None:
@@ -83,6 +88,14 @@ def _winner_state(server: ClientServer, user_specs: Mapping[str, ServerSpec],
     if server.scope == "project" and project_state is not None:
         return "approved by name"
     return "starts"
+
+
+def _guarded(server: ClientServer) -> bool:
+    """A local-scope entry the guard wrote: the repo's server, through the gate."""
+    from mcpctl.clients.table import is_guard_run  # noqa: PLC0415
+
+    return server.scope == "local" and is_guard_run(server.name, server.spec.command,
+                                                    server.spec.args)
 
 
 def differences(rows_by_client: Mapping[str, list[ClientRow]],

@@ -84,6 +84,8 @@ class ClientFormat:
     profile_glob: str | None = None
     # The running client rewrites the whole file (Claude Code's ~/.claude.json).
     rewritten_by_client: bool = False
+    # Starts no server at all in a folder it does not trust (Gemini CLI: folder_trust.py).
+    folder_trust: bool = False
     notes: str = ""
 
 
@@ -172,6 +174,7 @@ CLIENTS: tuple[ClientFormat, ...] = (
         passed_env=PassedEnv.UNLESS_SECRET_NAMED,
         startup_timeout=("timeout", 1000),
         workspace_files=(".gemini/settings.json",),
+        folder_trust=True,
         notes="settings.json holds all settings (comments allowed); `url` is streamable "
               "HTTP unless `type` says sse (`httpUrl` is the old spelling); `timeout` is "
               "milliseconds; variables named like TOKEN/KEY/SECRET/AUTH/PASSWORD reach a "
@@ -275,6 +278,12 @@ def _managed_keys(client: ClientFormat) -> frozenset[str]:
     elif client.passed_env is PassedEnv.UNLESS_SECRET_NAMED:
         keys.add("env")
     return frozenset(keys)
+
+
+def is_guard_run(name: str, command: Any, args: Any) -> bool:
+    """`mcpctl run --workspace ROOT NAME`: the guard's entry for a repo's server."""
+    return (is_mcpctl_command(command) and isinstance(args, list | tuple) and len(args) == 4
+            and tuple(args[:2]) == ("run", "--workspace") and args[3] == name)
 
 
 # Gemini CLI drops an inherited variable whose name holds one of these (measured with

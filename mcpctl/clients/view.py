@@ -19,6 +19,7 @@ from mcpctl.errors import McpctlError
 from mcpctl.model import Problem, ServerSpec
 
 if TYPE_CHECKING:
+    from mcpctl.clients.folder_trust import FolderTrust
     from mcpctl.clients.machine import Machine
     from mcpctl.clients.settings import ClientSettings
 
@@ -30,6 +31,7 @@ class ClientReport:
     rows: list[ClientRow]
     sync_enabled: bool = False
     in_sync: bool | None = None  # None: not synced, or cannot tell
+    folder_trust: FolderTrust | None = None  # clients that start nothing untrusted
 
 
 @dataclass
@@ -52,10 +54,13 @@ def load_clients_view(machine: Machine, only: tuple[str, ...] = ()) -> ClientsVi
     for client in (c for c in CLIENTS if not only or c.id in only):
         load = load_client(client, machine.root, machine.os_key, machine.environ, machine.home)
         view.problems += load.problems
+        trust = _folder_trust(machine, client, view)
+        folder_state = None if trust is None or trust.trusted else \
+            f"not started: folder not trusted ({trust.reason})"
         report = ClientReport(client, load.files,
                               client_rows(load.servers, user_specs,
-                                          _project_state(machine, load, view)),
-                              client.id in settings.sync)
+                                          _project_state(machine, load, view), folder_state),
+                              client.id in settings.sync, folder_trust=trust)
         if report.sync_enabled and not user.problems:
             report.in_sync = _in_sync(machine, client, user_specs, settings.exported_command)
         view.reports.append(report)
@@ -74,6 +79,17 @@ def _settings(machine: Machine, view: ClientsView) -> ClientSettings:
         return ClientSettings()
 
 
+def _folder_trust(machine: Machine, client: ClientFormat,
+                  view: ClientsView) -> FolderTrust | None:
+    from mcpctl.clients.folder_trust import load_folder_trust  # noqa: PLC0415
+
+    if not client.folder_trust:
+        return None
+    trust = load_folder_trust(machine.root, machine.client_path(client), machine.environ)
+    view.problems += trust.problems
+    return trust
+
+
 def _project_state(machine: Machine, load: ClientLoad,
                    view: ClientsView) -> ProjectState | None:
     """Claude Code approves the repo's .mcp.json servers; other clients start them."""
@@ -90,7 +106,11 @@ def _project_state(machine: Machine, load: ClientLoad,
 def _in_sync(machine: Machine, client: ClientFormat, user_specs: Mapping[str, ServerSpec],
              command: str) -> bool | None:
     from mcpctl.clients.files import read_client_text  # noqa: PLC0415
-    from mcpctl.clients.write.parse import read_servers  # noqa: PLC0415
+    from mcpctl.clients.write.parse import (  # noqa: PLC0415
+        project_servers,
+        read_document,
+        servers_of,
+    )
     from mcpctl.clients.write.plan import plan_export  # noqa: PLC0415
 
     path = machine.client_path(client)
@@ -98,9 +118,10 @@ def _in_sync(machine: Machine, client: ClientFormat, user_specs: Mapping[str, Se
     if isinstance(text, Problem):
         return None
     try:
-        existing = read_servers(client, text, path)
+        data = read_document(client, text, path)
+        existing = servers_of(client, data, path)
     except McpctlError:
         return None
     plan = plan_export(client, existing, [user_specs[n] for n in sorted(user_specs)], command,
-                       replace=False, prune=True)
+                       replace=False, prune=True, projects=project_servers(client, data))
     return not plan.writes and not plan.conflicts

@@ -20,12 +20,14 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from mcpctl.clients.table import is_guard_run
 from mcpctl.model import Problem
 from mcpctl.syntax import jsonc
 
 ENABLED = "enabledMcpjsonServers"
 DISABLED = "disabledMcpjsonServers"
 ENABLE_ALL = "enableAllProjectMcpServers"
+TRUST_ACCEPTED = "hasTrustDialogAccepted"
 
 
 class SettingsKind(StrEnum):
@@ -94,10 +96,19 @@ class WeakApproval:
 class WeakApprovals:
     approvals: list[WeakApproval] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
-    # What Claude Code would do with each .mcp.json server, for `mcpctl clients`.
+    # What Claude Code would do with each .mcp.json server, for `mcpctl clients`:
+    # approvals that count now (the user's settings always; the repo's, the local
+    # settings and ~/.claude.json's only once the folder's trust dialog is accepted,
+    # measured with Claude Code 2.1.197), and those that would count after it.
     all_approved: bool = False
     approved: set[str] = field(default_factory=set)
     disabled: set[str] = field(default_factory=set)
+    folder_trusted: bool = False  # ~/.claude.json projects[<root>].hasTrustDialogAccepted
+    after_trust: set[str] = field(default_factory=set)
+    all_after_trust: bool = False
+    # Local-scope servers in ~/.claude.json projects[<root>]: they win over .mcp.json's.
+    local_servers: set[str] = field(default_factory=set)
+    guarded: set[str] = field(default_factory=set)  # ... that the guard wrote
 
     def state_of(self, server: str) -> str:
         """"disabled", "approved by name" or "needs approval" in Claude Code."""
@@ -105,6 +116,9 @@ class WeakApprovals:
             return "disabled"
         if self.all_approved or server in self.approved:
             return "approved by name"
+        if self.all_after_trust or server in self.after_trust:
+            return ("needs approval (approved by name in a project setting, which counts "
+                    "only once Claude Code's trust dialog for this folder is accepted)")
         return "needs approval"
 
 
@@ -119,10 +133,22 @@ def find_weak_approvals(files: Sequence[SettingsFile],
         if found is not None:
             settings.append((file, found))
             result.disabled.update(_names(file, found, DISABLED, result.problems))
+    for file, values in settings:
+        if file.kind is SettingsKind.CLAUDE_JSON and isinstance(values.get("mcpServers"), dict):
+            local = values["mcpServers"]
+            result.local_servers.update(local)
+            result.guarded.update(name for name, entry in local.items()
+                                  if isinstance(entry, Mapping)
+                                  and is_guard_run(name, entry.get("command"), entry.get("args")))
+    result.folder_trusted = any(file.kind is SettingsKind.CLAUDE_JSON
+                                and values.get(TRUST_ACCEPTED) is True
+                                for file, values in settings)
     deciding = _deciding(settings)
     for file, values in settings:
+        counts = file.kind is SettingsKind.USER or result.folder_trusted
         if values.get(ENABLE_ALL) is True and file is deciding:
-            result.all_approved = True
+            result.all_approved = result.all_approved or counts
+            result.all_after_trust = not counts
             covers = tuple(sorted(set(project_servers) - result.disabled))
             result.approvals.append(WeakApproval(
                 None, ENABLE_ALL, file.kind, file.path, _line(file, ENABLE_ALL), True, covers))
@@ -132,11 +158,20 @@ def find_weak_approvals(files: Sequence[SettingsFile],
         for name in _names(file, values, ENABLED, result.problems):
             if name in result.disabled:
                 continue
-            result.approved.add(name)
+            (result.approved if counts else result.after_trust).add(name)
             result.approvals.append(WeakApproval(
                 name, ENABLED, file.kind, file.path, _line(file, ENABLED),
                 name in project_servers))
+    if not result.folder_trusted:
+        result.all_approved = _user_switch(settings)
     return result
+
+
+def _user_switch(settings: Sequence[tuple[SettingsFile, Mapping[str, Any]]]) -> bool:
+    """Before the folder's trust dialog, only the user's settings decide the switch."""
+    user = [(f, v) for f, v in settings if f.kind is SettingsKind.USER]
+    return any(values.get(ENABLE_ALL) is True for _, values in user) and not any(
+        values.get(ENABLE_ALL) is False for _, values in user)
 
 
 # Which file's `enableAllProjectMcpServers` counts: Claude Code lets local settings

@@ -1,7 +1,13 @@
-"""The user tier, read side: `config.toml` parsed with tomllib (fast, read-only)."""
+"""The user tier, read side: `config.toml` parsed with tomllib (fast, read-only).
+
+A server with `workspace = "/abs/project"` is the user's own server for that one
+project (like Claude Code's local scope): it is part of the user tier only when the
+workspace root is that folder (both compared as real paths).
+"""
 
 from __future__ import annotations
 
+import os
 import re
 import tomllib
 from pathlib import Path
@@ -9,14 +15,41 @@ from typing import Any
 
 from mcpctl.config.entries import EntryError, spec_from_entry
 from mcpctl.config.tier_load import TierLoad, read_config_text
-from mcpctl.model import Definition, Problem, Source, Tier
+from mcpctl.model import Definition, Problem, ServerSpec, Source, Tier
 from mcpctl.syntax.toml_tables import name_lines
 
 _TOMLLIB_POSITION = re.compile(r"\s*\(at line (\d+), column (\d+)\)$")
 _AT_END = " (at end of document)"
+# The key of a per-workspace server. Names stay unique in config.toml, so
+# `mcpctl run NAME` never has to guess which project's server is meant.
+WORKSPACE_KEY = "workspace"
 
 
-def load_user_tier(path: Path) -> TierLoad:
+def load_user_tier(path: Path, root: Path | None = None) -> TierLoad:
+    """The user tier; with `root`, only the servers that apply there (a per-workspace
+    server of another folder is left out). Without it, every server."""
+    load = _load_all(path)
+    if root is not None:
+        here = os.path.realpath(root)
+        load.definitions = [d for d in load.definitions
+                            if workspace_key_of(d.spec) in (None, here)]
+    return load
+
+
+def workspace_of(spec: ServerSpec) -> str | None:
+    """The folder a per-workspace server belongs to, as written; None: every folder."""
+    value = spec.extra.get(WORKSPACE_KEY)
+    return value if isinstance(value, str) else None
+
+
+def workspace_key_of(spec: ServerSpec) -> str | None:
+    """The real path of a per-workspace server's folder (`~` expanded); None: every
+    folder. Clients key their per-project sections by this path."""
+    written = workspace_of(spec)
+    return None if written is None else os.path.realpath(os.path.expanduser(written))
+
+
+def _load_all(path: Path) -> TierLoad:
     load = TierLoad()
     if not path.exists():
         return load
@@ -61,6 +94,7 @@ def definitions_from_toml(
         line = lines.get(name, 1)
         try:
             spec = spec_from_entry(name, entry)
+            _check_workspace(name, spec)
         except EntryError as error:
             problems.append(Problem(path, line, 1, str(error)))
             continue
@@ -72,3 +106,15 @@ def server_lines(text: str) -> dict[str, int]:
     """Line of each server's name: `[servers.NAME]`, `servers.NAME = …` or `NAME = …`
     inside `[servers]`; the first mention wins."""
     return name_lines(text, "servers")
+
+
+def _check_workspace(name: str, spec: ServerSpec) -> None:
+    if WORKSPACE_KEY not in spec.extra:
+        return
+    value = spec.extra[WORKSPACE_KEY]
+    # Relative to what? mcpctl runs from many folders; only an absolute path (or one
+    # from the home folder) names one project.
+    if not isinstance(value, str) or not (value.startswith(("/", "~/")) or value[1:3] in
+                                          (":\\", ":/")):
+        raise EntryError(f"server {name!r}: {WORKSPACE_KEY!r} must be the absolute path of "
+                         "the project folder it belongs to", WORKSPACE_KEY)

@@ -23,7 +23,7 @@ class View:
 def load_view(root: Path, config_file: Path, tiers: frozenset[Tier] | None = None) -> View:
     loads = TierLoad()
     if tiers is None or Tier.USER in tiers:
-        loads.extend(load_user_tier(config_file))
+        loads.extend(load_user_tier(config_file, root))
     if tiers is None or Tier.WORKSPACE in tiers:
         loads.extend(load_workspace(root))
     return View(root, config_file, merge(loads.definitions), loads.problems)

@@ -26,11 +26,10 @@ _FILLER = re.compile(r"[xX]{4,}|[*#.]{3,}|…")
 _PREFIX = re.compile(r"^(?:[A-Za-z0-9]{1,12}[_-]|AKIA|ASIA|AIza)")
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 _WORDS = re.compile(r"[^A-Za-z0-9]+")
-# A word that says "fill me in" wherever it stands among the value's words
-# (`vault-dev-password` is a default to change, not a secret).
+# A word that says "fill me in" wherever it stands among the value's words.
 _HINTS = frozenset({
     "changeme", "replaceme", "placeholder", "redacted", "example", "dummy", "todo",
-    "tbd", "fixme", "sample", "notreal", "fake", "xxx", "here", "password", "passwd",
+    "tbd", "fixme", "sample", "notreal", "fake", "xxx", "here",
 })
 # Telling words inside one run of capitals too (`AKIAIOSFODNN7EXAMPLE`, AWS's own).
 _HINTS_INSIDE = ("EXAMPLE", "PLACEHOLDER", "REDACTED", "CHANGEME")
@@ -40,18 +39,21 @@ _LEADING = frozenset({"your", "yours", "my", "enter", "insert", "put", "add", "p
 _GENERIC = frozenset({
     "secret", "token", "password", "passwd", "pass", "pwd", "api", "key", "apikey",
     "access", "auth", "value", "none", "null", "undefined", "optional", "required",
-    "change", "replace", "me", "personal", "bearer", "empty", "na", "test", "demo",
-    "changeit", "admin", "root", "postgres", "default",
+    "change", "replace", "me", "personal", "bearer", "empty", "na",
 })
-# Whole values that are the well-known defaults of examples, not anyone's secret.
-_DEFAULTS = frozenset({"123456", "12345678", "n/a"})
+# The well-known defaults of examples (`postgres`, `admin`, `123456`): in a committed
+# file a blank to change, not a leak; typed into `add`, a real (weak) password to keep
+# out of config.toml. So only `check` asks for them (`dev_defaults`).
+_DEFAULTS = frozenset({"123456", "12345678", "n/a", "test", "demo", "changeit", "admin",
+                       "root", "postgres", "default", "password", "passwd"})
 
 
-def is_placeholder(text: str) -> bool:
+def is_placeholder(text: str, *, dev_defaults: bool = False) -> bool:
     """True when `text` (a whole value, or the credential part of one) is a hint to fill
-    in, a reference to a value kept elsewhere, or filler, and so never a real secret."""
+    in, a reference to a value kept elsewhere, or filler, and so never a real secret;
+    with `dev_defaults`, also a well-known example default."""
     value = text.strip().strip("\"'`")
-    if not value or value.lower() in _DEFAULTS:
+    if not value or (dev_defaults and value.lower() in _DEFAULTS):
         return True
     if _REFERENCE.fullmatch(value) or _BRACKETED.fullmatch(value):
         return True

@@ -90,7 +90,7 @@ def _string_hits(path: JsonPath, text: str, name: str | None) -> Iterator[Hit]:
     if match is not None and not (not match.certain and name and _IDENTIFIER_NAME.search(name)):
         yield from _hit(path, match, text)
     elif match is None and name is not None and is_secret_name(name) \
-            and without_references(text).strip() and is_placeholder(text):
+            and without_references(text).strip() and is_placeholder(text, dev_defaults=True):
         # The detector never calls a placeholder a credential; where one goes, it is a
         # blank to fill in.
         yield _placeholder(path, text.strip())
@@ -145,7 +145,7 @@ def _url_hits(path: JsonPath, url: str) -> Iterator[Hit]:
             yield from _hit(path, match, url)
         return
     if password and without_references(password).strip():
-        if is_placeholder(password):
+        if is_placeholder(password, dev_defaults=True):
             yield _placeholder(path, password)
         else:
             yield Hit("MCP010", path, f"{where(path)}: literal password in the URL's "
@@ -164,7 +164,7 @@ def _url_hits(path: JsonPath, url: str) -> Iterator[Hit]:
 
 
 def _hit(path: JsonPath, match: SecretMatch, whole: str) -> Iterator[Hit]:
-    if is_placeholder(match.text) or is_placeholder(whole):
+    if is_placeholder(match.text, dev_defaults=True) or is_placeholder(whole, dev_defaults=True):
         if match.certain:  # a guess that is a placeholder is no finding at all
             yield _placeholder(path, match.text)
         return

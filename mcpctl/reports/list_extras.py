@@ -1,5 +1,6 @@
 """What `list` adds beside each server without starting anything: the last probe's
-cost (from the cache) and the name-only approvals other clients keep (read from disk).
+cost (from the cache), the name-only approvals other clients keep (read from disk),
+and which client starts a repo's definition that mcpctl shadows with the user's.
 """
 
 from __future__ import annotations
@@ -9,8 +10,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+from mcpctl.clients.precedence import RepoStarter, repo_starters
 from mcpctl.clients.weak_approvals import WeakApprovals, load_weak_approvals
 from mcpctl.config.merge import MergedServer
+from mcpctl.model import Definition
 from mcpctl.paths import Paths
 from mcpctl.probing import cache as probe_cache
 from mcpctl.trust.view import TrustStates
@@ -31,3 +34,59 @@ def weak_approvals_here(root: Path, servers: list[MergedServer]) -> WeakApproval
     """Claude Code's name-only approvals of this workspace's `.mcp.json` servers."""
     project = [d.name for s in servers for d in s.definitions if d.source.format_id == "claude"]
     return load_weak_approvals(root, project, os.environ, Path.home())
+
+
+class Starters(dict[tuple[str, int, str], list[RepoStarter]]):
+    """Per shadowed repo definition (by where it is written), the clients that would
+    start it instead of the user tier's winner."""
+
+    def of(self, definition: Definition) -> list[RepoStarter]:
+        return self.get(_where(definition), [])
+
+    def items_by_definition(self, servers: list[MergedServer]
+                            ) -> list[tuple[Definition, list[RepoStarter]]]:
+        return [(d, self.of(d)) for s in servers for d in s.shadowed if self.of(d)]
+
+
+def _where(definition: Definition) -> tuple[str, int, str]:
+    return str(definition.source.path), definition.source.line, definition.name
+
+
+def starters_of(servers: list[MergedServer], claude: WeakApprovals | None) -> Starters:
+    found = Starters()
+    for server in servers:
+        for loser in server.shadowed:
+            starters = repo_starters(loser, server.winner, claude)
+            if starters:
+                found[_where(loser)] = starters
+    return found
+
+
+def starters_document(starters: list[RepoStarter]) -> dict[str, Any]:
+    """The `started_instead_by` field of a row (absent when no client would)."""
+    if not starters:
+        return {}
+    return {"started_instead_by": [{"client": s.client, "starts": s.starts, "why": s.why}
+                                   for s in starters]}
+
+
+def unguarded_here(paths: Paths, config_file: Path, root: Path,
+                   claude: WeakApprovals) -> list[str]:
+    """`.mcp.json` servers Claude Code would start without mcpctl's gate although the
+    guard is on for this workspace: added since the wiring was last kept current.
+    Nothing is read unless the folder has a `.mcp.json`."""
+    from mcpctl.clients.settings import read_client_settings  # noqa: PLC0415
+    from mcpctl.clients.write.guard import GUARDED_CLIENT, GUARDED_FILE, repo_server_names  # noqa: PLC0415
+    from mcpctl.errors import McpctlError  # noqa: PLC0415
+    from mcpctl.trust.store import read_store, workspace_key  # noqa: PLC0415
+
+    if not (root / GUARDED_FILE).exists():
+        return []
+    try:
+        if GUARDED_CLIENT not in read_client_settings(config_file).sync or \
+                workspace_key(root) not in read_store(paths.trust_file)["workspaces"]:
+            return []
+    except McpctlError:  # reported by the user tier's or the store's own reading
+        return []
+    return [name for name in repo_server_names(root / GUARDED_FILE)
+            if name not in claude.local_servers]

@@ -8,6 +8,7 @@ follow their nesting.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, field
 
 from mcpctl.syntax.jsonc import significant, string_value
@@ -41,15 +42,28 @@ class _Frame:
 
 def find_object(text: str, path: tuple[str, ...]) -> JsonObject | None:
     """The object at `path` in already-validated JSON(C) text, with member spans."""
+    return next(iter(_scan(text, frozenset({path}), first=True).values()), None)
+
+
+def find_objects(text: str, paths: Collection[tuple[str, ...]]
+                 ) -> dict[tuple[str, ...], JsonObject]:
+    """The objects at each of `paths` that exist, in one pass over the text (a
+    ~/.claude.json of tens of MB is scanned once, however many paths are asked for)."""
+    return _scan(text, frozenset(paths), first=False)
+
+
+def _scan(text: str, paths: frozenset[tuple[str, ...]], *,
+          first: bool) -> dict[tuple[str, ...], JsonObject]:
     source = text.replace("\ufeff", " ", 1)
     stack: list[_Frame] = []
+    found: dict[tuple[str, ...], JsonObject] = {}
     expect_key = False
     for token in significant(source):
         kind, at = token.kind, token.start
         if kind == ":":
             continue
         if kind == ",":
-            expect_key = _after_comma(stack, path, token.end) or expect_key
+            expect_key = _after_comma(stack, paths, token.end) or expect_key
             continue
         if expect_key and kind == '"':
             stack[-1].key, stack[-1].key_start = string_value(source[at:token.end]), at
@@ -58,24 +72,28 @@ def find_object(text: str, path: tuple[str, ...]) -> JsonObject | None:
         if kind in "}]":
             frame = stack.pop()
             expect_key = False
-            if frame.is_object and frame.path == path:
-                return JsonObject(frame.start, token.end, frame.members)
-            _value_ended(stack, frame.start, token.end, path)
+            if frame.is_object and frame.path in paths:
+                # The first occurrence counts, as the scan of one path always did.
+                found.setdefault(frame.path, JsonObject(frame.start, token.end,
+                                                        frame.members))
+                if first:
+                    return found
+            _value_ended(stack, frame.start, token.end, paths)
             continue
         if kind in "{[":
             stack.append(_Frame(_child_path(stack), kind == "{", at))
             expect_key = kind == "{"
             continue
-        _value_ended(stack, at, token.end, path)
-    return None
+        _value_ended(stack, at, token.end, paths)
+    return found
 
 
-def _after_comma(stack: list[_Frame], path: tuple[str, ...], end: int) -> bool:
-    """Note the comma after a member of the object at `path`; True inside an object
-    (a key comes next)."""
+def _after_comma(stack: list[_Frame], paths: frozenset[tuple[str, ...]], end: int) -> bool:
+    """Note the comma after a member of an object at one of `paths`; True inside an
+    object (a key comes next)."""
     if not stack or not stack[-1].is_object:
         return False
-    if stack[-1].path == path and stack[-1].members:
+    if stack[-1].path in paths and stack[-1].members:
         stack[-1].members[-1].comma_end = end
     return True
 
@@ -86,7 +104,8 @@ def _child_path(stack: list[_Frame]) -> tuple[str, ...]:
     return (*stack[-1].path, stack[-1].key or "") if stack[-1].is_object else ("[]",)
 
 
-def _value_ended(stack: list[_Frame], start: int, end: int, path: tuple[str, ...]) -> None:
-    if stack and stack[-1].is_object and stack[-1].path == path:
+def _value_ended(stack: list[_Frame], start: int, end: int,
+                 paths: frozenset[tuple[str, ...]]) -> None:
+    if stack and stack[-1].is_object and stack[-1].path in paths:
         frame = stack[-1]
         frame.members.append(Member(frame.key or "", frame.key_start, start, end))

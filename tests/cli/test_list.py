@@ -52,7 +52,12 @@ def small(tmp_path: Path, user_config: Path, monkeypatch: pytest.MonkeyPatch) ->
 
 def test_list_plain_text_exactly(cli: Cli, small: Path) -> None:
     result = cli("list", "--workspace", "ws")
-    assert (result.code, result.err) == (0, "")
+    # mcpctl lets the user tier win; Claude Code would not, once the name is approved.
+    assert (result.code, result.err) == (0, "note: ws/.mcp.json:5: 'fs' is shadowed by the "
+                                            "user tier here, but: Claude Code would start the "
+                                            "repo's definition instead of the user tier's once "
+                                            "its name is approved (project scope wins over user "
+                                            "scope)\n")
     assert result.out == (
         "NAME    TIER       STATE                                         TRANSPORT  COMMAND"
         "                                     SOURCE                            COST\n"
@@ -263,6 +268,8 @@ def test_show_text_exactly(cli: Cli, small: Path) -> None:
         "\n"
         "fs  [workspace] ws/.mcp.json:5\n"
         "  state:     shadowed by mcpctl-home/config/config.toml:2\n"
+        "  clients:   Claude Code would start the repo's definition instead of the user "
+        "tier's once its name is approved (project scope wins over user scope)\n"
         "  transport: stdio\n"
         "  command:   npx -y @scope/fs '/Users/me/My Documents'\n"
         f"  fingerprint: {fingerprint[1]['fingerprint']}\n"

@@ -74,3 +74,20 @@ def gemini_statuses(output: str) -> dict[str, str]:
     """`gemini mcp list` (it writes to stderr): NAME → connected, disconnected, …"""
     return {m["name"]: m["status"].lower()
             for m in map(GEMINI_LINE.match, output.splitlines()) if m}
+
+
+def path_with(home: Path, folder: Path) -> dict[str, str]:
+    """The `env` for `run_client` that puts `folder` (an `mcpctl` shim) first on PATH."""
+    return {"PATH": f"{folder}{os.pathsep}{client_env(home)['PATH']}"}
+
+
+def run_mcpctl_as_client(args: Sequence[str], *, home: Path, cwd: Path,
+                         env: Mapping[str, str] | None = None
+                         ) -> subprocess.CompletedProcess[str]:
+    """mcpctl in the environment a client gives the servers it starts."""
+    import sys  # noqa: PLC0415
+
+    return subprocess.run([sys.executable, "-m", "mcpctl", *args], cwd=cwd,
+                          env={**client_env(home, env), "PYTHONPATH": str(REPO)},
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                          timeout=120, check=False)

@@ -135,4 +135,4 @@ def test_relative_paths_in_a_local_scope_entry_are_refused(cli: Cli, isolated_ho
                                   "make it absolute first")]
     assert user_config.read_text() == (
         '[servers.fine]\ncommand = "npx"\nargs = ["-y", "@scope/server", "stdio"]\n'
-        'cwd = "/srv/x"\n\n[servers.global]\ncommand = "./bin/global"\n')
+        f'cwd = "/srv/x"\nworkspace = "{repo}"\n\n[servers.global]\ncommand = "./bin/global"\n')

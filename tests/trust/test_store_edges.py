@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from mcpctl.trust.store import TrustStoreError, approvals_in, workspace_key
+from mcpctl.trust.store import TrustStoreError, approvals_in, update_store, workspace_key
 
 
 @pytest.mark.parametrize("record", [[1], "sha256:x", None, 3])
@@ -26,3 +26,10 @@ def test_a_record_without_a_fingerprint_approves_nothing(tmp_path: Path) -> None
     approvals = approvals_in(store, tmp_path)
     assert list(approvals) == ["b"]
     assert (approvals["b"].approved_at, dict(approvals["b"].definition)) == ("", {})
+
+
+def test_the_store_is_written_with_one_space_indents(tmp_path: Path) -> None:
+    path = tmp_path / "trust.json"
+    update_store(path, lambda store: store["workspaces"].setdefault("/w", {"é": {}}))
+    assert path.read_text() == ('{\n "schema_version": 2,\n "workspaces": {\n  "/w": {\n'
+                                '   "é": {}\n  }\n }\n}\n')  # UTF-8, not \\u escapes

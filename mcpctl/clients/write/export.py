@@ -17,7 +17,7 @@ from mcpctl.clients.files import ATTEMPTS, client_text_or_none, write_client_fil
 from mcpctl.clients.table import CLIENTS, ClientFormat
 from mcpctl.clients.write.diff import masked_diff
 from mcpctl.clients.write.edit import apply_plan
-from mcpctl.clients.write.parse import read_document, servers_of
+from mcpctl.clients.write.parse import project_servers, read_document, servers_of
 from mcpctl.clients.write.plan import ExportPlan, SameServer, plan_export
 from mcpctl.errors import ConfigError, McpctlError, UsageError
 from mcpctl.model import ServerSpec
@@ -66,7 +66,8 @@ def export_to_client(
         data = read_document(client, old, path)
         report.plan = plan_export(client, servers_of(client, data, path), wanted, command,
                                   replace=replace, prune=prune,
-                                  same_server=_same_server(client, machine))
+                                  same_server=_same_server(client, machine),
+                                  projects=project_servers(client, data))
         return apply_plan(client, old, report.plan, path, data)
 
     if dry_run:

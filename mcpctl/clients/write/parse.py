@@ -31,6 +31,21 @@ def servers_of(client: ClientFormat, data: dict[str, Any], path: Path) -> dict[s
     return servers
 
 
+def project_servers(client: ClientFormat, data: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Per project folder, the client's servers there (Claude Code's
+    `projects[<folder>].mcpServers`); sections that hold no servers object are skipped
+    (mcpctl writes into one only after checking its shape: `edit.py`)."""
+    sections = data.get(client.project_key) if client.project_key else None
+    if not isinstance(sections, dict):
+        return {}
+    found = {}
+    for folder, section in sections.items():
+        servers = section.get(client.top_key) if isinstance(section, dict) else None
+        if isinstance(servers, dict):
+            found[folder] = servers
+    return found
+
+
 def read_document(client: ClientFormat, text: str | None, path: Path) -> dict[str, Any]:
     """The whole parsed file ({} for none), or ConfigError."""
     return _parse(client, text, path) if text is not None and text.strip() else {}

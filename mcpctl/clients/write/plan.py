@@ -10,11 +10,13 @@ see `adoption.py`) or the user asks to replace it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
+from dataclasses import replace as replace_field
 from typing import Any
 
 from mcpctl.clients.table import TWEAKS, ClientFormat, exported_entry, is_managed, owned_keys
+from mcpctl.config.user_config import workspace_key_of
 from mcpctl.model import ServerSpec
 from mcpctl.variables import Kind, references_in
 
@@ -26,6 +28,9 @@ class EntryChange:
     status: str
     reason: str = ""
     entry: dict[str, Any] | None = None  # what is written (None with "removed")
+    # The project section it goes to (Claude Code's projects[<folder>]); None: the
+    # client's own top-level servers.
+    workspace: str | None = None
 
     @property
     def writes(self) -> bool:
@@ -49,18 +54,47 @@ class ExportPlan:
 SameServer = Callable[[str, Any, ServerSpec], bool]
 
 
+# Per project folder (a real path), the client's entries there.
+Projects = Mapping[str, Mapping[str, Any]]
+
+
 def plan_export(client: ClientFormat, existing: Mapping[str, Any],
                 wanted: Sequence[ServerSpec], command: str, *, replace: bool,
-                prune: bool, same_server: SameServer | None = None) -> ExportPlan:
+                prune: bool, same_server: SameServer | None = None,
+                projects: Projects | None = None) -> ExportPlan:
     """`wanted`: the user-tier servers to export. With `prune`, entries mcpctl exported
     earlier for servers no longer exportable are removed (sync). An entry of the
-    client's own for which `same_server` holds is adopted instead of a conflict."""
+    client's own for which `same_server` holds is adopted instead of a conflict.
+
+    A per-workspace server goes to that project's section (`projects`, the client's
+    entries there) of a client that has one, and is skipped by the others."""
+    everywhere = [spec for spec in wanted if workspace_key_of(spec) is None]
+    scoped = [spec for spec in wanted if workspace_key_of(spec) is not None]
     changes = [_change(client, existing.get(spec.name), spec, command, replace=replace,
                        same_server=same_server)
-               for spec in wanted]
+               for spec in everywhere]
+    changes += [_scoped_change(client, spec, projects or {}, command, replace=replace,
+                               same_server=same_server) for spec in scoped]
     if prune:
-        changes += _pruned(client, existing, wanted)
+        changes += _pruned(client, existing, everywhere, {spec.name for spec in scoped})
+        if client.project_key is not None:
+            changes += _pruned_projects(client, projects or {}, scoped)
     return ExportPlan(changes)
+
+
+def _scoped_change(client: ClientFormat, spec: ServerSpec, projects: Projects,
+                   command: str, *, replace: bool,
+                   same_server: SameServer | None) -> EntryChange:
+    folder = workspace_key_of(spec) or ""
+    if client.project_key is None:
+        return EntryChange(spec.name, "skipped", f"a server for one workspace ({folder}): "
+                           f"{client.title} has no per-project section for the user's own "
+                           "servers, and writing it for every folder would start it "
+                           "everywhere")
+    current = projects.get(folder, {}).get(spec.name)
+    change = _change(client, current, spec, command, replace=replace,
+                     same_server=same_server)
+    return replace_field(change, workspace=folder)
 
 
 def _change(client: ClientFormat, current: Any, spec: ServerSpec, command: str, *,
@@ -109,9 +143,21 @@ def _kept_note(kept: Mapping[str, Any]) -> str:
 
 
 def _pruned(client: ClientFormat, existing: Mapping[str, Any],
-            wanted: Sequence[ServerSpec]) -> list[EntryChange]:
+            wanted: Sequence[ServerSpec], scoped: Collection[str]) -> list[EntryChange]:
     """Removals: mcpctl's entries for servers no longer exported."""
     exported = {spec.name for spec in wanted}
-    return [EntryChange(name, "removed", "no longer in the user tier")
+    return [EntryChange(name, "removed", "now a server for one workspace" if name in scoped
+                        else "no longer in the user tier")
             for name, current in existing.items()
             if name not in exported and is_managed(client, name, current)]
+
+
+def _pruned_projects(client: ClientFormat, projects: Projects,
+                     scoped: Sequence[ServerSpec]) -> list[EntryChange]:
+    """Removals in project sections: mcpctl's entries there for servers that are no
+    longer that workspace's own (moved or removed)."""
+    kept = {(workspace_key_of(spec), spec.name) for spec in scoped}
+    return [EntryChange(name, "removed", "no longer a server for this workspace in the user "
+                        "tier", workspace=folder)
+            for folder, entries in projects.items() for name, current in entries.items()
+            if (folder, name) not in kept and is_managed(client, name, current)]

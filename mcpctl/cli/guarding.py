@@ -1,0 +1,42 @@
+"""After `trust` and `revoke`: keep the guard's wiring current (DESIGN §11).
+
+The one call `trust_cmd.py` makes into the guard. What changed is said on stderr, so
+the command's own output (and its --json document) stays as it was; a client file
+that cannot be written is a warning, never a failed approval.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from mcpctl.cli import render
+from mcpctl.errors import McpctlError
+
+if TYPE_CHECKING:
+    from mcpctl.cli.options import Context
+
+_SAID = {"added": "now starts {name!r} in {where} through mcpctl's gate",
+         "updated": "now starts {name!r} in {where} through mcpctl's gate",
+         "removed": "no longer routes {name!r} in {where} through mcpctl ({reason})"}
+
+
+def keep_guards_current(ctx: Context) -> None:
+    from mcpctl.clients.machine import Machine  # noqa: PLC0415
+    from mcpctl.clients.write.guard import refresh_guards  # noqa: PLC0415
+
+    try:
+        report = refresh_guards(Machine.current(ctx.paths, ctx.config_file, ctx.root))
+    except McpctlError as error:
+        render.warn(f"warning: the guard was not updated: {error}")
+        return
+    if report is None:
+        return
+    if report.error is not None:
+        render.warn(f"warning: the guard was not updated: {report.error}")
+        return
+    for change in report.plan.changes:
+        if change.status in _SAID:
+            where = render.display_path(Path(change.workspace or ""))
+            render.warn(f"guard: {report.client.title} " + _SAID[change.status].format(
+                name=change.name, where=where, reason=change.reason))

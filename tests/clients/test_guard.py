@@ -1,0 +1,249 @@
+"""The guard: Claude Code's own launch of a repo's server passes mcpctl's gate.
+
+The end-to-end tests drive the real `claude` CLI: a repo's `.mcp.json` server, approved
+in Claude Code by name and in mcpctl by fingerprint, is changed afterwards. Unguarded,
+Claude Code starts the changed server (the attack); guarded, it fails, mcpctl's
+refusal is what Claude Code logged from its stderr, and the unchanged server connects.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.clients import TOKEN_SERVER, mcpctl_shim, write_config
+from tests.clients.real_clients import (
+    VERSIONS,
+    claude_statuses,
+    client_env,
+    path_with,
+    run_client,
+    run_mcpctl_as_client,
+)
+from tests.conftest import Cli
+
+CONNECTED, FAILED = "✔ Connected", "✘ Failed to connect"
+
+
+def _repo(root: Path, marker: Path) -> Path:
+    root.mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(root)], check=True, timeout=60)
+    servers = {"good": {"command": sys.executable, "args": [str(TOKEN_SERVER)]},
+               "bad": {"command": sys.executable,
+                       "args": [str(TOKEN_SERVER), "--marker", str(marker)]}}
+    (root / ".mcp.json").write_text(json.dumps({"mcpServers": servers}, indent=2))
+    return root
+
+
+def _change_bad(root: Path) -> None:
+    """The attack: after approval, the repo's `bad` server gains an argument."""
+    data = json.loads((root / ".mcp.json").read_text())
+    data["mcpServers"]["bad"]["args"].insert(1, "--token-var=STOLEN")
+    (root / ".mcp.json").write_text(json.dumps(data, indent=2))
+
+
+@pytest.mark.parametrize("guarded", [True, False])
+def test_claude_code_starts_a_changed_repo_server_only_when_unguarded(
+        tmp_path: Path, guarded: bool) -> None:
+    home, marker = tmp_path / "client-home", tmp_path / "bad-started"
+    (home / ".claude").mkdir(parents=True)
+    # Claude Code approves every .mcp.json server by name (user settings).
+    (home / ".claude" / "settings.json").write_text('{"enableAllProjectMcpServers": true}')
+    root = _repo(tmp_path / "repo", marker)
+    env = path_with(home, mcpctl_shim(tmp_path / "bin").parent)
+    version = run_client("claude", ["--version"], home=home, cwd=root, env=env)
+    assert version.stdout.strip() == VERSIONS["claude"]
+    if guarded:
+        enabled = run_mcpctl_as_client(["clients", "enable", "claude-code"], home=home,
+                                       cwd=root, env=env)
+        assert enabled.returncode == 0, enabled.stderr
+    trusted = run_mcpctl_as_client(["trust", "--all", "--yes"], home=home, cwd=root, env=env)
+    assert trusted.returncode == 0, trusted.stderr
+    wired = ("guard: Claude Code now starts 'bad' in . through mcpctl's gate\n"
+             "guard: Claude Code now starts 'good' in . through mcpctl's gate\n")
+    assert trusted.stderr == (wired if guarded else "")
+    _change_bad(root)
+
+    listed = run_client("claude", ["mcp", "list"], home=home, cwd=root, env=env)
+
+    statuses = claude_statuses(listed.stdout)
+    if not guarded:  # what the guard exists for: the changed server ran
+        assert statuses == {"good": CONNECTED, "bad": CONNECTED}
+        assert marker.exists()
+        return
+    assert statuses == {"good": CONNECTED, "bad": FAILED}, listed.stdout
+    assert not marker.exists()
+    refusal = run_mcpctl_as_client(["run", "--workspace", str(root), "bad"], home=home,
+                                   cwd=root, env=env)
+    assert refusal.returncode == 4
+    assert refusal.stderr.startswith("mcpctl: error: server 'bad' changed since it was "
+                                     "approved (args[1]: ")
+    assert refusal.stderr.endswith(f"review the change with: mcpctl trust bad --workspace "
+                                   f"{root}\n")
+    assert _claude_log_errors(home, root, "bad")[0] == f"Server stderr: {refusal.stderr}"
+    assert _claude_log_errors(home, root, "good") == []
+
+
+def _claude_log_errors(home: Path, root: Path, name: str) -> list[str]:
+    """The errors Claude Code logged for server `name` (its MCP log, one JSON a line)."""
+    # Under XDG_CACHE_HOME (the client's environment passes the test's on), one folder
+    # per project, named by its path with every other character a dash.
+    cache = Path(client_env(home).get("XDG_CACHE_HOME") or home / ".cache")
+    folder = cache / "claude-cli-nodejs" / re.sub(r"[^A-Za-z0-9]", "-", str(root))
+    logs = sorted((folder / f"mcp-logs-{name}").glob("*.jsonl"))
+    assert logs, f"no MCP log for {name} under {folder}"
+    lines = [json.loads(line) for log in logs for line in log.read_text().splitlines()]
+    return [line["error"] for line in lines if "error" in line]
+
+
+# ---- the wiring, without the client ---------------------------------------------------
+
+
+def _guarded_entry(root: Path, name: str) -> dict[str, Any]:
+    return {"type": "stdio", "command": "mcpctl",
+            "args": ["run", "--workspace", str(root), name]}
+
+
+def _setup(tmp_path: Path, user_config: Path, config: str = "") -> Path:
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / ".git").mkdir()
+    servers = {"a": {"command": "a-mcp"}, "b": {"command": "b-mcp"}}
+    (root / ".mcp.json").write_text(json.dumps({"mcpServers": servers}))
+    write_config(user_config, config + '[clients]\nsync = ["claude-code"]\n')
+    return root
+
+
+def _projects(home: Path) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((home / ".claude.json").read_text())["projects"]
+    return data
+
+
+def test_trust_wires_revoke_unwires_and_other_projects_stay(
+        cli: Cli, tmp_path: Path, isolated_home: Path, user_config: Path) -> None:
+    root = _setup(tmp_path, user_config)
+    claude_json = isolated_home / ".claude.json"
+    claude_json.write_text('{\n  "projects": {\n    "/elsewhere": {\n      "allowedTools": []'
+                           '\n    }\n  },\n  "numStartups": 7\n}')
+    trusted = cli("trust", "a", "--yes", "-w", str(root))
+    assert trusted.code == 0
+    # Every .mcp.json server of a workspace in the trust store is wired, approved or not:
+    # the gate refuses the unapproved one, where Claude Code would start it by name.
+    assert trusted.err == (f"guard: Claude Code now starts 'a' in {root} through mcpctl's "
+                           f"gate\nguard: Claude Code now starts 'b' in {root} through "
+                           "mcpctl's gate\n")
+    assert claude_json.read_text() == (
+        '{\n  "projects": {\n    "/elsewhere": {\n      "allowedTools": []\n    },\n'
+        f'    "{root}": {{\n      "mcpServers": {{\n        "a": {{\n'
+        '          "type": "stdio",\n          "command": "mcpctl",\n          "args": [\n'
+        f'            "run",\n            "--workspace",\n            "{root}",\n'
+        '            "a"\n          ]\n        },\n        "b": {\n'
+        '          "type": "stdio",\n          "command": "mcpctl",\n          "args": [\n'
+        f'            "run",\n            "--workspace",\n            "{root}",\n'
+        '            "b"\n          ]\n        }\n      }\n    }\n  },\n'
+        '  "numStartups": 7\n}')
+    again = cli("trust", "a", "--yes", "-w", str(root))
+    assert (again.code, again.err) == (0, "")  # nothing to change: nothing said
+    revoked = cli("revoke", "--whole-workspace", "-w", str(root))
+    assert revoked.code == 0
+    assert revoked.err == (
+        f"guard: Claude Code no longer routes 'a' in {root} through mcpctl (no longer a "
+        "trusted workspace's .mcp.json server)\n"
+        f"guard: Claude Code no longer routes 'b' in {root} through mcpctl (no longer a "
+        "trusted workspace's .mcp.json server)\n")
+    assert _projects(isolated_home) == {"/elsewhere": {"allowedTools": []},
+                                        str(root): {"mcpServers": {}}}
+
+
+def test_sync_follows_the_repo_and_leaves_the_users_own_entries(
+        cli: Cli, tmp_path: Path, isolated_home: Path, user_config: Path) -> None:
+    root = _setup(tmp_path, user_config,
+                  f'[servers.mine]\ncommand = "mine-mcp"\nworkspace = "{tmp_path}/repo"\n\n')
+    own = {"command": "my-own-b", "args": []}
+    (isolated_home / ".claude.json").write_text(json.dumps(
+        {"projects": {str(root): {"mcpServers": {"b": own}}}}))
+    assert cli("trust", "--all", "--yes", "-w", str(root)).code == 0
+    servers = json.loads((root / ".mcp.json").read_text())
+    servers["mcpServers"].pop("a")
+    servers["mcpServers"]["mine"] = {"command": "repo-mine"}
+    servers["mcpServers"]["c"] = {"command": "c-mcp"}
+    (root / ".mcp.json").write_text(json.dumps(servers))
+
+    check = cli("sync", "--check")
+    assert check.code == 1
+    assert check.out.splitlines()[-5:] == [
+        "claude-code guard: ~/.claude.json (out of date)",
+        f"  skipped   b (in {root} only)  (your own local-scope entry of that name wins "
+        "over the repo's in Claude Code; left as it is)",
+        f"  added     c (in {root} only)  (Claude Code starts it through mcpctl's gate)",
+        f"  skipped   mine (in {root} only)  (your own server for this workspace (the user "
+        "tier) is exported there and wins)",
+        f"  removed   a (in {root} only)  (no longer a trusted workspace's .mcp.json server)"]
+    synced = cli("sync", "--json")
+    assert synced.code == 0, synced.err
+    document = json.loads(synced.out)
+    assert [c["guard"] for c in document["clients"]] == [False, True]
+    assert _projects(isolated_home) == {str(root): {"mcpServers": {
+        "b": own, "mine": {"type": "stdio", "command": "mcpctl", "args": ["run", "mine"]},
+        "c": _guarded_entry(root, "c")}}}
+    assert cli("sync", "--check").code == 0
+
+
+def test_a_broken_client_file_warns_and_the_approval_stands(
+        cli: Cli, tmp_path: Path, isolated_home: Path, user_config: Path) -> None:
+    root = _setup(tmp_path, user_config)
+    (isolated_home / ".claude.json").write_text('{"projects": ')
+    trusted = cli("trust", "--all", "--yes", "-w", str(root))
+    assert trusted.code == 0
+    assert trusted.err.startswith(f"warning: the guard was not updated: {isolated_home}/"
+                                  ".claude.json:1:14: ")
+    assert trusted.err.endswith("; the file was not changed\n")
+    assert (isolated_home / ".claude.json").read_text() == '{"projects": '
+    assert cli("list", "-w", str(root), "--json").out.count('"state": "trusted"') == 2
+
+
+def test_projects_of_the_wrong_shape_are_refused_not_overwritten(
+        cli: Cli, tmp_path: Path, isolated_home: Path, user_config: Path) -> None:
+    root = _setup(tmp_path, user_config)
+    text = json.dumps({"projects": {str(root): ["not", "an", "object"]}})
+    (isolated_home / ".claude.json").write_text(text)
+    trusted = cli("trust", "--all", "--yes", "-w", str(root))
+    assert trusted.err == (f"warning: the guard was not updated: {isolated_home}/.claude.json: "
+                           f"projects.{root} is not an object, so mcpctl cannot write Claude "
+                           "Code's servers there; the file was not changed\n")
+    assert (isolated_home / ".claude.json").read_text() == text
+
+
+def test_without_claude_code_in_sync_nothing_is_read_or_written(
+        cli: Cli, tmp_path: Path, isolated_home: Path, user_config: Path) -> None:
+    root = _setup(tmp_path, user_config)
+    write_config(user_config, '[clients]\nsync = ["cursor"]\n')
+    (isolated_home / ".claude.json").write_text("not json at all")
+    trusted = cli("trust", "--all", "--yes", "-w", str(root))
+    assert (trusted.code, trusted.err) == (0, "")
+    assert (isolated_home / ".claude.json").read_text() == "not json at all"
+
+
+def test_list_warns_about_a_server_added_since_the_wiring(
+        cli: Cli, tmp_path: Path, isolated_home: Path, user_config: Path) -> None:
+    root = _setup(tmp_path, user_config)
+    assert cli("trust", "--all", "--yes", "-w", str(root)).code == 0
+    assert json.loads(cli("list", "-w", str(root), "--json").out)["unguarded"] == []
+    servers = json.loads((root / ".mcp.json").read_text())
+    servers["mcpServers"]["c"] = {"command": "c-mcp"}
+    (root / ".mcp.json").write_text(json.dumps(servers))
+    listed = cli("list", "-w", str(root), "--needs-attention")
+    assert listed.code == 1
+    assert listed.err.splitlines()[0] == (
+        "warning: Claude Code would start .mcp.json server 'c' without mcpctl's gate: it is "
+        "not wired yet; run `mcpctl sync`")
+    assert "c (not guarded in Claude Code)" in listed.err
+    assert json.loads(cli("list", "-w", str(root), "--json").out)["unguarded"] == ["c"]
+    assert cli("sync").code == 0
+    assert json.loads(cli("list", "-w", str(root), "--json").out)["unguarded"] == []
