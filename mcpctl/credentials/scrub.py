@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mcpctl.credentials.extraction import extract_secrets, reference
-from mcpctl.credentials.secretlike import find_secrets
+from mcpctl.credentials.secretlike import find_secrets, keyed_strings
 from mcpctl.syntax.jsonc import JsonSyntaxError, blank_jsonc
 
 # The keys under which clients keep their servers (Claude, Cursor, VS Code, Codex, Zed).
@@ -62,7 +62,7 @@ def _secret_values(document: Any) -> dict[str, str]:
         _, found = extract_secrets(server, entry)
         for name, value in found.items():
             values.setdefault(value, name)
-    for key, text in _strings(document):
+    for key, text in keyed_strings(document):
         for match in find_secrets(text, name=key):
             values.setdefault(match.text, UNOWNED)
     return values
@@ -80,18 +80,6 @@ def _entries(document: Any) -> Iterator[tuple[str, dict[str, Any]]]:
                 stack.append(child)
         elif isinstance(item, list):
             stack.extend(item)
-
-
-def _strings(document: Any) -> Iterator[tuple[str | None, str]]:
-    stack: list[tuple[str | None, Any]] = [(None, document)]
-    while stack:
-        key, item = stack.pop()
-        if isinstance(item, str):
-            yield key, item
-        elif isinstance(item, dict):
-            stack.extend((str(k), v) for k, v in item.items())
-        elif isinstance(item, list):
-            stack.extend((key, v) for v in item)
 
 
 def _replace_bounded(text: str, old: str, new: str) -> str:

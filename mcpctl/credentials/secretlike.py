@@ -27,8 +27,8 @@ from mcpctl.credentials.known_formats import ANY_KNOWN, KNOWN, SEARCHED, SHORTES
 from mcpctl.credentials.names import is_secret_name
 from mcpctl.credentials.placeholders import is_placeholder
 
-__all__ = ["SecretMatch", "find_secret", "find_secrets", "is_secret_name", "looks_secret",
-           "mask", "without_references"]
+__all__ = ["SecretMatch", "find_secret", "find_secrets", "is_secret_name", "keyed_strings",
+           "looks_secret", "mask", "without_references"]
 
 # `${secret:NAME}`, `${env:NAME}`, `${VAR}`...: a reference is the fix, never a finding.
 _REFERENCE = re.compile(r"\$\{[^{}]*\}")  # `[^{}]`: a run of `${` stays linear
@@ -154,11 +154,11 @@ def _in_json(literal: str, depth: int) -> Iterator[SecretMatch]:
         document = json.loads(text)
     except (ValueError, RecursionError):
         return
-    for key, item in _strings(document):
+    for key, item in keyed_strings(document):
         yield from _matches(item, key, depth + 1)
 
 
-def _strings(document: Any) -> Iterator[tuple[str | None, str]]:
+def keyed_strings(document: Any) -> Iterator[tuple[str | None, str]]:
     """Every string in a parsed JSON value with the key it sits under (iterative)."""
     stack: list[tuple[str | None, Any]] = [(None, document)]
     while stack:
