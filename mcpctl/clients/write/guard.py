@@ -24,12 +24,13 @@ writes `~/.claude.json` through `write_client_file`.
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mcpctl.clients.table import ClientFormat, client_by_id, is_guard_run
+from mcpctl.clients.write.export import ExportReport
 from mcpctl.clients.write.plan import EntryChange, ExportPlan, Projects
 from mcpctl.errors import McpctlError
 
@@ -107,16 +108,9 @@ def _guard_change(workspace: Workspace, name: str, current: Any,
 
 
 @dataclass
-class GuardReport:
-    client: ClientFormat
-    path: Path
-    plan: ExportPlan = field(default_factory=ExportPlan)
-    written: bool = False
-    backup: Path | None = None
-    error: McpctlError | None = None
-    diff: str = ""  # shown like an export's; the guard prints none
-    backup_secrets: int = 0  # secret values the backup holds as references
-    backup_skipped: bool = False  # no backup: a secret could not be taken out of it
+class GuardReport(ExportReport):
+    """The guard's wiring of Claude Code's file, reported like an export of it (its
+    `diff` stays empty: the guard prints none)."""
 
 
 def refresh_guards(machine: Machine, *, dry_run: bool = False) -> GuardReport | None:
