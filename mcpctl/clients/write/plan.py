@@ -104,7 +104,7 @@ def _change(client: ClientFormat, current: Any, spec: ServerSpec, command: str, 
     if current is None:
         return EntryChange(spec.name, "added", entry=desired)
     if is_managed(client, spec.name, current):
-        kept = _users_own(client, current, desired)
+        kept = _tweaks(client, current, desired)  # a managed entry has no other key
         wanted = {**desired, **kept}
         if wanted == current:
             return EntryChange(spec.name, "unchanged")
@@ -123,17 +123,10 @@ def _change(client: ClientFormat, current: Any, spec: ServerSpec, command: str, 
                        "launch through mcpctl (the old entry goes to the backup)")
 
 
-def _users_own(client: ClientFormat, current: Mapping[str, Any],
-               desired: Mapping[str, Any]) -> dict[str, Any]:
-    """What the user set on mcpctl's entry in the client: kept on every update."""
-    owned = owned_keys(client, desired)
-    return {key: value for key, value in current.items() if key not in owned}
-
-
 def _tweaks(client: ClientFormat, current: Mapping[str, Any],
             desired: Mapping[str, Any]) -> dict[str, Any]:
-    """The user's client-side settings of an entry being taken over (an off switch, a
-    tool timeout): kept, so a server switched off stays off. Never what it ran."""
+    """The user's client-side settings of an entry (an off switch, a tool timeout): kept
+    on every update and takeover, so a server switched off stays off. Never what it ran."""
     owned = owned_keys(client, desired)
     return {key: value for key, value in current.items() if key in TWEAKS and key not in owned}
 
