@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import os
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from mcpctl.paths import Paths
+from mcpctl.cli.context import Context, context
 
 if TYPE_CHECKING:
     from mcpctl.clients.machine import Machine
@@ -28,20 +26,7 @@ ConfigOption = Annotated[
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print a JSON document (see schemas/).")]
 
-
-@dataclass(frozen=True)
-class Context:
-    paths: Paths
-    root: Path
-    config_file: Path
-
-
-def context(workspace: Path | None, config: Path | None) -> Context:
-    from mcpctl.config.workspace import find_workspace_root  # noqa: PLC0415
-
-    paths = Paths.from_environment(os.environ)
-    root = workspace.resolve() if workspace is not None else find_workspace_root(Path.cwd())
-    return Context(paths, root, config.absolute() if config is not None else paths.config_file)
+__all__ = ["ConfigOption", "Context", "JsonOption", "WorkspaceOption", "context"]
 
 
 # ---- other clients' configs: clients, import, export, sync ------------------------------
