@@ -13,7 +13,6 @@ from mcpctl.cli.options import (
     JsonOption,
     WorkspaceOption,
     client_help,
-    client_machine,
     client_named,
     context,
 )
@@ -60,7 +59,7 @@ def clients_command(
 
     for client_id in only or []:
         client_named(client_id)
-    view = load_clients_view(client_machine(workspace, config), tuple(only or ()))
+    view = load_clients_view(context(workspace, config), tuple(only or ()))
     if as_json:
         render.print_json(_view_document(view))
     else:

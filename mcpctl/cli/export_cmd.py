@@ -14,7 +14,6 @@ from mcpctl.cli.options import (
     NamesArgument,
     ReplaceOption,
     client_help,
-    client_machine,
     client_named,
 )
 from mcpctl.errors import ExitCode
@@ -61,7 +60,7 @@ def export_command(
     from mcpctl.clients.write.export import export_to_client  # noqa: PLC0415
 
     client = client_named(target)
-    report = export_to_client(client_machine(None, config), client, names or [],
+    report = export_to_client(context(None, config), client, names or [],
                               replace=replace, dry_run=dry_run, command=command, file=file)
     _show_exports([report], as_json, dry_run=dry_run, check=False)
     return ExitCode.FINDINGS if report.plan.conflicts else ExitCode.OK
@@ -92,7 +91,7 @@ def sync_command(
     """
     from mcpctl.clients.write.export import sync_clients  # noqa: PLC0415
 
-    reports = sync_clients(client_machine(None, config), check=check, dry_run=dry_run,
+    reports = sync_clients(context(None, config), check=check, dry_run=dry_run,
                            replace=replace, command=command)
     _show_exports(reports, as_json, dry_run=dry_run, check=check)
     codes = [int(r.error.exit_code) for r in reports if r.error is not None]

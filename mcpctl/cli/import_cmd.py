@@ -15,7 +15,6 @@ from mcpctl.cli.options import (
     ReplaceOption,
     WorkspaceOption,
     client_help,
-    client_machine,
     client_named,
 )
 from mcpctl.errors import ExitCode
@@ -52,7 +51,7 @@ def import_command(
     from mcpctl.clients.importing import import_from_client  # noqa: PLC0415
 
     client = client_named(source)
-    report = import_from_client(client_machine(workspace, config), client, names or [],
+    report = import_from_client(context(workspace, config), client, names or [],
                                 replace=replace, file=file)
     if as_json:
         render.print_json(_import_document(report))
