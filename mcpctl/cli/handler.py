@@ -8,6 +8,7 @@ script reading stdout never has to parse prose. Typer-free, so the `check` fast 
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import sys
@@ -29,7 +30,7 @@ def json_requested(argv: Sequence[str]) -> bool:
     words = list(argv)
     words = words[:words.index("--")] if "--" in words else words
     return "--json" in words or "--output=json" in words or any(
-        word == "--output" and following == "json" for word, following in zip(words, words[1:]))
+        word == "--output" and following == "json" for word, following in itertools.pairwise(words))
 
 
 def fail(message: str, code: int, *, as_json: bool) -> int:
@@ -45,11 +46,21 @@ def fail(message: str, code: int, *, as_json: bool) -> int:
     return code
 
 
+def _problems_behind(error: McpctlError) -> None:
+    """The config problems an error says may explain it, listed first (on stderr)."""
+    problems = getattr(error, "problems", ())
+    if problems:
+        from mcpctl.cli.render import warn_problems  # noqa: PLC0415 - render imports this module
+
+        warn_problems(problems)
+
+
 def guarded(command: Callable[[], int], *, as_json: bool = False) -> int:
     """Run `command`; no exception reaches the user as a traceback."""
     try:
         return command()
     except McpctlError as error:
+        _problems_behind(error)
         return fail(str(error), int(error.exit_code), as_json=as_json)
     except KeyboardInterrupt:
         return fail("interrupted", int(ExitCode.INTERRUPTED), as_json=as_json)

@@ -56,9 +56,18 @@ def named(merged: Sequence[MergedServer], name: str, problems: Sequence[Problem]
     if suggestion is not None:
         message += f" (did you mean {suggestion!r}?)"
     if problems:
-        raise ConfigError(f"{message}, and {len(problems)} config file problem(s) may hide "
-                          "it (see: mcpctl list)")
+        raise HiddenByProblems(f"{message}, and {len(problems)} config file problem(s) may "
+                               "hide it (see above)", problems)
     raise UsageError(f"{message} (see: mcpctl list)")
+
+
+class HiddenByProblems(ConfigError):
+    """A name not found while config files have problems: they may be why. The handler
+    lists `problems` before the message."""
+
+    def __init__(self, message: str, problems: Sequence[Problem]) -> None:
+        super().__init__(message)
+        self.problems = tuple(problems)
 
 
 def closest(name: str, names: Sequence[str]) -> str | None:
