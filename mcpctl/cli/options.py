@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from mcpctl.machine import Machine
-from mcpctl.paths import Paths
+from mcpctl.cli.context import context
 
 if TYPE_CHECKING:
     from mcpctl.clients.table import ClientFormat
@@ -32,6 +30,7 @@ OutputOption = Annotated[
 ]
 
 
+
 def json_output(as_json: bool, output: str) -> bool:
     """`--json`, or `--output json` (the older spelling, still accepted)."""
     from mcpctl.errors import UsageError  # noqa: PLC0415
@@ -41,14 +40,8 @@ def json_output(as_json: bool, output: str) -> bool:
     return as_json or output == "json"
 
 
-def context(workspace: Path | None, config: Path | None) -> Machine:
-    """The invocation's `Machine`: built here once, then passed down."""
-    from mcpctl.config.workspace import find_workspace_root  # noqa: PLC0415
-
-    paths = Paths.from_environment(os.environ)
-    root = workspace.resolve() if workspace is not None else find_workspace_root(Path.cwd())
-    return Machine.current(paths, config.absolute() if config is not None else paths.config_file,
-                           root)
+__all__ = ["ConfigOption", "JsonOption", "OutputOption", "WorkspaceOption", "context",
+           "json_output"]
 
 
 # ---- other clients' configs: clients, import, export, sync ------------------------------
