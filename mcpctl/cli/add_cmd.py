@@ -2,26 +2,28 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
 from mcpctl.cli import render
-from mcpctl.cli.options import ConfigOption, WorkspaceOption, context
+from mcpctl.cli.options import (
+    ConfigOption,
+    JsonOption,
+    OutputOption,
+    WorkspaceOption,
+    context,
+    json_output,
+)
 from mcpctl.cli.secret_cmd import read_secret_value
 from mcpctl.config.server_entry import EntryOptions, build_entry, check_name
-from mcpctl.errors import ExitCode, UsageError
+from mcpctl.errors import UsageError
+from mcpctl.reports.user_tier import Edited, add_report, remove_report
 
 _NO_WORKSPACE_WRITES = (
     "mcpctl writes only the user tier (config.toml); a repo's MCP files belong to the "
     "repo and are never edited."
 )
-
-OutputOption = Annotated[
-    str, typer.Option("--output", help="text or json.", metavar="text|json")
-]
-
 
 def register(app: typer.Typer) -> None:
     app.command(
@@ -34,7 +36,8 @@ def register(app: typer.Typer) -> None:
             "  mcpctl add github -- docker run -i --rm ghcr.io/github/github-mcp-server\n\n"
             "  mcpctl add docs https://docs.example.com/mcp -H 'X-Team: core'\n\n"
             "  mcpctl add --transport sse events https://events.example.com/sse\n\n"
-            "  mcpctl add fs --command-line \"npx -y @scope/server '/Users/me/My Documents'\""
+            "  mcpctl add fs --command-line \"npx -y @scope/server '/Users/me/My Documents'\"\n\n"
+            "  mcpctl add mem --entry '{\"command\": \"npx\", \"args\": [\"-y\", \"mem\"]}' --json"
         ),
     )(add_command)
     app.command(
@@ -64,7 +67,8 @@ def add_command(
                                  "(the default) for a command.")
     ] = None,
     entry_json: Annotated[
-        str | None, typer.Option("--json", help="A whole entry in the usual mcpServers shape.")
+        str | None, typer.Option("--entry", help="A whole entry in the usual mcpServers shape "
+                                 "(also accepted as --json '{...}').")
     ] = None,
     command_line: Annotated[
         str | None,
@@ -89,31 +93,25 @@ def add_command(
     config: ConfigOption = None,
     workspace: WorkspaceOption = None,
     output: OutputOption = "text",
+    as_json: JsonOption = False,
 ) -> int:
-    from mcpctl.config.user_config_edit import add_server  # noqa: PLC0415 - tomlkit behind it
-
-    _check_output(output)  # before anything is written
+    as_json = json_output(as_json, output)  # before anything is written
     check_name(name)
     entry = build_entry(name, EntryOptions(
         argv=command or [], env=env or [], cwd=cwd, url=url, headers=header or [],
         transport=transport, entry_json=entry_json, command_line=command_line,
     ))
-    ctx = context(workspace, config)
+    machine = context(workspace, config)
     entry, found = _secrets_to_move(name, entry, secret_env or [], from_stdin, plain)
-    index = ctx.paths.secrets_index
-    result = add_server(ctx.config_file, name, entry, replace=replace,
-                        before_write=(lambda: _store(index, found)) if found else None)
-    stored = list(found) if result.status != "unchanged" else _restore_missing(index, found)
-    for secret in stored:
-        render.warn(f"stored a secret-looking value in the OS keyring as {secret!r}; "
-                    f"config.toml references it as ${{secret:{secret}}}")
-    _report(output, {"name": name, "status": result.status, "path": str(ctx.config_file),
-                     "entry": entry if result.status != "unchanged" else result.previous})
-    if output == "text":
-        verb = {"added": "added", "replaced": "replaced", "unchanged": "unchanged:"}
-        render.say(f"{verb[result.status]} {name} in {render.display_path(ctx.config_file)}"
-                   + (" (already defined like this)" if result.status == "unchanged" else ""))
-    return ExitCode.OK
+    return render.emit(add_report(machine, name, entry, found, replace=replace), as_json,
+                       _print_edit)
+
+
+def _print_edit(edit: Edited) -> None:
+    said = {"added": "added", "replaced": "replaced", "unchanged": "unchanged:",
+            "removed": "removed", "absent": "not present:"}[edit.status]
+    render.say(f"{said} {edit.name} in {render.display_path(edit.config_file)}"
+               + (" (already defined like this)" if edit.status == "unchanged" else ""))
 
 
 def remove_command(
@@ -124,30 +122,12 @@ def remove_command(
     config: ConfigOption = None,
     workspace: WorkspaceOption = None,
     output: OutputOption = "text",
+    as_json: JsonOption = False,
 ) -> int:
-    from mcpctl.config.user_config_edit import remove_server  # noqa: PLC0415
-    from mcpctl.config.workspace import load_workspace  # noqa: PLC0415
-
-    _check_output(output)
-    ctx = context(workspace, config)
-    result = remove_server(ctx.config_file, name)
-    if result.status == "absent":
-        in_workspace = [d for d in load_workspace(ctx.root).definitions if d.name == name]
-        if in_workspace:
-            where = in_workspace[0].source
-            raise UsageError(
-                f"server {name!r} is defined by the workspace ({render.display_path(where.path)}"
-                f":{where.line}), not the user tier; the repo owns that file and mcpctl never "
-                f"edits it; to withdraw an approval use: mcpctl revoke {name}"
-            )
-        if not missing_ok:
-            raise UsageError(f"no server named {name!r} in the user tier "
-                             f"({render.display_path(ctx.config_file)})")
-    _report(output, {"name": name, "status": result.status, "path": str(ctx.config_file)})
-    if output == "text":
-        said = "removed" if result.status == "removed" else "not present:"
-        render.say(f"{said} {name} in {render.display_path(ctx.config_file)}")
-    return ExitCode.OK
+    as_json = json_output(as_json, output)
+    report = remove_report(context(workspace, config), name, missing_ok=missing_ok,
+                           shown=render.display_path)
+    return render.emit(report, as_json, _print_edit)
 
 
 def _secrets_to_move(
@@ -172,38 +152,3 @@ def _secrets_to_move(
         found[secret] = read_secret_value(from_stdin, f"Value for {key}: ")
         entry = {**entry, "env": {**entry.get("env", {}), key: reference(secret)}}
     return entry, found
-
-
-def _store(index: Path, found: dict[str, str]) -> None:
-    from mcpctl.credentials.keyring_store import set_secret  # noqa: PLC0415
-
-    for secret, value in found.items():
-        set_secret(index, secret, value)
-
-
-def _restore_missing(index: Path, found: dict[str, str]) -> list[str]:
-    """For an unchanged definition: store a referenced secret only if the keyring lacks
-    it (a rerun onboarding script restores it); never replace a different value."""
-    from mcpctl.credentials.keyring_store import get_secret  # noqa: PLC0415
-
-    missing = {}
-    for secret, value in found.items():
-        current = get_secret(secret)
-        if current is None:
-            missing[secret] = value
-        elif current != value:
-            render.warn(f"kept the keyring's current value of {secret!r}, which differs from "
-                        f"the one given; to replace it: mcpctl secret set {secret}")
-    _store(index, missing)
-    return list(missing)
-
-
-def _check_output(output: str) -> None:
-    if output not in ("text", "json"):
-        raise UsageError(f"--output must be text or json, not {output!r}")
-
-
-def _report(output: str, document: dict[str, Any]) -> None:
-    _check_output(output)
-    if output == "json":
-        render.print_json(document)

@@ -1,4 +1,5 @@
-"""The per-invocation context (paths, workspace root, user-tier file), without typer.
+"""The invocation's one `Machine` (paths, workspace root, user-tier file, environ, home,
+OS), built without typer.
 
 Built here so a fast path (`run`, `check`) can have it without importing typer; the
 typer options in `options.py` build it through the same function.
@@ -7,22 +8,17 @@ typer options in `options.py` build it through the same function.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
 
+from mcpctl.machine import Machine
 from mcpctl.paths import Paths
 
 
-@dataclass(frozen=True)
-class Context:
-    paths: Paths
-    root: Path
-    config_file: Path
-
-
-def context(workspace: Path | None, config: Path | None) -> Context:
+def context(workspace: Path | None, config: Path | None) -> Machine:
+    """The invocation's `Machine`: built here once, then passed down."""
     from mcpctl.config.workspace import find_workspace_root  # noqa: PLC0415
 
     paths = Paths.from_environment(os.environ)
     root = workspace.resolve() if workspace is not None else find_workspace_root(Path.cwd())
-    return Context(paths, root, config.absolute() if config is not None else paths.config_file)
+    return Machine.current(paths, config.absolute() if config is not None else paths.config_file,
+                           root)

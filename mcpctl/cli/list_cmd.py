@@ -8,15 +8,11 @@ import typer
 
 from mcpctl.cli import render
 from mcpctl.cli.options import ConfigOption, JsonOption, WorkspaceOption, context
-from mcpctl.config.merge import MergedServer, find
-from mcpctl.config.view import load_view
-from mcpctl.errors import ConfigError, ExitCode, UsageError
+from mcpctl.config.merge import MergedServer
 from mcpctl.model import Tier
 from mcpctl.reports import listing
-from mcpctl.reports.list_extras import last_probe, weak_approvals_here
-from mcpctl.trust.state import NEEDS_ATTENTION
+from mcpctl.reports.servers import Listing, ServerDetail, list_report, show_report
 from mcpctl.trust.status import Status
-from mcpctl.trust.view import TrustStates
 from mcpctl.variables import references_in
 
 
@@ -52,42 +48,9 @@ def list_command(
     Example: mcpctl list --workspace ~/src/project --json
     """
 
-    ctx = context(workspace, config)
-    view = load_view(ctx.root, ctx.config_file, frozenset({tier}) if tier else None)
-    states = TrustStates(ctx.root, ctx.paths.trust_file)
-    rows = list(listing.rows(view.servers, states.state_of))
-    probes = {s.name: last_probe(ctx.paths, states, s) for s in view.servers}
-    weak = weak_approvals_here(ctx.root, view.servers)
-    problems = [*view.problems, *states.problems, *weak.problems]
-    if as_json:
-        render.print_json({
-            "schema_version": listing.LIST_SCHEMA_VERSION,
-            "workspace": str(view.root),
-            "user_config": str(view.config_file),
-            "servers": [{**listing.row_document(row),
-                         "last_probe": probes[row.name] if row.shadowed_by is None else None}
-                        for row in rows],
-            "weak_approvals": [{"server": a.server, "setting": a.setting, "path": str(a.path),
-                                "line": a.line, "message": a.message()}
-                               for a in weak.approvals],
-            "problems": [listing.problem_document(p) for p in problems],
-        })
-    else:
-        _print_rows(rows, probes)
-        for approval in weak.approvals:
-            render.warn(f"warning: {render.display_path(approval.path)}:{approval.line}: "
-                        f"{approval.message()}")
-        render.warn_problems(problems)
-    if problems:
-        return ExitCode.INVALID_CONFIG
-    attention = [f"{row.name} ({row.state})" for row in rows if row.state in NEEDS_ATTENTION]
-    attention += [f"{a.server or 'every .mcp.json server'} (approved by name in "
-                  f"{render.display_path(a.path)})" for a in weak.approvals]
-    if needs_attention and attention:
-        render.warn(f"{len(attention)} workspace server(s) need attention: " + ", ".join(attention)
-                    + "; review with `mcpctl show NAME`, approve with `mcpctl trust NAME`")
-        return ExitCode.FINDINGS
-    return ExitCode.OK
+    report = list_report(context(workspace, config), tier, needs_attention=needs_attention,
+                         shown=render.display_path)
+    return render.emit(report, as_json, _print_listing)
 
 
 def _cost_cell(probe: dict[str, Any] | None) -> str:
@@ -95,6 +58,13 @@ def _cost_cell(probe: dict[str, Any] | None) -> str:
         return "-"
     return (f"{probe['tokens']:,} tok, {probe['tools']} tools "
             f"({render.age(probe['age_seconds'])} ago)")
+
+
+def _print_listing(listed: Listing) -> None:
+    _print_rows(listed.rows, listed.probes)
+    for approval in listed.weak:
+        render.warn(f"warning: {render.display_path(approval.path)}:{approval.line}: "
+                    f"{approval.message()}")
 
 
 def _print_rows(rows: list[listing.Row], probes: dict[str, dict[str, Any] | None]) -> None:
@@ -134,33 +104,12 @@ def show_command(
     Example: mcpctl show github --json
     """
 
-    ctx = context(workspace, config)
-    view = load_view(ctx.root, ctx.config_file)
-    server = find(view.servers, name)
-    if server is None:
-        if view.problems:
-            render.warn_problems(view.problems)
-            raise ConfigError(f"no server named {name!r} here, and {len(view.problems)} config "
-                              "file problem(s) may hide it (see above)")
-        raise UsageError(f"no server named {name!r} here (see: mcpctl list)")
-    states = TrustStates(ctx.root, ctx.paths.trust_file)
-    problems = [*view.problems, *states.problems]
-    rows = list(listing.rows([server], states.state_of))
-    if as_json:
-        render.print_json({
-            "schema_version": listing.LIST_SCHEMA_VERSION,
-            "name": name,
-            "why": listing.why_wins(server),
-            "definitions": [{**listing.row_document(row),
-                             **listing.trust_document(states.status(row.definition))}
-                            for row in rows],
-            "problems": [listing.problem_document(p) for p in problems],
-        })
-    else:
-        for row in rows:
-            _print_definition(row, server, states.status(row.definition))
-        render.warn_problems(problems)
-    return ExitCode.INVALID_CONFIG if problems else ExitCode.OK
+    return render.emit(show_report(context(workspace, config), name), as_json, _print_detail)
+
+
+def _print_detail(detail: ServerDetail) -> None:
+    for row, status in zip(detail.rows, detail.statuses, strict=True):
+        _print_definition(row, detail.server, status)
 
 
 def _print_definition(row: listing.Row, server: MergedServer, status: Status) -> None:

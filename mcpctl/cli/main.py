@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
-from mcpctl.cli.handler import guarded
+from mcpctl.cli.handler import guarded, json_requested
 
 
 def run(argv: Sequence[str] | None = None) -> int:
@@ -18,7 +18,7 @@ def run(argv: Sequence[str] | None = None) -> int:
     if args[:1] == ["check"]:
         from mcpctl.cli.check_cmd import run_check  # noqa: PLC0415
 
-        return guarded(lambda: run_check(args[1:]))
+        return guarded(lambda: run_check(args[1:]), as_json=json_requested(args))
     if args[:1] == ["run"]:
         from mcpctl.cli.run_start import parse_fast, start_line  # noqa: PLC0415
 

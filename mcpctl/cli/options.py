@@ -1,4 +1,4 @@
-"""Options shared by several commands, and the per-invocation context they build."""
+"""Options shared by several commands, and the one `Machine` an invocation builds."""
 
 from __future__ import annotations
 
@@ -7,10 +7,9 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from mcpctl.cli.context import Context, context
+from mcpctl.cli.context import context
 
 if TYPE_CHECKING:
-    from mcpctl.clients.machine import Machine
     from mcpctl.clients.table import ClientFormat
 
 WorkspaceOption = Annotated[
@@ -25,8 +24,24 @@ ConfigOption = Annotated[
     typer.Option("--config", help="User-tier config file (default: <config dir>/config.toml)."),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print a JSON document (see schemas/).")]
+OutputOption = Annotated[
+    str, typer.Option("--output", help="text or json (--output json is --json).",
+                      metavar="text|json")
+]
 
-__all__ = ["ConfigOption", "Context", "JsonOption", "WorkspaceOption", "context"]
+
+
+def json_output(as_json: bool, output: str) -> bool:
+    """`--json`, or `--output json` (the older spelling, still accepted)."""
+    from mcpctl.errors import UsageError  # noqa: PLC0415
+
+    if output not in ("text", "json"):
+        raise UsageError(f"--output must be text or json, not {output!r}")
+    return as_json or output == "json"
+
+
+__all__ = ["ConfigOption", "JsonOption", "OutputOption", "WorkspaceOption", "context",
+           "json_output"]
 
 
 # ---- other clients' configs: clients, import, export, sync ------------------------------
@@ -54,14 +69,6 @@ def client_named(client_id: str) -> ClientFormat:
     if client is None:
         raise UsageError(f"unknown client {client_id!r} (known: {_known_clients()})")
     return client
-
-
-def client_machine(workspace: Path | None, config: Path | None) -> Machine:
-    """This machine as the client commands see it: OS, home, environment and mcpctl's paths."""
-    from mcpctl.clients.machine import Machine  # noqa: PLC0415
-
-    ctx = context(workspace, config)
-    return Machine.current(ctx.paths, ctx.config_file, ctx.root)
 
 
 def _known_clients() -> str:

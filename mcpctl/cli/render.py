@@ -1,4 +1,10 @@
-"""Output: rich tables on a terminal, plain aligned text otherwise, JSON on request."""
+"""The one renderer: a command's `Report` as rich tables on a terminal, plain aligned
+text otherwise, or its JSON document on request (issue 10 item 3).
+
+`emit` is the only way a command's answer reaches stdout: JSON mode prints
+`report.document()`; text mode runs the command's own text view over `report.data`
+and lists the problems on stderr. Warnings go to stderr in both modes.
+"""
 
 from __future__ import annotations
 
@@ -6,12 +12,30 @@ import json
 import os
 import shutil
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
+from mcpctl.cli.handler import say_error
 from mcpctl.model import Problem
 from mcpctl.reports.printable import printable, printable_lines
+from mcpctl.reports.report import Report
+
+T = TypeVar("T")
+
+
+def emit(report: Report[T], as_json: bool, text: Callable[[T], None]) -> int:
+    """Write `report` as JSON or as text (with `text`); return its exit code."""
+    if as_json:
+        print_json(report.document())
+    else:
+        text(report.data)
+        warn_problems(report.problems or ())
+    for line in report.warnings:
+        warn(line)
+    for line in report.errors:
+        say_error(line)
+    return int(report.exit_code)
 
 
 def is_terminal() -> bool:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mcpctl.cli.context import context
-from mcpctl.config.merge import find
+from mcpctl.config.merge import named
 from mcpctl.config.view import load_view
 from mcpctl.credentials.extraction import reference
 from mcpctl.credentials.keyring_store import get_secret
@@ -80,27 +80,24 @@ def start_line(line: RunLine) -> int:
 
 def start(name: str, *, print_remote: bool, workspace: Path | None, config: Path | None) -> int:
     """Resolve server `name` and exec it (or, with `print_remote`, print a URL server)."""
-    ctx = context(workspace, config)
-    view = load_view(ctx.root, ctx.config_file)
-    server = find(view.servers, name)
-    if server is None:
-        note = f" ({len(view.problems)} config problem(s): see mcpctl list)" if view.problems \
-            else ""
-        raise UsageError(f"no server named {name!r} here{note}")
-    admission = admit(server, ctx.root, ctx.paths.trust_file)
+    machine = context(workspace, config)
+    view = load_view(machine.root, machine.config_file)
+    server = named(view.servers, name, view.problems)
+    admission = admit(server, machine.root, machine.paths.trust_file, environ=machine.environ,
+                      home=machine.home)
     if server.winner.spec.url is not None:
         if not print_remote:
             raise UsageError(f"server {name!r} is a remote ({server.winner.spec.transport}) "
                              "server at a URL; clients connect to it themselves, so there is "
                              "nothing to start (--print shows the resolved URL and header names)")
         # Variables resolved, secrets left as their references: nothing secret printed.
-        remote = resolve_launch(admission, os.environ, Path.home(), reference)
+        remote = resolve_launch(admission, machine.environ, machine.home, reference)
         sys.stdout.write(masked_url(remote.url or "") + "\n")
         for header in remote.headers:
             sys.stdout.write(f"header: {header}\n")
         return ExitCode.OK
-    launch = resolve_launch(admission, os.environ, Path.home(), get_secret)
-    env = child_environment(os.environ, launch)
+    launch = resolve_launch(admission, machine.environ, machine.home, get_secret)
+    env = child_environment(machine.environ, launch)
     if launch.cwd is not None:
         try:
             os.chdir(launch.cwd)

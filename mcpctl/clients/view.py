@@ -14,13 +14,13 @@ from typing import TYPE_CHECKING
 
 from mcpctl.clients.load import ClientFile, ClientLoad, load_client
 from mcpctl.clients.rows import ClientRow, Difference, ProjectState, client_rows, differences
-from mcpctl.clients.table import CLIENTS, ClientFormat
+from mcpctl.clients.table import CLIENTS, ClientFormat, client_path
 from mcpctl.errors import McpctlError
 from mcpctl.model import Problem, ServerSpec
 
 if TYPE_CHECKING:
-    from mcpctl.clients.machine import Machine
     from mcpctl.clients.settings import ClientSettings
+    from mcpctl.machine import Machine
 
 
 @dataclass
@@ -93,7 +93,7 @@ def _in_sync(machine: Machine, client: ClientFormat, user_specs: Mapping[str, Se
     from mcpctl.clients.write.parse import read_servers  # noqa: PLC0415
     from mcpctl.clients.write.plan import plan_export  # noqa: PLC0415
 
-    path = machine.client_path(client)
+    path = client_path(machine, client)
     text = read_client_text(path) if path.exists() else None
     if isinstance(text, Problem):
         return None

@@ -4,13 +4,12 @@ cost (from the cache) and the name-only approvals other clients keep (read from 
 
 from __future__ import annotations
 
-import os
 import time
-from pathlib import Path
 from typing import Any
 
 from mcpctl.clients.weak_approvals import WeakApprovals, load_weak_approvals
 from mcpctl.config.merge import MergedServer
+from mcpctl.machine import Machine
 from mcpctl.paths import Paths
 from mcpctl.probing import cache as probe_cache
 from mcpctl.trust.view import TrustStates
@@ -27,7 +26,7 @@ def last_probe(paths: Paths, states: TrustStates, server: MergedServer) -> dict[
             "capabilities": list(cached.capabilities), "tokenizer": cached.tokenizer}
 
 
-def weak_approvals_here(root: Path, servers: list[MergedServer]) -> WeakApprovals:
+def weak_approvals_here(machine: Machine, servers: list[MergedServer]) -> WeakApprovals:
     """Claude Code's name-only approvals of this workspace's `.mcp.json` servers."""
     project = [d.name for s in servers for d in s.definitions if d.source.format_id == "claude"]
-    return load_weak_approvals(root, project, os.environ, Path.home())
+    return load_weak_approvals(machine.root, project, machine.environ, machine.home)

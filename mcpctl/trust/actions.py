@@ -10,7 +10,7 @@ from typing import Any
 from mcpctl.config.merge import MergedServer, merge
 from mcpctl.config.workspace import load_workspace
 from mcpctl.errors import TrustRefused
-from mcpctl.model import Definition
+from mcpctl.machine import Machine
 from mcpctl.pinning.pinned_files import Lookups
 from mcpctl.trust.gate import unpinnable_message
 from mcpctl.trust.state import Approval, TrustState, approved_definition
@@ -25,17 +25,13 @@ from mcpctl.trust.store import (
 )
 
 
-def _status_here(definition: Definition, root: Path, approvals: dict[str, Approval],
-                 lookups: Lookups) -> Status:
-    """Pinned with what a launch from this process would expand (DESIGN §4)."""
-    return status_of(definition, root, approvals, os.environ, Path.home(), lookups)
-
-
-def statuses(servers: list[MergedServer], root: Path, trust_file: Path
+def statuses(servers: list[MergedServer], machine: Machine
              ) -> list[tuple[MergedServer, Status]]:
-    approvals = approvals_in(read_store(trust_file), root)
+    """Pinned with what a launch on `machine` would expand (DESIGN §4)."""
+    approvals = approvals_in(read_store(machine.paths.trust_file), machine.root)
     lookups = Lookups()
-    return [(server, _status_here(server.winner, root, approvals, lookups))
+    return [(server, status_of(server.winner, machine.root, approvals, machine.environ,
+                               machine.home, lookups))
             for server in servers]
 
 
@@ -78,8 +74,9 @@ def revoke_all(trust_file: Path) -> list[dict[str, Any]]:
     return update_store(trust_file, mutate)
 
 
-def stale_records(store: Store) -> list[dict[str, Any]]:
-    """Records that are changed, or orphaned (workspace gone, server no longer defined)."""
+def stale_records(store: Store, machine: Machine) -> list[dict[str, Any]]:
+    """Records that are changed, or orphaned (workspace gone, server no longer defined);
+    pinned with what a launch on `machine` would expand."""
     stale: list[dict[str, Any]] = []
     lookups = Lookups()
     for key, records in store["workspaces"].items():
@@ -98,7 +95,8 @@ def stale_records(store: Store) -> list[dict[str, Any]]:
                               "reason": TrustState.ORPHANED.value,
                               "detail": "no longer defined in the workspace"})
                 continue
-            status = _status_here(definition, root, approvals, lookups)
+            status = status_of(definition, root, approvals, machine.environ, machine.home,
+                               lookups)
             if status.state in (TrustState.CHANGED, TrustState.UNPINNABLE):
                 detail = status.unpinned or "; ".join(status.changes)
                 stale.append({"workspace": key, "name": name, "reason": status.state.value,
@@ -106,9 +104,9 @@ def stale_records(store: Store) -> list[dict[str, Any]]:
     return stale
 
 
-def revoke_stale(trust_file: Path) -> list[dict[str, Any]]:
+def revoke_stale(machine: Machine) -> list[dict[str, Any]]:
     def mutate(store: Store) -> list[dict[str, Any]]:
-        stale = stale_records(store)
+        stale = stale_records(store, machine)
         for item in stale:
             records = store["workspaces"][item["workspace"]]
             records.pop(item["name"], None)
@@ -116,4 +114,4 @@ def revoke_stale(trust_file: Path) -> list[dict[str, Any]]:
                 del store["workspaces"][item["workspace"]]
         return stale
 
-    return update_store(trust_file, mutate)
+    return update_store(machine.paths.trust_file, mutate)

@@ -8,7 +8,6 @@ an `Admission`, so no code path can start a server without passing this gate.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -34,10 +33,10 @@ class Admission:
 
 
 def admit(server: MergedServer, root: Path, trust_file: Path, *,
-          environ: Mapping[str, str] | None = None, home: Path | None = None) -> Admission:
+          environ: Mapping[str, str], home: Path) -> Admission:
     """Allow the server's winning definition to start, or raise TrustRefused.
 
-    `environ` and `home` (default: this process's) must be what the launch will use:
+    `environ` and `home` (the invocation's `Machine`) must be what the launch will use:
     they decide which workspace files the definition reaches, and so its fingerprint.
     """
     definition = server.winner
@@ -46,8 +45,6 @@ def admit(server: MergedServer, root: Path, trust_file: Path, *,
         return Admission(definition, root, status_of(definition, root, {}), _GATE_KEY)
     if definition.source.tier is not Tier.WORKSPACE:
         raise TrustRefused(f"server {name!r}: {definition.source.tier} servers are not started")
-    environ = os.environ if environ is None else environ
-    home = Path.home() if home is None else home
     try:
         approvals = approvals_in(read_store(trust_file), root)
     except TrustStoreError as error:

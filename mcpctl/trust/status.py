@@ -27,8 +27,8 @@ def status_of(
     environ: Mapping[str, str] = NO_ENVIRONMENT, home: Path | None = None,
     lookups: Lookups | None = None,
 ) -> Status:
-    """`environ` and `home` are what the launch will expand with (pass `os.environ` and
-    `Path.home()`): they decide which files are pinned, never the definition's values.
+    """`environ` and `home` are what the launch will expand with (the invocation's
+    `Machine`): they decide which files are pinned, never the definition's values.
     One `lookups` can serve every server of one command (see `pinned_files.Lookups`)."""
     spec = definition.spec
     if definition.source.tier is Tier.USER:

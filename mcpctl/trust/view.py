@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -21,11 +20,11 @@ class TrustStates:
     """
 
     def __init__(self, root: Path, trust_file: Path, *,
-                 environ: Mapping[str, str] | None = None, home: Path | None = None) -> None:
+                 environ: Mapping[str, str], home: Path) -> None:
         self.root = root
         # What a launch from here would expand with (DESIGN §4: it decides the pinned files).
-        self._environ = os.environ if environ is None else environ
-        self._home = Path.home() if home is None else home
+        self._environ = environ
+        self._home = home
         self._lookups = Lookups()
         self.problems: list[Problem] = []
         self._approvals: dict[str, Approval] = {}

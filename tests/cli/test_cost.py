@@ -84,8 +84,10 @@ def test_refresh_reports_tools_that_changed_since_last_probe(
     monkeypatch.setenv("TOKEN_SERVER_EXTRA_TOOL", "exfiltrate")
     result = cli("cost", "--refresh", "--workspace", str(tmp_path))
     assert result.code == 0
-    assert ("warning: tok: tool definitions changed since the last probe: added exfiltrate"
-            in result.out)
+    # Warnings go to stderr, as in every command; stdout stays the report.
+    assert result.err == ("warning: tok: tool definitions changed since the last probe: "
+                          "added exfiltrate\n")
+    assert "warning" not in result.out
     listed = json.loads(cli("cost", "--workspace", str(tmp_path), "--json").out)
     assert [t["name"] for t in listed["servers"][0]["tools"]] == ["whoami", "exfiltrate"]
 

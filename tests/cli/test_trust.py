@@ -109,8 +109,7 @@ def test_trusting_a_user_tier_or_unknown_name_is_an_error(
                         "as written; only workspace servers need approval\n")
     unknown = cli("trust", "ghost", "--yes", "-w", "ws")
     assert (unknown.code, unknown.out) == (2, "")
-    assert unknown.err == ("mcpctl: error: no server named 'ghost' in this workspace "
-                           "(see: mcpctl list)\n")
+    assert unknown.err == "mcpctl: error: no server named 'ghost' here (see: mcpctl list)\n"
     both = cli("trust", "docs", "--all", "--yes", "-w", "ws")
     assert (both.code, both.err) == (
         2, "mcpctl: error: name the servers to trust, or give --all (not both)\n")
@@ -240,7 +239,7 @@ def test_rename_orphans_the_old_record_and_the_new_name_is_untrusted(
     assert states(cli, ws)["docs-v2"] == ("untrusted", "")
     assert list(trust_store(mcpctl_home)["workspaces"][str(ws.resolve())]) == ["docs"]
     result = cli("revoke", "--stale", "--json")
-    assert json.loads(result.out) == {"revoked": [
+    assert json.loads(result.out) == {"schema_version": 1, "revoked": [
         {"workspace": str(ws.resolve()), "name": "docs", "reason": "orphaned",
          "detail": "no longer defined in the workspace"}], "running_servers_stopped": False}
     assert trust_store(mcpctl_home)["workspaces"] == {}
