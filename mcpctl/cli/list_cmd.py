@@ -11,6 +11,7 @@ from mcpctl.cli.options import ConfigOption, JsonOption, WorkspaceOption, contex
 from mcpctl.config.merge import MergedServer
 from mcpctl.model import Tier
 from mcpctl.reports import listing
+from mcpctl.reports.file_syntax import field_line
 from mcpctl.reports.servers import Listing, ServerDetail, list_report, show_report
 from mcpctl.trust.status import Status
 from mcpctl.variables import references_in
@@ -127,7 +128,7 @@ def _print_definition(row: listing.Row, server: MergedServer, status: Status) ->
     for label, value in listing.spec_lines(spec):
         render.say(f"  {label + ':':<10} {value}")
     for key, value in spec.extra.items():
-        render.say(f"  other:     {key} = {value!r}")
+        render.say(f"  other:     {field_line(key, value, source.tier)}")
     refs = references_in(spec)
     if refs:
         render.say("  variables: " + ", ".join(f"{r.text} ({r.kind.value})" for r in refs))
