@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import Annotated, Any
 
 import typer
@@ -22,12 +23,21 @@ def register(app: typer.Typer) -> None:
     app.command("show")(show_command)
 
 
+class ListedTier(StrEnum):
+    """The tiers `list` merges; the client tier is `mcpctl clients`' (it was accepted
+    here and listed nothing, issue 15)."""
+
+    USER = "user"
+    WORKSPACE = "workspace"
+
+
 def list_command(
     workspace: WorkspaceOption = None,
     config: ConfigOption = None,
     as_json: JsonOption = False,
     tier: Annotated[
-        Tier | None, typer.Option("--tier", help="Only this tier: user or workspace.")
+        ListedTier | None, typer.Option("--tier", help="Only this tier: user or workspace "
+                                        "(what other clients start: mcpctl clients).")
     ] = None,
     needs_attention: Annotated[
         bool, typer.Option("--needs-attention",
@@ -49,7 +59,8 @@ def list_command(
     Example: mcpctl list --workspace ~/src/project --json
     """
 
-    report = list_report(context(workspace, config), tier, needs_attention=needs_attention,
+    report = list_report(context(workspace, config), Tier(tier) if tier else None,
+                         needs_attention=needs_attention,
                          shown=render.display_path)
     return render.emit(report, as_json, _print_listing)
 

@@ -100,10 +100,14 @@ def warn_problems(problems: Iterable[Problem]) -> None:
 
 
 def display_path(path: Path) -> str:
-    """Relative to the current folder when inside it, else with the home folder as `~`."""
+    """Relative to the current folder when inside it, else with the home folder as `~`,
+    else absolute. From `/` or from home itself a relative path reads as a different
+    file (`tmp/x/config.toml`, `.cursor/mcp.json`), so there it is never relative."""
     # Plain string prefixes: this runs once per row, and Path.relative_to is slow.
     text = str(path)
-    for base, shown in ((os.getcwd(), ""), (os.path.expanduser("~"), "~/")):
+    home, cwd = os.path.expanduser("~"), os.getcwd()
+    bases = [(home, "~/")] if cwd in (os.sep, home) else [(cwd, ""), (home, "~/")]
+    for base, shown in bases:
         if text == base:
             return shown.rstrip("/") or "."
         if text.startswith(base.rstrip(os.sep) + os.sep):
