@@ -341,7 +341,8 @@ def test_exact_message_for_an_unparseable_config(cli: Cli, user_config: Path) ->
 def test_add_output_json(cli: Cli, user_config: Path) -> None:
     result = cli("add", "a", "--output", "json", "--", "x", "y")
     assert result.code == 0
-    assert json.loads(result.out) == {"schema_version": 1, "name": "a", "status": "added", "path": str(user_config),
+    assert json.loads(result.out) == {"schema_version": 1, "name": "a", "status": "added",
+                                      "path": str(user_config),
                                       "entry": {"command": "x", "args": ["y"]}}
 
 
