@@ -96,13 +96,9 @@ def _print_rows(rows: list[listing.Row], probes: dict[str, dict[str, Any] | None
     if not table:
         render.say("no servers")
         return
-    headers = ["NAME", "TIER", "STATE", "TRANSPORT", "COMMAND", "SOURCE", "COST"]
-    fixed = sum(max(len(h), *(len(r[i]) for r in table)) + 2
-                for i, h in enumerate(headers) if i != 4)
-    limit = max(20, render.width() - fixed - 2)
-    for line in table:
-        line[4] = render.middle_truncate(line[4], limit)
-    render.print_table(headers, table)
+    # print_table fits it to a terminal: COMMAND cut in the middle, NAME and SOURCE never.
+    render.print_table(["NAME", "TIER", "STATE", "TRANSPORT", "COMMAND", "SOURCE", "COST"],
+                       table)
 
 
 def show_command(
