@@ -12,9 +12,10 @@ from dataclasses import dataclass
 from mcpctl.errors import ConfigError, UsageError
 from mcpctl.model import Definition, Problem
 
-# Names longer than this are never suggested: comparing two names costs the product of
-# their lengths, and a repo's file may hold a name of any length.
-_SUGGEST_UP_TO = 128
+# Suggestions are bounded: a repo's file may hold any number of names of any length.
+# 64 is the longest name `add` accepts; 1,000 candidates are more than any real config.
+_SUGGEST_UP_TO = 64
+_CANDIDATES = 1_000
 
 
 @dataclass(frozen=True)
@@ -71,11 +72,33 @@ class HiddenByProblems(ConfigError):
 
 
 def closest(name: str, names: Sequence[str]) -> str | None:
-    """The most similar of `names` (difflib's ratio, at least 0.6), if any."""
-    import difflib  # noqa: PLC0415 - only when a name was mistyped
-
+    """The name fewest edits away (insert, delete, replace a character), if that is at
+    most a third of `name`'s length (1 to 3); the first of equals wins."""
     if len(name) > _SUGGEST_UP_TO:
         return None
-    short = [n for n in names if len(n) <= _SUGGEST_UP_TO]
-    found = difflib.get_close_matches(name, short, n=1)
-    return found[0] if found else None
+    limit = min(3, max(1, len(name) // 3))
+    best: tuple[int, str] | None = None
+    for candidate in [n for n in names if len(n) <= _SUGGEST_UP_TO][:_CANDIDATES]:
+        distance = _edits(name, candidate, limit)
+        if distance is not None and (best is None or distance < best[0]):
+            best = (distance, candidate)
+    return best[1] if best is not None and best[0] > 0 else None
+
+
+def _edits(a: str, b: str, limit: int) -> int | None:
+    """Levenshtein distance of `a` and `b` if at most `limit`, else None. Only the band
+    of width 2·limit+1 around the diagonal is computed: time len(a)·limit."""
+    if abs(len(a) - len(b)) > limit:
+        return None
+    far = limit + 1
+    previous = [j if j <= limit else far for j in range(len(b) + 1)]
+    for i in range(1, len(a) + 1):
+        current = [far] * (len(b) + 1)
+        current[0] = i if i <= limit else far
+        for j in range(max(1, i - limit), min(len(b), i + limit) + 1):
+            cost = 0 if a[i - 1] == b[j - 1] else 1
+            current[j] = min(far, previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
+        if min(current) > limit:
+            return None
+        previous = current
+    return previous[len(b)] if previous[len(b)] <= limit else None

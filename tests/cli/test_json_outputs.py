@@ -183,3 +183,18 @@ def test_add_json_is_output_unless_an_entry_follows(place: dict[str, Path],
         assert_valid(document, "add")
         assert document["status"] == "added"
     assert '[servers.bad]' not in user_config.read_text()
+
+
+def test_problems_have_one_shape_in_every_output(place: dict[str, Path]) -> None:
+    broken = write(place["root"] / "mcp.json", '{"mcpServers": {"x": ')
+    expected = [{"path": str(broken), "line": 1, "column": 22,
+                 "message": "Expecting value (comments and trailing commas are not allowed "
+                            "here)"}]
+    for argv, schema in ((["list", "--json"], "list"), (["show", "wstok", "--json"], "show"),
+                         (["doctor", "--no-probe", "--json"], "doctor"),
+                         (["trust", "--all", "--yes", "--json"], "trust"),
+                         (["secret", "list", "--json"], "secret-list")):
+        result = _run(argv, place)
+        document = json.loads(result.out)
+        assert_valid(document, schema)
+        assert document["problems"] == expected, argv

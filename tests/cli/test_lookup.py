@@ -37,12 +37,37 @@ def test_no_suggestion_when_nothing_is_close(cli: Cli, ws: Path) -> None:
 
 
 def test_long_names_are_never_compared() -> None:
-    # difflib's ratio takes time of the product of the lengths when no character is
-    # common enough to be junk: these two 20,000-character names (the same distinct
-    # characters, reordered) take over three minutes to compare on a 2-core machine.
+    # A general similarity (difflib's ratio) takes time of the product of the lengths:
+    # these two 20,000-character names (the same distinct characters, reordered) take
+    # over three minutes with it on a 2-core machine.
     name = "".join(chr(0x4E00 + i) for i in range(20_000))
     asked = name[1::2] + name[0::2]
     started = time.monotonic()
     assert closest(asked, [name, "github"]) is None
     assert closest("githb", [name, "github"]) == "github"
     assert time.monotonic() - started < 1
+
+
+def test_many_similar_names_are_compared_in_bounded_time() -> None:
+    # 10,000 names of 64 distinct characters, each a rotation of the alphabet asked
+    # for: with difflib every one costs a full comparison (about 20 s in all). The
+    # banded edit distance costs 64 x 7 steps per name, over the first 1,000 only.
+    letters = [chr(0x4E00 + i) for i in range(64)]
+    names = ["".join(letters[i:] + letters[:i]) for i in range(64)] * 157
+    asked = "".join(letters[1::2] + letters[0::2])
+    started = time.monotonic()
+    assert closest(asked, names) is None
+    assert time.monotonic() - started < 1
+
+
+@pytest.mark.parametrize(("asked", "names", "suggested"), [
+    ("githb", ["github", "memory"], "github"),  # one deletion
+    ("memroy", ["github", "memory"], "memory"),  # two replacements
+    ("gihtub", ["github"], "github"),
+    ("gh", ["ghx", "gy"], "ghx"),  # equals: the first
+    ("zzzz", ["github"], None),
+    ("abcdef", ["badcfe"], None),  # more than a third of the name changed
+])
+def test_closest_is_the_fewest_edits_away(asked: str, names: list[str],
+                                          suggested: str | None) -> None:
+    assert closest(asked, names) == suggested
