@@ -25,6 +25,9 @@ ALLOWED = {
     "paths.py": "~ in MCPCTL_HOME",
     "launch.py": "~ in a server's cwd or envFile (Path.expanduser)",
     "files/atomic.py": "the platform's way to lock a file",
+    "cli/completion.py": "whether a shell asked for completions (_MCPCTL_COMPLETE)",
+    # A comparison only, never a path read: the home folder is not a workspace.
+    "config/workspace.py": "~/.cursor/mcp.json is Cursor's own file, not a repo's",
     # The keyring's own configuration, found the way the keyring package finds it.
     "credentials/keyring_store.py": "whether the Secret Service shortcut applies",
     "credentials/secret_service.py": "the D-Bus session and keyringrc, as keyring reads them",

@@ -34,7 +34,8 @@ def register(app: typer.Typer) -> None:
             + _NO_WORKSPACE_WRITES
             + "\n\nExamples:\n\n"
             "  mcpctl add github -- docker run -i --rm ghcr.io/github/github-mcp-server\n\n"
-            "  mcpctl add docs --url https://docs.example.com/mcp --header 'X-Team=core'\n\n"
+            "  mcpctl add docs https://docs.example.com/mcp -H 'X-Team: core'\n\n"
+            "  mcpctl add --transport sse events https://events.example.com/sse\n\n"
             "  mcpctl add fs --command-line \"npx -y @scope/server '/Users/me/My Documents'\"\n\n"
             "  mcpctl add mem --entry '{\"command\": \"npx\", \"args\": [\"-y\", \"mem\"]}' --json"
         ),
@@ -49,7 +50,8 @@ def register(app: typer.Typer) -> None:
 def add_command(
     name: Annotated[str, typer.Argument(help="Server name: letters, digits, _ and -.")],
     command: Annotated[
-        list[str] | None, typer.Argument(help="The command and its arguments, after --.")
+        list[str] | None, typer.Argument(help="The command and its arguments, after --; "
+                                         "or a remote server's URL.")
     ] = None,
     env: Annotated[
         list[str] | None, typer.Option("--env", "-e", help="KEY=VALUE (repeatable).")
@@ -57,10 +59,12 @@ def add_command(
     cwd: Annotated[str | None, typer.Option("--cwd", help="Working directory.")] = None,
     url: Annotated[str | None, typer.Option("--url", help="A remote server's URL.")] = None,
     header: Annotated[
-        list[str] | None, typer.Option("--header", help="K=V for a remote server (repeatable).")
+        list[str] | None, typer.Option("--header", "-H", help="'Name: value' or Name=value for "
+                                       "a remote server (repeatable).")
     ] = None,
     transport: Annotated[
-        str | None, typer.Option("--transport", help="http or sse, for --url.")
+        str | None, typer.Option("--transport", "-t", help="http or sse for a URL; stdio "
+                                 "(the default) for a command.")
     ] = None,
     entry_json: Annotated[
         str | None, typer.Option("--entry", help="A whole entry in the usual mcpServers shape "

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
+from typing import Annotated
 
 import typer
 
+from mcpctl.cli import completion
 from mcpctl.cli.commands import normalised, register_for
 from mcpctl.cli.handler import fail, guarded, json_requested
 from mcpctl.errors import ExitCode
@@ -20,15 +22,27 @@ app = typer.Typer(
         "Example: mcpctl list --workspace ."
     ),
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
 
+def _show_version(value: bool) -> None:
+    if value:
+        from mcpctl import __version__  # noqa: PLC0415
+
+        sys.stdout.write(f"mcpctl {__version__}\n")
+        raise typer.Exit(0)
+
+
 @app.callback()
-def _group() -> None:
+def _group(
+    _version: Annotated[bool, typer.Option(
+        "--version", help="Print mcpctl's version and exit.", is_eager=True,
+        callback=_show_version)] = False,
+) -> None:
     """A callback keeps mcpctl a group of commands even when only one is registered."""
 
 
@@ -45,6 +59,8 @@ def _invoke(args: list[str], *, as_json: bool) -> int:
 
     register_for(app, args)
     command = typer.main.get_command(app)
+    if completion.requested():
+        completion.attach(command)
     try:
         result = command.main(args=args, prog_name="mcpctl", standalone_mode=False)
     except typer.Abort:

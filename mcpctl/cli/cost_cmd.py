@@ -86,6 +86,19 @@ def cost_command(
     return render.emit(report, as_json, lambda costs: _print_report(costs.document, tools))
 
 
+def _print_tools(measured: list[dict[str, Any]]) -> None:
+    """Every tool: by server, the costliest first, counts right-aligned to compare."""
+    rows = sorted(((s["name"], t["name"], t["tokens"]) for s in measured for t in s["tools"]),
+                  key=lambda row: (row[0], -row[2], row[1]))
+    if not rows:
+        return
+    digits = max(len(f"{tokens:,}") for _, _, tokens in rows)
+    width = max(digits, len("TOKENS"))
+    render.print_table(["SERVER", "TOOL", "TOKENS".rjust(width)],
+                       [[server, tool, f"{tokens:,}".rjust(width)]
+                        for server, tool, tokens in rows])
+
+
 def _print_report(document: dict[str, Any], tools: bool) -> None:
     servers = document["servers"]
     measured = [s for s in servers if s["total_tokens"] is not None]
@@ -101,9 +114,8 @@ def _print_report(document: dict[str, Any], tools: bool) -> None:
         if server["status"] == "cached":
             age = render.age(now - server["probed_at"])
             render.say(f"{server['name']}: from the probe {age} ago (--refresh probes again)")
-        if tools:
-            for tool in server["tools"]:
-                render.say(f"  {server['name']}  {tool['name']}  {tool['tokens']:,}")
+    if tools:
+        _print_tools(measured)
     for server in servers:
         if server["status"] == "failed":
             render.say(f"failed: {server['name']}: {server['error']}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import Annotated, Any
 
 import typer
@@ -11,6 +12,7 @@ from mcpctl.cli.options import ConfigOption, JsonOption, WorkspaceOption, contex
 from mcpctl.config.merge import MergedServer
 from mcpctl.model import Tier
 from mcpctl.reports import listing
+from mcpctl.reports.file_syntax import field_line
 from mcpctl.reports.servers import Listing, ServerDetail, list_report, show_report
 from mcpctl.trust.status import Status
 from mcpctl.variables import references_in
@@ -21,12 +23,21 @@ def register(app: typer.Typer) -> None:
     app.command("show")(show_command)
 
 
+class ListedTier(StrEnum):
+    """The tiers `list` merges; the client tier is `mcpctl clients`' (it was accepted
+    here and listed nothing, issue 15)."""
+
+    USER = "user"
+    WORKSPACE = "workspace"
+
+
 def list_command(
     workspace: WorkspaceOption = None,
     config: ConfigOption = None,
     as_json: JsonOption = False,
     tier: Annotated[
-        Tier | None, typer.Option("--tier", help="Only this tier: user or workspace.")
+        ListedTier | None, typer.Option("--tier", help="Only this tier: user or workspace "
+                                        "(what other clients start: mcpctl clients).")
     ] = None,
     needs_attention: Annotated[
         bool, typer.Option("--needs-attention",
@@ -48,7 +59,8 @@ def list_command(
     Example: mcpctl list --workspace ~/src/project --json
     """
 
-    report = list_report(context(workspace, config), tier, needs_attention=needs_attention,
+    report = list_report(context(workspace, config), Tier(tier) if tier else None,
+                         needs_attention=needs_attention,
                          shown=render.display_path)
     return render.emit(report, as_json, _print_listing)
 
@@ -84,13 +96,9 @@ def _print_rows(rows: list[listing.Row], probes: dict[str, dict[str, Any] | None
     if not table:
         render.say("no servers")
         return
-    headers = ["NAME", "TIER", "STATE", "TRANSPORT", "COMMAND", "SOURCE", "COST"]
-    fixed = sum(max(len(h), *(len(r[i]) for r in table)) + 2
-                for i, h in enumerate(headers) if i != 4)
-    limit = max(20, render.width() - fixed - 2)
-    for line in table:
-        line[4] = render.middle_truncate(line[4], limit)
-    render.print_table(headers, table)
+    # print_table fits it to a terminal: COMMAND cut in the middle, NAME and SOURCE never.
+    render.print_table(["NAME", "TIER", "STATE", "TRANSPORT", "COMMAND", "SOURCE", "COST"],
+                       table)
 
 
 def show_command(
@@ -127,7 +135,7 @@ def _print_definition(row: listing.Row, server: MergedServer, status: Status) ->
     for label, value in listing.spec_lines(spec):
         render.say(f"  {label + ':':<10} {value}")
     for key, value in spec.extra.items():
-        render.say(f"  other:     {key} = {value!r}")
+        render.say(f"  other:     {field_line(key, value, source.tier)}")
     refs = references_in(spec)
     if refs:
         render.say("  variables: " + ", ".join(f"{r.text} ({r.kind.value})" for r in refs))

@@ -108,4 +108,5 @@ def _print_revoked(revoked: Revoked) -> None:
         render.say(f"revoked: {item['name']} in {item['workspace']} ({item['reason']})")
     if not revoked.removed:
         render.say("nothing to revoke")
-    render.say("note: servers already running are not stopped; restart your MCP client.")
+    else:
+        render.say("note: servers already running are not stopped; restart your MCP client.")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 import shlex
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from mcpctl.config.entries import EntryError, entry_from_spec, spec_from_entry
@@ -13,6 +13,8 @@ from mcpctl.errors import UsageError
 
 # Names become tool-name prefixes in clients (`server__tool`, 64 characters at most).
 SERVER_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+TRANSPORTS = ("http", "sse", "stdio")
+_LOOKS_LIKE_URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 
 
 def check_name(name: str) -> None:
@@ -66,32 +68,78 @@ def _refuse_nulls(value: Any, where: str) -> None:
 
 
 def _raw_entry(options: EntryOptions) -> dict[str, Any]:
-    given = [flag for flag, value in (("-- COMMAND", options.argv), ("--url", options.url),
+    options = _url_from_argv(options)
+    given = [flag for flag, value in (("-- COMMAND", options.argv), ("URL", options.url),
                                       ("--entry", options.entry_json),
                                       ("--command-line", options.command_line)) if value]
     if len(given) != 1:
-        raise UsageError("give exactly one of: -- COMMAND..., --command-line, --url, --entry"
+        raise UsageError("give exactly one of: -- COMMAND..., a URL (or --url), "
+                         "--command-line, --entry"
                          + (f" (got {', '.join(given)})" if given else ""))
+    if options.transport not in (None, *TRANSPORTS):
+        raise UsageError(f"--transport must be one of {', '.join(TRANSPORTS)}, "
+                         f"not {options.transport!r}")
     if options.entry_json:
         if options.env or options.headers or options.cwd or options.transport:
             raise UsageError("--entry takes the whole entry; put env, headers and cwd inside it")
         return _json_entry(options.entry_json)
     if options.url:
-        if options.env or options.cwd:
-            raise UsageError("--env and --cwd are for servers started by command, not --url")
-        entry: dict[str, Any] = {"url": options.url, "type": options.transport or "http"}
-        if options.headers:
-            entry["headers"] = _pairs(options.headers, "--header")
-        return entry
-    if options.headers or options.transport:
-        raise UsageError("--header and --transport are for --url servers")
+        return _remote_entry(options, options.url)
+    if options.headers:
+        raise UsageError("--header is for a remote server (a URL), not one started by command")
+    if options.transport not in (None, "stdio"):
+        raise UsageError(f"--transport {options.transport} needs a URL, not a command: "
+                         f"mcpctl add NAME --transport {options.transport} https://…")
     argv = options.argv or _split(options.command_line or "")
-    entry = {"command": argv[0], "args": argv[1:]}
+    entry: dict[str, Any] = {"command": argv[0], "args": argv[1:]}
     if options.env:
         entry["env"] = _pairs(options.env, "--env")
     if options.cwd:
         entry["cwd"] = options.cwd
     return entry
+
+
+def _url_from_argv(options: EntryOptions) -> EntryOptions:
+    """`add NAME https://…` (claude mcp / gemini mcp style) is a remote server; a URL
+    followed by arguments is refused, since no program is called `https://…`."""
+    if not options.argv or not _LOOKS_LIKE_URL.match(options.argv[0]):
+        return options
+    url = options.argv[0]
+    if len(options.argv) > 1 or options.transport == "stdio":
+        raise UsageError(f"the command {url!r} is a URL, which cannot be started; for a remote "
+                         f"server give the URL alone: mcpctl add NAME {url}")
+    if options.url:
+        raise UsageError("give the URL once: as an argument or as --url")
+    return replace(options, argv=[], url=url)
+
+
+def _remote_entry(options: EntryOptions, url: str) -> dict[str, Any]:
+    if options.env or options.cwd:
+        raise UsageError("--env and --cwd are for servers started by command, not a URL")
+    if options.transport == "stdio":
+        raise UsageError("--transport stdio is for a command; a URL is http or sse")
+    entry: dict[str, Any] = {"url": url, "type": options.transport or "http"}
+    if options.headers:
+        entry["headers"] = _headers(options.headers)
+    return entry
+
+
+def _headers(items: list[str]) -> dict[str, str]:
+    """`--header` as `K=V` or as HTTP writes it, `K: V` (claude mcp, gemini mcp, curl).
+
+    A header name holds neither ':' nor '=' (RFC 9110 tokens), so whichever comes
+    first ends the name; a value may hold both (`Bearer a=b`).
+    """
+    pairs: dict[str, str] = {}
+    for item in items:
+        cut = min((at for at in (item.find(":"), item.find("=")) if at >= 0), default=-1)
+        key = item[:cut].strip() if cut >= 0 else ""
+        if not key:
+            raise UsageError(f"--header takes 'Name: value' or Name=value, got {item!r}")
+        if key in pairs:
+            raise UsageError(f"--header {key} is given twice")
+        pairs[key] = item[cut + 1:].strip() if item[cut] == ":" else item[cut + 1:]
+    return pairs
 
 
 def _split(command_line: str) -> list[str]:

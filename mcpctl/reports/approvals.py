@@ -54,7 +54,9 @@ def trust_report(machine: Machine, names: list[str], all_servers: bool, *,
             continue
         trust_actions.approve(server, status, machine.root, machine.paths.trust_file)
         results.append(_result(server, status, "trusted"))
-    if errors:
+    # A declined prompt approved nothing the user asked for: the same exit as a refusal
+    # without a terminal, so `mcpctl trust x && mcpctl run x` stops there (issue 15).
+    if errors or any(result["status"] == "declined" for result in results):
         code = ExitCode.TRUST_REFUSED
     else:
         # A broken file may hide servers that were meant to be reviewed: say so by exit code.

@@ -13,7 +13,7 @@ from mcpctl.errors import ExitCode
 from mcpctl.machine import Machine
 from mcpctl.model import Problem
 from mcpctl.probing.servers import Outcome, ProbeOptions, admit_all, probe_admitted
-from mcpctl.reports.report import Report
+from mcpctl.reports.report import Report, problems_exit
 from mcpctl.tokens.cost import CostReport, ServerCost, build_report
 
 COST_SCHEMA_VERSION = 1
@@ -118,8 +118,8 @@ def cost_report(machine: Machine, names: list[str], options: ProbeOptions,
     elif names and any(o.refused for o in outcomes):
         code = ExitCode.TRUST_REFUSED
     body = {key: value for key, value in document.items() if key != "schema_version"}
-    return Report("cost", body, Costs(document), code, warnings=warnings,
-                  version=COST_SCHEMA_VERSION)
+    return Report("cost", body, Costs(document), problems_exit(code, view.problems),
+                  view.problems, warnings=warnings, version=COST_SCHEMA_VERSION)
 
 
 def chosen(servers: list[MergedServer], names: list[str], problems: Sequence[Problem]

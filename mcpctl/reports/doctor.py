@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mcpctl.clients.weak_approvals import WeakApprovals
+from mcpctl.config.unknown_keys import unknown_keys
 from mcpctl.config.view import load_view
 from mcpctl.errors import ExitCode, McpctlError
 from mcpctl.machine import Machine
@@ -14,7 +15,7 @@ from mcpctl.probing.diagnosis import FAIL, OK, WARN, Check, Environment, static_
 from mcpctl.probing.servers import Outcome, ProbeOptions, admit_all, probe_admitted
 from mcpctl.reports.cost import Probing, chosen
 from mcpctl.reports.list_extras import weak_approvals_here
-from mcpctl.reports.report import Report
+from mcpctl.reports.report import Report, problems_exit
 
 
 @dataclass(frozen=True)
@@ -46,8 +47,11 @@ def doctor_report(machine: Machine, names: list[str], options: ProbeOptions | No
         code = ExitCode.SERVER_FAILED
     elif any(c["status"] == FAIL for d in documents for c in d["checks"]):
         code = ExitCode.FINDINGS
+    warnings = [unknown.message() for unknown in
+                unknown_keys(o.server.winner for o in outcomes)]
     return Report("doctor", {"workspace": str(machine.root), "servers": documents},
-                  Diagnoses(documents), code, view.problems)
+                  Diagnoses(documents), problems_exit(code, view.problems), view.problems,
+                  warnings)
 
 
 def _secret_exists(name: str) -> bool | str:

@@ -48,6 +48,14 @@ class Report(Generic[T]):
         return document
 
 
+def problems_exit(code: int, problems: Sequence[Problem]) -> int:
+    """Exit 3 for config problems unless something worse already decided the code: a
+    typo must never look like success (issue 15), but 4, 5 and 6 say more."""
+    if problems and code in (ExitCode.OK, ExitCode.FINDINGS):
+        return ExitCode.INVALID_CONFIG
+    return code
+
+
 def error_document(message: str, kind: str, exit_code: int) -> dict[str, Any]:
     """What stdout holds in JSON mode when a command fails (schemas/error.schema.json)."""
     return {"schema_version": 1, "error": {"message": message, "type": kind},

@@ -6,9 +6,9 @@ from dataclasses import dataclass
 
 from mcpctl.config.secret_refs import secret_references
 from mcpctl.config.view import load_view
-from mcpctl.errors import UsageError
+from mcpctl.errors import ExitCode, UsageError
 from mcpctl.machine import Machine
-from mcpctl.reports.report import Report
+from mcpctl.reports.report import Report, problems_exit
 
 
 @dataclass(frozen=True)
@@ -49,5 +49,7 @@ def list_report(machine: Machine) -> Report[SecretNames]:
     names = sorted(stored | set(references))
     entries = [{"name": n, "stored": n in stored, "referenced_by": references.get(n, [])}
                for n in names]
+    # A broken config.toml hides references: every secret would look unused (an
+    # invitation to `secret rm`), so the problems decide the exit code.
     return Report("secret-list", {"secrets": entries}, SecretNames(names, stored, references),
-                  problems=view.problems)
+                  problems_exit(ExitCode.OK, view.problems), problems=view.problems)

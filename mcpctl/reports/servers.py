@@ -9,6 +9,7 @@ from typing import Any
 
 from mcpctl.clients.weak_approvals import WeakApproval
 from mcpctl.config.merge import MergedServer, named
+from mcpctl.config.unknown_keys import unknown_keys
 from mcpctl.config.view import load_view
 from mcpctl.errors import ExitCode
 from mcpctl.machine import Machine
@@ -56,10 +57,12 @@ def list_report(machine: Machine, tier: Tier | None, *, needs_attention: bool,
         "weak_approvals": [{"server": a.server, "setting": a.setting, "path": str(a.path),
                             "line": a.line, "message": a.message()} for a in weak.approvals],
     }
-    code, warnings = ExitCode.OK, []
+    code = ExitCode.OK
     attention = [f"{row.name} ({row.state})" for row in rows if row.state in NEEDS_ATTENTION]
     attention += [f"{a.server or 'every .mcp.json server'} (approved by name in "
                   f"{shown(a.path)})" for a in weak.approvals]
+    warnings = [unknown.message() for unknown in
+                unknown_keys(d for s in view.servers for d in s.definitions)]
     if problems:
         code = ExitCode.INVALID_CONFIG
     elif needs_attention and attention:
@@ -88,4 +91,5 @@ def show_report(machine: Machine, name: str) -> Report[ServerDetail]:
     }
     return Report("show", body, ServerDetail(server, rows, statuses),
                   ExitCode.INVALID_CONFIG if problems else ExitCode.OK, problems,
+                  [unknown.message() for unknown in unknown_keys(server.definitions)],
                   version=listing.LIST_SCHEMA_VERSION)

@@ -66,6 +66,33 @@ def test_add_remote_with_headers_and_transport(cli: Cli, user_config: Path) -> N
         "type": "http", "url": "https://p/mcp"}
 
 
+def test_the_neighbours_habits_make_the_same_remote_server(cli: Cli, user_config: Path) -> None:
+    """`claude mcp add` / `gemini mcp add` spellings: a positional URL, --transport before
+    the name, -H with 'Name: value' as HTTP writes it."""
+    assert cli("add", "web", "https://mcp.example.com/mcp").code == 0
+    assert cli("add", "--transport", "http", "web2", "https://mcp.example.com/mcp",
+               "-H", "Authorization: Bearer ${env:WEB_TOKEN}", "-H", "X-Trace:a=b").code == 0
+    assert cli("add", "-t", "sse", "events", "https://events.example.com/sse").code == 0
+    assert cli("add", "plainurl", "--url", "https://mcp.example.com/mcp").code == 0
+    servers = tomllib.loads(user_config.read_text())["servers"]
+    assert servers == {
+        "web": {"type": "http", "url": "https://mcp.example.com/mcp"},
+        "web2": {"type": "http", "url": "https://mcp.example.com/mcp",
+                 "headers": {"Authorization": "Bearer ${env:WEB_TOKEN}", "X-Trace": "a=b"}},
+        "events": {"type": "sse", "url": "https://events.example.com/sse"},
+        "plainurl": {"type": "http", "url": "https://mcp.example.com/mcp"},
+    }
+    # The positional form is exactly the --url form: adding it again changes nothing.
+    again = cli("add", "plainurl", "https://mcp.example.com/mcp")
+    assert again.out.startswith("unchanged: plainurl")
+
+
+def test_transport_stdio_is_accepted_for_a_command(cli: Cli, user_config: Path) -> None:
+    assert cli("add", "--transport", "stdio", "fs", "--", "npx", "-y", "fs@1.0.0").code == 0
+    assert tomllib.loads(user_config.read_text())["servers"]["fs"] == {
+        "command": "npx", "args": ["-y", "fs@1.0.0"]}
+
+
 def test_add_json_entry_in_the_mcp_servers_shape(cli: Cli, user_config: Path) -> None:
     entry = {"serverUrl": "https://j/mcp", "type": "streamable-http", "disabled": True,
              "headers": {"X-A": "1"}}
@@ -123,12 +150,23 @@ def test_longest_valid_name(cli: Cli, user_config: Path) -> None:
 
 
 @pytest.mark.parametrize(("argv", "message"), [
-    (["--url", "u", "--", "y"], "give exactly one of: -- COMMAND..., --command-line, --url, "
-                                "--entry (got -- COMMAND, --url)"),
-    ([], "give exactly one of: -- COMMAND..., --command-line, --url, --entry"),
+    (["--url", "u", "--", "y"], "give exactly one of: -- COMMAND..., a URL (or --url), "
+                                "--command-line, --entry (got -- COMMAND, URL)"),
+    ([], "give exactly one of: -- COMMAND..., a URL (or --url), --command-line, --entry"),
     (["--url", "u", "--env", "A=b"], "--env and --cwd are for servers started by command, "
-                                     "not --url"),
-    (["--header", "A=b", "--", "y"], "--header and --transport are for --url servers"),
+                                     "not a URL"),
+    (["--header", "A=b", "--", "y"],
+     "--header is for a remote server (a URL), not one started by command"),
+    (["--transport", "http", "--", "y"], "--transport http needs a URL, not a command: "
+                                          "mcpctl add NAME --transport http https://…"),
+    (["--transport", "grpc", "https://h/mcp"],
+     "--transport must be one of http, sse, stdio, not 'grpc'"),
+    (["--", "https://h/mcp", "--verbose"], "the command 'https://h/mcp' is a URL, which cannot "
+     "be started; for a remote server give the URL alone: mcpctl add NAME https://h/mcp"),
+    (["--url", "https://a/mcp", "https://b/mcp"], "give the URL once: as an argument or as --url"),
+    (["--header", "no-separator", "https://h/mcp"],
+     "--header takes 'Name: value' or Name=value, got 'no-separator'"),
+    (["-H", "A: 1", "-H", "A=2", "https://h/mcp"], "--header A is given twice"),
     (["--json", '{"command": "y"}', "--cwd", "d"],
      "--entry takes the whole entry; put env, headers and cwd inside it"),
     (["--env", "A", "--", "y"], "--env takes KEY=VALUE, got 'A'"),
@@ -142,7 +180,7 @@ def test_longest_valid_name(cli: Cli, user_config: Path) -> None:
     (["--json", '{"command": "y", "meta": {"a": null}}'],
      "--entry: 'meta.a' is null, which config.toml cannot hold; leave it out"),
     (["--url", "u", "--transport", "stdio"],
-     "server 'x': 'type' 'stdio' does not fit an entry with 'url'"),
+     "--transport stdio is for a command; a URL is http or sse"),
     (["--output", "yaml", "--", "y"], "--output must be text or json, not 'yaml'"),
 ])
 def test_bad_add_options_are_refused_and_nothing_is_written(

@@ -229,7 +229,7 @@ def test_config_option_overrides_the_user_config(cli: Cli, small: Path, tmp_path
 
 def test_unknown_fields_are_shown(cli: Cli, small: Path) -> None:
     result = cli("show", "memory", "-w", "ws")
-    assert "  other:     disabled = False\n" in result.out
+    assert "  other:     \"disabled\": false\n" in result.out  # the JSON file's own syntax
 
 
 def test_secret_looking_values_are_masked(cli: Cli, tmp_path: Path) -> None:

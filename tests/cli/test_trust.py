@@ -270,7 +270,8 @@ def test_revoke_one_name(cli: Cli, ws: Path, mcpctl_home: Path) -> None:
     assert states(cli, ws)["docs"] == ("untrusted", "")
     assert states(cli, ws)["tasks"] == ("trusted", "")
     nothing = cli("revoke", "docs", "-w", "ws")
-    assert nothing.out == f"nothing to revoke\n{NOT_STOPPED}"
+    # Nothing was revoked, so there is nothing running to warn about.
+    assert (nothing.code, nothing.out) == (0, "nothing to revoke\n")
 
 
 def test_revoke_whole_workspace_and_all(cli: Cli, ws: Path, tmp_path: Path,
@@ -364,13 +365,23 @@ def run_with_terminal(argv: list[str], answers: str) -> tuple[int, str]:
 
 def test_trust_asks_on_a_terminal(cli: Cli, ws: Path) -> None:
     code, out = run_with_terminal(["trust", "docs", "tasks", "-w", str(ws)], "y\nn\n")
-    assert code == 0
+    assert code == 4  # one declined: refused by trust, so `trust x && run x` stops
     assert "Trust 'docs'? [y/N]: " in out
     assert "Trust 'tasks'? [y/N]: " in out
     assert "trusted: docs (" in out
     assert "declined: tasks (" in out
     assert states(cli, ws)["docs"] == ("trusted", "")
     assert states(cli, ws)["tasks"] == ("untrusted", "")
+
+
+def test_declining_every_prompt_exits_4_and_approves_nothing(cli: Cli, ws: Path) -> None:
+    code, out = run_with_terminal(["trust", "docs", "-w", str(ws)], "n\n")
+    assert code == 4
+    assert "declined: docs (" in out
+    assert states(cli, ws)["docs"] == ("untrusted", "")
+    code, _ = run_with_terminal(["trust", "docs", "-w", str(ws)], "y\n")
+    assert code == 0
+    assert states(cli, ws)["docs"] == ("trusted", "")
 
 
 def test_trust_shows_the_env_file_it_pins(cli: Cli, ws: Path) -> None:
