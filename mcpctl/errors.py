@@ -1,7 +1,7 @@
 """The one error hierarchy and the one table of exit codes (DESIGN §8).
 
 Every failure a user can cause is a `McpctlError` subclass whose class-level
-`exit_code` says how the process ends; one handler in `mcpctl.cli.app` turns it into
+`exit_code` says how the process ends; one handler in `mcpctl.cli.handler` turns it into
 a one-line message on stderr.
 """
 

@@ -15,20 +15,17 @@ were pinned, not wherever the client happened to start mcpctl.
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from mcpctl.errors import ConfigError, TrustRefused
-from mcpctl.model import Tier, Transport
+from mcpctl.errors import TrustRefused
+from mcpctl.model import PinnedFile, Tier, Transport
 from mcpctl.pinning.pinned_files import pins_of, unpinned_reason
 from mcpctl.pinning.reach import Reach
-from mcpctl.trust.fingerprint import PinnedFile
+from mcpctl.syntax.env_file import read_env_file
 from mcpctl.trust.gate import Admission, unpinnable_message
 from mcpctl.variables import Context, expand
-
-_ENV_LINE = re.compile(r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*?)\s*$")
 
 
 @dataclass(frozen=True)
@@ -106,26 +103,6 @@ def _refuse_unapproved_files(admission: Admission, reached: list[PinnedFile]) ->
 def _absolute(path: str, root: Path) -> Path:
     candidate = Path(path).expanduser()
     return candidate if candidate.is_absolute() else root / candidate
-
-
-def read_env_file(path: Path) -> dict[str, str]:
-    """KEY=VALUE lines (`export` allowed, `#` comments, optional matching quotes)."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise ConfigError(f"envFile {path} cannot be read: {error}") from None
-    values: dict[str, str] = {}
-    for line in text.splitlines():
-        if not line.strip() or line.lstrip().startswith("#"):
-            continue
-        match = _ENV_LINE.match(line)
-        if match is None:
-            continue
-        raw = match[2]
-        if len(raw) >= 2 and raw[0] == raw[-1] and raw[0] in "\"'":
-            raw = raw[1:-1]
-        values[match[1]] = raw
-    return values
 
 
 def child_environment(environ: Mapping[str, str], launch: Launch) -> dict[str, str]:

@@ -8,6 +8,8 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+PinnedFile = tuple[str, str]  # (path relative to the workspace root, content digest)
+
 
 class Tier(StrEnum):
     USER = "user"

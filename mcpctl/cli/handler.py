@@ -14,14 +14,11 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 
+from mcpctl.cli.messages import say_error
 from mcpctl.errors import ExitCode, McpctlError
-from mcpctl.reports.printable import printable
 from mcpctl.reports.report import error_document
 
-
-def say_error(message: str) -> None:
-    sys.stderr.write(f"mcpctl: error: {printable(message)}\n")
-    sys.stderr.flush()
+__all__ = ["fail", "guarded", "json_requested", "say_error", "unexpected"]
 
 
 def json_requested(argv: Sequence[str]) -> bool:
@@ -50,7 +47,7 @@ def _problems_behind(error: McpctlError) -> None:
     """The config problems an error says may explain it, listed first (on stderr)."""
     problems = getattr(error, "problems", ())
     if problems:
-        from mcpctl.cli.render import warn_problems  # noqa: PLC0415 - render imports this module
+        from mcpctl.cli.render import warn_problems  # noqa: PLC0415 - only then
 
         warn_problems(problems)
 
@@ -70,6 +67,19 @@ def guarded(command: Callable[[], int], *, as_json: bool = False) -> int:
         return unexpected(error, as_json=as_json)
 
 
+def crash_header() -> str:
+    """What a bug report needs before the traceback: versions and platform (never argv,
+    which may hold a secret)."""
+    import platform  # noqa: PLC0415
+    from datetime import UTC, datetime  # noqa: PLC0415
+
+    from mcpctl import __version__  # noqa: PLC0415
+
+    when = datetime.now(UTC).isoformat(timespec="seconds")
+    return (f"--- {when} mcpctl {__version__}, Python {platform.python_version()}, "
+            f"{platform.platform()}\n")
+
+
 def unexpected(error: BaseException, *, as_json: bool = False) -> int:
     """Log the traceback (0600) and say where, in one line."""
     import traceback  # noqa: PLC0415
@@ -82,7 +92,7 @@ def unexpected(error: BaseException, *, as_json: bool = False) -> int:
         # 0600: a traceback may quote what a server or config held.
         fd = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
         with os.fdopen(fd, "a", encoding="utf-8") as handle:
-            handle.write("".join(traceback.format_exception(error)))
+            handle.write(crash_header() + "".join(traceback.format_exception(error)))
         where = f"details in {log}"
     except OSError:
         where = "no log could be written"

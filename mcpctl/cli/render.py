@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
-from mcpctl.cli.handler import say_error
+from mcpctl.cli.messages import say_error
 from mcpctl.model import Problem
 from mcpctl.reports.printable import printable, printable_lines
 from mcpctl.reports.report import Report

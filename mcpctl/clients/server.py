@@ -20,7 +20,6 @@ from mcpctl.model import Definition, Problem, ServerSpec, Source, Tier
 
 # Scopes in the order a client prefers them (Claude Code: local > project > user).
 SCOPE_ORDER = ("local", "project", "user", "profile")
-USER_OWNED = frozenset({"local", "user", "profile"})
 
 
 @dataclass(frozen=True)
@@ -40,10 +39,6 @@ class ClientServer:
     @property
     def spec(self) -> ServerSpec:
         return self.definition.spec
-
-    @property
-    def user_owned(self) -> bool:
-        return self.scope.split(" ")[0] in USER_OWNED
 
 
 def servers_from_data(

@@ -120,11 +120,6 @@ def without_references(value: str) -> str:
     return _REFERENCE.sub(" ", value)
 
 
-def secret_kind(value: str, *, name: str | None = None) -> str | None:
-    match = find_secret(value, name=name)
-    return match.kind if match else None
-
-
 def looks_secret(value: str, *, name: str | None = None) -> bool:
     return find_secret(value, name=name) is not None
 

@@ -2,7 +2,9 @@
 
 A write goes to a temp file in the same folder, is fsynced, then `os.replace`d over
 the target, so a reader (or a crash) sees the old file or the new one, never a torn
-one. Every read-modify-write holds an exclusive lock on `<file>.lock` beside it.
+one. Every read-modify-write holds an exclusive lock on a `.lock` file named by the
+caller: beside the file for mcpctl's own files, in mcpctl's cache folder for another
+client's file (where a `<file>.lock` beside it could be that client's own lock).
 """
 
 from __future__ import annotations
@@ -62,7 +64,10 @@ def _fsync_dir(directory: Path) -> None:
 
 @contextlib.contextmanager
 def file_lock(path: Path) -> Iterator[None]:
-    """Hold an exclusive advisory lock on `<path>.lock` (created 0600) for the block."""
+    """Hold an exclusive advisory lock on `<path>.lock` (created 0600) for the block.
+
+    `path` names the lock, not necessarily the file it guards (see the module doc).
+    """
     lock_path = path.with_name(path.name + ".lock")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -15,7 +15,7 @@ import stat
 from collections.abc import Mapping
 from pathlib import Path
 
-from mcpctl.trust.fingerprint import PinnedFile
+from mcpctl.model import PinnedFile
 
 MAX_FILES = 32
 MAX_BYTES = 64 * 1024 * 1024

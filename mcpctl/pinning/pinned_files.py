@@ -19,11 +19,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
 
-from mcpctl.model import ServerSpec
+from mcpctl.model import PinnedFile, ServerSpec
 from mcpctl.pinning.digests import UNPINNED, digests
 from mcpctl.pinning.paths import Hit, inside, named, on_path
 from mcpctl.pinning.reach import Reach, reach_of
-from mcpctl.trust.fingerprint import PinnedFile
 
 NO_ENVIRONMENT: Mapping[str, str] = MappingProxyType({})
 

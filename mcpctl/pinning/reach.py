@@ -16,6 +16,7 @@ from pathlib import Path
 
 from mcpctl.errors import ConfigError
 from mcpctl.model import ServerSpec
+from mcpctl.syntax.env_file import read_env_file
 from mcpctl.variables import Context, UnresolvedVariable, expand
 
 MAX_ENV_FILE_BYTES = 1024 * 1024  # a bigger envFile's values are read only at launch
@@ -70,9 +71,6 @@ def _absolute(text: str, root: Path, home: Path | None) -> Path | None:
 
 
 def _env_file_values(path: Path | None) -> dict[str, str]:
-    # The launch's own parser; imported here because launch imports this module.
-    from mcpctl.launch import read_env_file  # noqa: PLC0415
-
     try:
         if path is None or not path.is_file() or path.stat().st_size > MAX_ENV_FILE_BYTES:
             return {}

@@ -147,32 +147,28 @@ def _probe_concurrently(
 ) -> None:
     import asyncio  # noqa: PLC0415
 
-    from mcpctl.protocol.probe import ProbeFailed, probe  # noqa: PLC0415
-
-    async def one(outcome: Outcome, plan: LaunchPlan) -> None:
-        try:
-            outcome.result = await probe(plan, capabilities=options.capabilities,
-                                         allow_insecure=options.allow_insecure)
-        except ProbeFailed as error:
-            outcome.failed = error.failure.diagnosis
-            outcome.stderr_tail = error.failure.stderr_tail
-        if on_done is not None:
-            on_done(outcome.name)
+    from mcpctl.protocol.probe import ProbeFailure, probe_many  # noqa: PLC0415
 
     received: list[int] = []
 
-    async def run_all() -> None:
+    async def run_all() -> list[ProbeResult | ProbeFailure]:
         with stopping_on_signals(received):
-            async with asyncio.TaskGroup() as group:
-                for outcome, plan in runnable:
-                    group.create_task(one(outcome, plan))
+            return await probe_many([plan for _, plan in runnable],
+                                    capabilities=options.capabilities,
+                                    allow_insecure=options.allow_insecure, on_done=on_done)
 
     try:
-        asyncio.run(run_all())
+        results = asyncio.run(run_all())
     except asyncio.CancelledError:
         if received:
             raise ProbingStopped(received[0]) from None
         raise
+    for (outcome, _), result in zip(runnable, results, strict=True):
+        if isinstance(result, ProbeFailure):
+            outcome.failed = result.diagnosis
+            outcome.stderr_tail = result.stderr_tail
+        else:
+            outcome.result = result
 
 
 def _count_and_cache(outcome: Outcome, paths: Paths, options: ProbeOptions) -> None:

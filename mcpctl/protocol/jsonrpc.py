@@ -15,7 +15,6 @@ from typing import Any, TypeGuard
 JSONRPC = "2.0"
 
 METHOD_NOT_FOUND = -32601
-INVALID_REQUEST = -32600
 # Codes the 2026-07-28 revision defines (schema.ts "MCP error codes"); one of them in
 # reply to `server/discover` marks a modern server (basic/versioning).
 HEADER_MISMATCH = -32020

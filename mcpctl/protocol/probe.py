@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -144,15 +144,22 @@ def _result(
 
 async def probe_many(
     plans: Sequence[LaunchPlan], *, capabilities: frozenset[str] = DEFAULT_CAPABILITIES,
-    allow_insecure: bool = False,
+    allow_insecure: bool = False, on_done: Callable[[str], None] | None = None,
 ) -> list[ProbeResult | ProbeFailure]:
-    """Probe all plans concurrently; a failure is returned in its place, not raised."""
+    """Probe all plans concurrently; a failure is returned in its place, not raised.
+
+    `on_done` hears each plan's name as its probe ends, in the order they end.
+    """
 
     async def one(plan: LaunchPlan) -> ProbeResult | ProbeFailure:
         try:
-            return await probe(plan, capabilities=capabilities, allow_insecure=allow_insecure)
+            result: ProbeResult | ProbeFailure = await probe(
+                plan, capabilities=capabilities, allow_insecure=allow_insecure)
         except ProbeFailed as error:
-            return error.failure
+            result = error.failure
+        if on_done is not None:
+            on_done(plan.name)
+        return result
 
     async with asyncio.TaskGroup() as group:
         tasks = [group.create_task(one(plan)) for plan in plans]

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from mcpctl.config.secret_refs import secret_references
 from mcpctl.config.view import load_view
-from mcpctl.credentials.refs import secret_references
 from mcpctl.errors import ExitCode, UsageError
 from mcpctl.machine import Machine
 from mcpctl.reports.report import Report, problems_exit

@@ -14,12 +14,9 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from mcpctl.model import ServerSpec
+from mcpctl.model import PinnedFile, ServerSpec
 
 VERSION_TAG = "mcpctl-fingerprint-v1"
-
-PinnedFile = tuple[str, str]  # (path relative to the workspace root, content digest)
-
 
 def canonical_form(spec: ServerSpec, files: Sequence[PinnedFile] = ()) -> dict[str, Any]:
     return {

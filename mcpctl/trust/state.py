@@ -18,8 +18,7 @@ from enum import StrEnum
 from typing import Any
 
 from mcpctl.credentials.secretlike import looks_secret
-from mcpctl.model import ServerSpec, Tier
-from mcpctl.trust.fingerprint import PinnedFile
+from mcpctl.model import PinnedFile, ServerSpec, Tier
 
 
 class TrustState(StrEnum):

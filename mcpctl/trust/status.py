@@ -6,9 +6,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mcpctl.model import Definition, Tier
+from mcpctl.model import Definition, PinnedFile, Tier
 from mcpctl.pinning.pinned_files import NO_ENVIRONMENT, Lookups, pinned_files, unpinned_reason
-from mcpctl.trust.fingerprint import PinnedFile, fingerprint_of
+from mcpctl.trust.fingerprint import fingerprint_of
 from mcpctl.trust.state import Approval, TrustState, approved_definition, diff, state_of
 
 

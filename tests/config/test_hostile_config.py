@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import json
 import os
+import platform
+import re
 import stat
 from pathlib import Path
 
 import pytest
 
+from mcpctl import __version__
 from mcpctl.cli.handler import unexpected
 from tests.conftest import Cli, run_mcpctl
 
@@ -96,4 +99,8 @@ def test_unexpected_error_log_is_private(tmp_path: Path, mcpctl_home: Path) -> N
     assert unexpected(RuntimeError("boom")) == 70
     log = mcpctl_home / "cache" / "mcpctl.log"
     assert stat.S_IMODE(os.stat(log).st_mode) == 0o600
-    assert "RuntimeError: boom" in log.read_text()
+    text = log.read_text()
+    assert "RuntimeError: boom" in text
+    header = text.splitlines()[0]
+    assert re.fullmatch(rf"--- \S+ mcpctl {re.escape(__version__)}, Python "
+                        rf"{re.escape(platform.python_version())}, .+", header), header

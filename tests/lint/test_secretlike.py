@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from mcpctl.credentials.secretlike import find_secret, looks_secret, mask, secret_kind
+from mcpctl.credentials.secretlike import find_secret, looks_secret, mask
 
 GITHUB = "ghp_0123456789abcdefghijABCDEFGHIJexampl"
 
@@ -27,7 +27,9 @@ GITHUB = "ghp_0123456789abcdefghijABCDEFGHIJexampl"
     ("Qm9vN2xXz4Rt8Ke3Lp0Vb6Hs1Dj5Fg2Yw", "high-entropy string"),
 ])
 def test_known_shapes_are_found(value: str, kind: str) -> None:
-    assert secret_kind(value) == kind
+    match = find_secret(value)
+    assert match is not None
+    assert match.kind == kind
     assert looks_secret(value)
 
 
