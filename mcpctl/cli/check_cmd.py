@@ -24,19 +24,21 @@ SUMMARY = "Lint MCP config files without starting anything (the pre-commit hook)
 _DESCRIPTION = (
     SUMMARY + " With no FILES, checks the workspace's .mcp.json, mcp.json, .vscode/mcp.json, "
     ".cursor/mcp.json and .claude/settings.json. Exit status: 0 no error-severity finding, "
-    "1 at least one, 2 usage error, 3 a file could not be read."
+    "1 at least one (or one at the --fail-on level), 2 usage error, 3 a file could not be read."
 )
 _EPILOG = """Examples:
   mcpctl check                                  the current repo's MCP config files
   mcpctl check .mcp.json .vscode/mcp.json       these files (format from the path)
   mcpctl check --format-of vscode config.jsonc  a file whose name says nothing
   mcpctl check --output github                  annotations for a GitHub workflow
+  mcpctl check --fail-on warning                fail on warnings too, not only errors
   mcpctl check --ignore MCP022 --list-rules     every rule: code, severity, why, fix
 
 Settings: [tool.mcpctl.check] in pyproject.toml or [check] in .mcpctl.toml,
 with select = [...] and ignore = [...] (rule codes or prefixes such as MCP02).
 """
 OUTPUTS = ("text", "json", "github")
+FAIL_ON = ("error", "warning", "info")
 
 
 class _HelpShown(Exception):
@@ -70,6 +72,9 @@ def build_parser() -> argparse.ArgumentParser:
                              "or github (workflow annotations)")
     parser.add_argument("--json", dest="output", action="store_const", const="json",
                         help="the same as --output json")
+    parser.add_argument("--fail-on", choices=FAIL_ON, default="error", metavar="SEVERITY",
+                        help="exit 1 on findings of this severity or worse: error "
+                             "(default), warning or info")
     parser.add_argument("--select", action="append", default=[], metavar="CODES",
                         help="only these rules (comma-separated codes or prefixes)")
     parser.add_argument("--ignore", action="append", default=[], metavar="CODES",
@@ -110,7 +115,10 @@ def run_check(argv: Sequence[str]) -> int:
             say_error(f"cannot read {reasons}")
             return int(ExitCode.INVALID_CONFIG)
         raise ConfigError(f"cannot read {reasons}")
-    return int(ExitCode.FINDINGS if result.has_errors else ExitCode.OK)
+    from mcpctl.lint.rules import Severity  # noqa: PLC0415
+
+    failed = result.fails(Severity(options.fail_on))
+    return int(ExitCode.FINDINGS if failed else ExitCode.OK)
 
 
 def register(app: typer.Typer) -> None:

@@ -1,16 +1,28 @@
 """Workspace config formats as data: one row per client file (DESIGN §2, STYLE 9).
 
-Adding a client's format is one row here plus a fixture under tests/.
+Adding a client's format is one row here plus a fixture under tests/. A row says where
+the file lives in a repo, how it is written (JSON, JSONC or TOML), where its servers
+are, what its fields are called, in what unit its `timeout` is, and which variable
+syntax the client that reads it expands. `check` (the pre-commit hook's `files:`
+pattern included) and the workspace tier read the same rows.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from enum import StrEnum
 from pathlib import PurePosixPath
 
 # Field names other clients use for what mcpctl calls `url`.
 _URL_ALIASES = {"serverUrl": "url", "httpUrl": "url"}
+
+
+class Syntax(StrEnum):
+    JSON = "json"
+    JSONC = "jsonc"
+    TOML = "toml"
 
 
 @dataclass(frozen=True)
@@ -18,18 +30,58 @@ class ConfigFormat:
     id: str
     relative_path: str
     top_key: str
-    jsonc: bool
+    syntax: Syntax
+    client: str  # the program that reads the file, as messages name it
     aliases: Mapping[str, str] = field(default_factory=lambda: dict(_URL_ALIASES))
-    # Top-level keys that may stand beside `top_key` without being an error.
-    companion_keys: frozenset[str] = frozenset({"$schema"})
+    # Top-level keys that may stand beside `top_key` without a finding; None: any key
+    # (a client's whole settings file, where servers are one setting among many).
+    companion_keys: frozenset[str] | None = frozenset({"$schema"})
+    # What a `timeout` of 1 means, in seconds (Kiro and Gemini count milliseconds).
+    timeout_seconds: float = 1.0
+    # References the client expands itself (DESIGN §3); None: not known, so not judged.
+    variables: frozenset[str] | None = None
+    # The file name says nothing more than "MCP" (a root `mcp.json`): a file without a
+    # servers key is some other tool's file, and `servers` is read as well.
+    generic: bool = False
+    # Read by the workspace tier (`list`, `trust`, `run`); False: only linted.
+    workspace: bool = True
+    # Recognised by its file name in any folder (it has no fixed place in a repo).
+    any_folder: bool = False
 
+    @property
+    def jsonc(self) -> bool:
+        return self.syntax is Syntax.JSONC
+
+    def servers_key(self, top: Mapping[str, object]) -> str:
+        """The key this file's servers are under (a generic file may use `servers`)."""
+        if self.generic and self.top_key not in top and isinstance(top.get("servers"), dict):
+            return "servers"
+        return self.top_key
+
+
+_VSCODE_VARIABLES = frozenset({"${workspaceFolder}", "${env:NAME}", "${input:ID}"})
 
 WORKSPACE_FORMATS: tuple[ConfigFormat, ...] = (
-    ConfigFormat("claude", ".mcp.json", "mcpServers", jsonc=False),
-    ConfigFormat("mcp.json", "mcp.json", "mcpServers", jsonc=False),
-    ConfigFormat("vscode", ".vscode/mcp.json", "servers", jsonc=True,
-                 companion_keys=frozenset({"$schema", "inputs"})),
-    ConfigFormat("cursor", ".cursor/mcp.json", "mcpServers", jsonc=False),
+    ConfigFormat("claude", ".mcp.json", "mcpServers", Syntax.JSON, "Claude Code",
+                 variables=frozenset({"${VAR}"})),
+    ConfigFormat("mcp.json", "mcp.json", "mcpServers", Syntax.JSON, "mcpctl", generic=True),
+    ConfigFormat("vscode", ".vscode/mcp.json", "servers", Syntax.JSONC, "VS Code",
+                 companion_keys=frozenset({"$schema", "inputs"}), variables=_VSCODE_VARIABLES),
+    ConfigFormat("cursor", ".cursor/mcp.json", "mcpServers", Syntax.JSON, "Cursor",
+                 variables=frozenset({"${workspaceFolder}", "${env:NAME}"})),
+    ConfigFormat("kiro", ".kiro/settings/mcp.json", "mcpServers", Syntax.JSON, "Kiro",
+                 timeout_seconds=0.001),
+    ConfigFormat("roo", ".roo/mcp.json", "mcpServers", Syntax.JSON, "Roo Code",
+                 variables=frozenset({"${env:NAME}"})),
+    ConfigFormat("gemini", ".gemini/settings.json", "mcpServers", Syntax.JSON, "Gemini CLI",
+                 companion_keys=None, timeout_seconds=0.001,
+                 variables=frozenset({"${VAR}", "$VAR"})),
+    ConfigFormat("codex", ".codex/config.toml", "mcp_servers", Syntax.TOML, "Codex",
+                 aliases={"http_headers": "headers"}, companion_keys=None,
+                 variables=frozenset()),
+    ConfigFormat("claude-desktop", "claude_desktop_config.json", "mcpServers", Syntax.JSON,
+                 "Claude Desktop", companion_keys=None, variables=frozenset(),
+                 workspace=False, any_folder=True),
 )
 
 # The `type` values clients write, mapped to mcpctl's transports.
@@ -43,7 +95,7 @@ TRANSPORT_ALIASES: Mapping[str, str] = {
     "sse": "sse",
 }
 
-ALL_TOP_KEYS = frozenset(f.top_key for f in WORKSPACE_FORMATS)
+ALL_TOP_KEYS = frozenset(f.top_key for f in WORKSPACE_FORMATS if f.syntax is not Syntax.TOML)
 
 
 def format_by_id(format_id: str) -> ConfigFormat | None:
@@ -51,7 +103,8 @@ def format_by_id(format_id: str) -> ConfigFormat | None:
 
 
 def format_for_path(path: str) -> ConfigFormat | None:
-    """Recognise a file's format by the tail of its path (`x/.vscode/mcp.json` → vscode)."""
+    """A file's format from its path: the row whose path is the longest tail of it
+    (`x/.vscode/mcp.json` → vscode, `.kiro/settings/mcp.json` → kiro, not mcp.json)."""
     parts = PurePosixPath(path.replace("\\", "/")).parts
     best: ConfigFormat | None = None
     for candidate in WORKSPACE_FORMATS:
@@ -61,3 +114,13 @@ def format_for_path(path: str) -> ConfigFormat | None:
         ):
             best = candidate
     return best
+
+
+def hook_pattern(extra_paths: tuple[str, ...] = ()) -> str:
+    """The pre-commit `files:` regex: exactly the known paths from a repo's root, and
+    the files that have no fixed place by name in any folder (issue 13: `*/mcp.json`
+    matched Kiro's and Roo's files and every example folder)."""
+    rooted = [f.relative_path for f in WORKSPACE_FORMATS if not f.any_folder]
+    anywhere = [f.relative_path for f in WORKSPACE_FORMATS if f.any_folder]
+    alternatives = "|".join(re.escape(p) for p in (*rooted, *extra_paths))
+    return f"^({alternatives})$|(^|/)({'|'.join(re.escape(p) for p in anywhere)})$"

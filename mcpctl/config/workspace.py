@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from mcpctl.config.entries import EntryError, spec_from_entry
-from mcpctl.config.formats import ALL_TOP_KEYS, WORKSPACE_FORMATS, ConfigFormat
+from mcpctl.config.formats import ALL_TOP_KEYS, WORKSPACE_FORMATS, ConfigFormat, Syntax
 from mcpctl.config.tier_load import TierLoad, read_config_text
 from mcpctl.model import Definition, Problem, Source, Tier
 from mcpctl.syntax import jsonc
@@ -40,6 +40,8 @@ def load_workspace(root: Path) -> TierLoad:
     if is_home(root):
         return load
     for precedence, fmt in enumerate(WORKSPACE_FORMATS, start=1):
+        if not fmt.workspace:
+            continue
         path = root / fmt.relative_path
         # A dangling symlink is reported too: it is a config file that cannot be read.
         if path.exists() or path.is_symlink():
@@ -54,7 +56,7 @@ def load_workspace_file(path: Path, fmt: ConfigFormat, precedence: int) -> TierL
         load.problems.append(text)
         return load
     try:
-        document = jsonc.parse(text, jsonc=fmt.jsonc)
+        document = read_document(text, fmt)
     except jsonc.JsonSyntaxError as error:
         syntax = error.message.startswith(("Expecting", "Illegal trailing comma"))
         hint = "" if fmt.jsonc or not syntax else \
@@ -65,6 +67,15 @@ def load_workspace_file(path: Path, fmt: ConfigFormat, precedence: int) -> TierL
     load.definitions.extend(definitions)
     load.problems.extend(problems)
     return load
+
+
+def read_document(text: str, fmt: ConfigFormat) -> jsonc.JsonDocument:
+    """The parsed file with its positions, whatever its syntax (raises JsonSyntaxError)."""
+    if fmt.syntax is Syntax.TOML:
+        from mcpctl.syntax.toml_document import parse_toml  # noqa: PLC0415 - tomllib
+
+        return parse_toml(text)
+    return jsonc.parse(text, jsonc=fmt.jsonc)
 
 
 def definitions_from_document(
@@ -86,13 +97,14 @@ def definitions_from_document(
         return [], [servers]
     definitions: list[Definition] = []
     problems: list[Problem] = []
+    key = fmt.servers_key(top)
     for name, entry in servers.items():
-        line, column = document.position((fmt.top_key, name))
+        line, column = document.position((key, name))
         try:
-            spec = spec_from_entry(name, entry, fmt.aliases)
+            spec = spec_from_entry(name, in_seconds(entry, fmt), fmt.aliases)
         except EntryError as error:
             if error.field is not None:
-                line, column = _field_position(document, (fmt.top_key, name), error.field,
+                line, column = _field_position(document, (key, name), error.field,
                                                fmt) or (line, column)
             problems.append(Problem(path, line, column, str(error)))
             continue
@@ -101,10 +113,23 @@ def definitions_from_document(
     return definitions, problems
 
 
+def in_seconds(entry: Any, fmt: ConfigFormat) -> Any:
+    """The entry with its `timeout` in seconds (Kiro and Gemini write milliseconds)."""
+    if fmt.timeout_seconds == 1 or not isinstance(entry, Mapping):
+        return entry
+    timeout = entry.get("timeout")
+    if isinstance(timeout, bool) or not isinstance(timeout, int | float):
+        return entry
+    return {**entry, "timeout": timeout * fmt.timeout_seconds}
+
+
 def _servers_object(
     top: Mapping[str, Any], fmt: ConfigFormat, path: Path, document: jsonc.JsonDocument
 ) -> Mapping[str, Any] | Problem:
-    if fmt.top_key not in top:
+    key = fmt.servers_key(top)
+    if key not in top:
+        if fmt.generic or fmt.companion_keys is None:
+            return {}  # another tool's file, or a client's settings without servers
         wrong = sorted((ALL_TOP_KEYS - {fmt.top_key}) & top.keys())
         unexpected = sorted(set(top) - fmt.companion_keys)
         if wrong or unexpected:
@@ -114,10 +139,10 @@ def _servers_object(
                            f"expected top-level key {fmt.top_key!r} for {fmt.relative_path}, "
                            f"found {found[0]!r}")
         return {}
-    servers = top[fmt.top_key]
+    servers = top[key]
     if not isinstance(servers, dict):
-        line, column = document.position((fmt.top_key,))
-        return Problem(path, line, column, f"{fmt.top_key!r} must be an object of servers")
+        line, column = document.position((key,))
+        return Problem(path, line, column, f"{key!r} must be an object of servers")
     return servers
 
 

@@ -31,6 +31,9 @@ _KNOWN: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("AWS access key", re.compile(r"(?:AKIA|ASIA)[A-Z0-9]{16}")),
     ("GitLab token", re.compile(r"glpat-[A-Za-z0-9_-]{20,}")),
     ("Google API key", re.compile(r"AIza[A-Za-z0-9_-]{35}")),
+    ("Neon API key", re.compile(r"napi_[a-z0-9]{40,}")),
+    ("Perplexity API key", re.compile(r"pplx-[A-Za-z0-9]{32,}")),
+    ("Notion token", re.compile(r"(?:ntn|secret)_[A-Za-z0-9]{40,}")),
     ("JSON web token", re.compile(r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*")),
 )
 # One pass over most tokens instead of one per pattern (a 1 MB config has ~100k strings).

@@ -7,25 +7,28 @@ calls in `checks` is pure.
 
 from __future__ import annotations
 
+import errno
 import functools
 import json
 import os
-import stat
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from mcpctl.config.formats import WORKSPACE_FORMATS, format_for_path
-from mcpctl.config.tier_load import MAX_CONFIG_BYTES
+from mcpctl.config.tier_load import MAX_CONFIG_BYTES, read_file_bytes
 from mcpctl.errors import ExitCode, McpctlError, UsageError
 from mcpctl.lint.checks import CLAUDE_SETTINGS, lint_bytes
 from mcpctl.lint.report import CheckResult
 from mcpctl.lint.settings import Selection
+from mcpctl.model import Problem
 
 # The schema each workspace format is validated against (schemas/NAME.schema.json).
 SCHEMA_NAMES: Mapping[str, str] = {
     "claude": "mcp-json", "mcp.json": "mcp-json", "vscode": "vscode-mcp", "cursor": "cursor-mcp",
+    "kiro": "kiro-mcp", "roo": "roo-mcp", "gemini": "gemini-settings", "codex": "codex-config",
+    "claude-desktop": "claude-desktop",
 }
 KINDS = (*(f.id for f in WORKSPACE_FORMATS), CLAUDE_SETTINGS)
 _CLAUDE_SETTINGS_FILES = (".claude/settings.json", ".claude/settings.local.json")
@@ -59,7 +62,7 @@ def find_targets(files: Sequence[str], root: Path, format_of: str | None) -> lis
         raise UsageError(f"--format-of: unknown format {format_of!r} (known: {', '.join(KINDS)})")
     if files:
         return [_named_target(name, format_of) for name in files]
-    found = [(root / f.relative_path, f.id) for f in WORKSPACE_FORMATS]
+    found = [(root / f.relative_path, f.id) for f in WORKSPACE_FORMATS if not f.any_folder]
     found.append((root / _CLAUDE_SETTINGS_FILES[0], CLAUDE_SETTINGS))
     return [Target(path, _relative(path), kind) for path, kind in found if path.exists()]
 
@@ -94,18 +97,13 @@ def check_targets(targets: Sequence[Target], selection: Selection) -> CheckResul
 
 
 def _read(path: Path) -> bytes | str:
-    """The file's bytes, or why they cannot be had."""
-    try:
-        status = path.stat()
-        if stat.S_ISDIR(status.st_mode):
-            return "is a directory"
-        if not stat.S_ISREG(status.st_mode):  # a FIFO or a device would block or never end
-            return "is not a regular file"
-        if status.st_size > MAX_CONFIG_BYTES:
-            return f"larger than {MAX_CONFIG_BYTES} bytes"
-        return path.read_bytes()
-    except OSError as error:
-        return error.strerror or str(error)
+    """The file's bytes, or why they cannot be had: the tiers' own bounded reader, which
+    opens first and asks the open file what it is, so a FIFO swapped in after a look at
+    the path cannot block the hook."""
+    data = read_file_bytes(path, MAX_CONFIG_BYTES)
+    if data is None:
+        return os.strerror(errno.ENOENT)
+    return data.message.removeprefix("cannot read: ") if isinstance(data, Problem) else data
 
 
 def _schema_for(kind: str) -> Mapping[str, Any] | None:

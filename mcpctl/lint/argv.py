@@ -29,10 +29,12 @@ def command_line_hits(server: JsonPath, entry: Mapping[str, Any]) -> Iterator[Hi
         return
     argv = [Arg(command, (*server, "command"))]
     argv += [Arg(a, (*server, "args", i)) for i, a in enumerate(args) if isinstance(a, str)]
-    for arg in argv:
-        if pipes_download_to_shell(arg.text):
-            yield Hit("MCP031", arg.path, f"{where(arg.path)}: downloads a script into a shell")
-    yield from _argv_hits(argv, depth=0)
+    hits = [Hit("MCP031", arg.path, f"{where(arg.path)}: downloads a script into a shell")
+            for arg in argv if pipes_download_to_shell(arg.text)]
+    hits += _argv_hits(argv, depth=0)
+    piped = any(hit.code == "MCP031" for hit in hits)
+    # A download piped into a shell is MCP031 already; MCP033 is for the download alone.
+    yield from (hit for hit in hits if not (piped and hit.code == "MCP033"))
 
 
 def _argv_hits(argv: Sequence[Arg], depth: int) -> Iterator[Hit]:
@@ -40,7 +42,10 @@ def _argv_hits(argv: Sequence[Arg], depth: int) -> Iterator[Hit]:
         return
     program = _program(argv[0].text)
     rest = argv[1:]
-    if program == "env":
+    if program in _DOWNLOADERS:
+        yield Hit("MCP033", argv[0].path, f"{where(argv[0].path)}: the program is the "
+                                          f"downloader {program}, not a server")
+    elif program == "env":
         yield from _argv_hits(_after_env(rest), depth + 1)
     elif program in _SHELLS:
         yield from _shell_hits(program, rest, depth)
@@ -48,6 +53,15 @@ def _argv_hits(argv: Sequence[Arg], depth: int) -> Iterator[Hit]:
         yield from _runner_hits(program, rest)
     elif program in {"docker", "podman"}:
         yield from _image_hits(program, rest)
+
+
+_DOWNLOADERS = frozenset({"curl", "wget", "iwr", "irm", "invoke-webrequest",
+                          "invoke-restmethod", "certutil", "bitsadmin"})
+# What `cmd /c` may start without a finding: Windows needs it for npx and the other
+# runners, which are .cmd scripts CreateProcess cannot start by themselves.
+_CMD_TARGETS = frozenset({"npx", "npm", "pnpm", "pnpx", "yarn", "bunx", "bun", "uvx",
+                          "uv", "pipx", "node", "deno", "docker", "podman", "python", "py"})
+_SHELL_OPERATOR = re.compile(r"[|&;<>]|\$\(|`")
 
 
 def _program(command: str) -> str:
@@ -130,15 +144,22 @@ def _shell_hits(program: str, args: Sequence[Arg], depth: int) -> Iterator[Hit]:
                 return  # a script file: the shell runs a file, not a command string
             skip = _takes_a_value(program, arg.text)
             continue
-        yield Hit("MCP030", arg.path,
-                  f"{where(arg.path)}: runs a command string through {program} {arg.text}")
         # sh -c takes one script (later words are its $0, $1...); cmd and powershell
         # take the rest of the line, as one string or as separate words.
         inner = list(args[index + 1:])
         if inner and (len(inner) == 1 or program not in {"cmd", "powershell", "pwsh"}):
             inner = _shell_words(inner[0])
+        if not _plain_cmd_start(program, args[index + 1:], inner):
+            yield Hit("MCP030", arg.path, f"{where(arg.path)}: runs a command string "
+                                          f"through {program} {arg.text}")
         yield from _argv_hits(inner, depth + 1)
         return
+
+
+def _plain_cmd_start(program: str, written: Sequence[Arg], inner: Sequence[Arg]) -> bool:
+    """`cmd /c npx -y pkg`: Windows' documented way to start a runner, no script in it."""
+    return (program == "cmd" and bool(inner) and _program(inner[0].text) in _CMD_TARGETS
+            and not any(_SHELL_OPERATOR.search(arg.text) for arg in written))
 
 
 def _runs_a_file(program: str, text: str) -> bool:
@@ -172,12 +193,25 @@ def _is_command_flag(program: str, text: str) -> bool:
     return re.fullmatch(r"-[a-zA-Z]*c[a-zA-Z]*", text) is not None or text == "--command"
 
 
+# The words a script starts with are what is looked through (the program, its options,
+# the package); shlex is pure Python, so a 1 MB script is not split to its end.
+_SHELL_WORDS = 256
+
+
 def _shell_words(script: Arg) -> list[Arg]:
+    lexer = shlex.shlex(script.text, posix=True)
+    lexer.whitespace_split = True
+    lexer.commenters = ""  # as shlex.split: `#` is an ordinary character
+    words: list[Arg] = []
     try:
-        words = shlex.split(script.text)
-    except ValueError:
+        while len(words) < _SHELL_WORDS:
+            word = lexer.get_token()
+            if word is None:
+                break
+            words.append(Arg(word, script.path))
+    except ValueError:  # an unclosed quote among the first words: not a command line
         return []
-    return [Arg(word, script.path) for word in words]
+    return words
 
 
 # --- package runners --------------------------------------------------------------
@@ -210,9 +244,12 @@ def _runner_hits(program: str, args: Sequence[Arg]) -> Iterator[Hit]:
         package = _package_arg(rest, _PYTHON_PACKAGE_OPTIONS, _PYTHON_VALUE_OPTIONS)
     else:
         package = _package_arg(rest, _NODE_PACKAGE_OPTIONS, _NODE_VALUE_OPTIONS)
-    if package is None or not _from_registry(package.text):
+    if package is None:
         return
-    problem = (_python_pin_problem if python else _node_pin_problem)(package.text)
+    if not _from_registry(package.text):
+        problem = _source_pin_problem(package.text, python=python)
+    else:
+        problem = (_python_pin_problem if python else _node_pin_problem)(package.text)
     if problem:
         yield Hit("MCP020", package.path,
                   f"{where(package.path)}: {runner} runs {shown(package.text)} {problem}")
@@ -269,6 +306,24 @@ def _from_registry(spec: str) -> bool:
         return False
     return not re.fullmatch(r"[\w.-]+/[\w.-]+(?:#.*)?", spec) and not spec.endswith(
         (".whl", ".tar.gz", ".tgz", ".zip"))
+
+
+def _source_pin_problem(spec: str, *, python: bool) -> str | None:
+    """A git source without a revision, or a tarball URL: what it runs can change."""
+    if "${" in spec:
+        return None
+    lowered = spec.lower()
+    if lowered.startswith(("git+", "git://", "github:", "gitlab:", "bitbucket:")):
+        location = re.sub(r"^[A-Za-z+]+:(?://(?:[^@/]*@)?)?", "", spec)
+        marker = "@" if python else "#"
+        return None if marker in location or "#" in location else "from git without a " \
+            "revision"
+    if re.fullmatch(r"\w[\w.-]*/[\w.-]+", spec) and not python:
+        return "from GitHub without a revision"
+    if lowered.startswith(("http://", "https://")) and lowered.endswith(
+            (".tgz", ".tar.gz", ".whl", ".zip")):
+        return "from a download URL, which can serve other bytes tomorrow"
+    return None
 
 
 _EXACT_VERSION = re.compile(r"v?\d+(?:\.\d+){2}(?:[-+][0-9A-Za-z.+-]+)?")

@@ -9,8 +9,9 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from mcpctl.config.formats import ALL_TOP_KEYS, ConfigFormat, format_by_id
+from mcpctl.config.formats import ALL_TOP_KEYS, ConfigFormat, Syntax, format_by_id
 from mcpctl.lint.argv import command_line_hits
+from mcpctl.lint.clients import client_hits
 from mcpctl.lint.fields import entry_hits, server_name_hits
 from mcpctl.lint.leaks import leak_hits
 from mcpctl.lint.rules import Finding, Hit, where
@@ -33,12 +34,18 @@ def lint_bytes(
         line, column = _byte_position(data, error.start)
         return [Finding(path, line, column, "MCP001", "not UTF-8 text")]
     try:
-        document = jsonc.parse(text, jsonc=fmt is not None and fmt.jsonc)
+        if fmt is not None and fmt.syntax is Syntax.TOML:
+            from mcpctl.syntax.toml_document import parse_toml  # noqa: PLC0415 - tomllib
+
+            document = parse_toml(text)
+        else:
+            document = jsonc.parse(text, jsonc=fmt is not None and fmt.jsonc)
     except jsonc.JsonSyntaxError as error:
         # json's own wording ends some messages with "at", meant to precede a position.
         message = error.message.removesuffix(" at") + _syntax_hint(text, error, fmt)
         return [Finding(path, error.line, error.column, "MCP001", message)]
-    hits = [*_duplicate_hits(document), *leak_hits(document.value)]
+    bare = fmt is not None and fmt.variables is not None and "$VAR" in fmt.variables
+    hits = [*_duplicate_hits(document), *leak_hits(document.value, bare_references=bare)]
     if fmt is None:
         hits += _claude_settings_hits(document.value)
     else:
@@ -47,7 +54,7 @@ def lint_bytes(
 
 
 def _locate(document: jsonc.JsonDocument, path: str, hit: Hit) -> Finding:
-    line, column = hit.at or document.position(hit.path)
+    line, column = hit.at or document.nearest(hit.path)
     return Finding(path, line, column, hit.code, hit.message)
 
 
@@ -88,32 +95,65 @@ def _server_file_hits(
     if not isinstance(value, dict):
         yield Hit("MCP003", (), f"the top level must be an object with {fmt.top_key!r}")
         return
-    yield from _top_key_hits(value, fmt)
+    key = fmt.servers_key(value)
+    if key not in value and (fmt.generic or fmt.companion_keys is None):
+        return  # another tool's `mcp.json`, or a client's settings without servers
+    yield from _top_key_hits(value, fmt, key)
     if schema is not None:
-        for problem in schema_problems(value, schema):
-            yield Hit("MCP002", problem.path, f"{where(problem.path)}: {problem.message}")
-    servers = value.get(fmt.top_key)
+        for problem in schema_problems(_as_schema_sees(value, fmt, key), schema):
+            yield Hit("MCP002", _real_path(problem.path, fmt, key),
+                      f"{where(_real_path(problem.path, fmt, key))}: {problem.message}")
+    servers = value.get(key)
     if not isinstance(servers, dict):
         return
     input_ids = _input_ids(value.get("inputs"))
+    users: set[str] = set()
     for name, entry in servers.items():
-        server = (fmt.top_key, name)
-        yield from server_name_hits(server, name)
+        server = (key, name)
+        yield from server_name_hits(server, name, fmt)
         if isinstance(entry, dict):
             yield from command_line_hits(server, entry)
-            yield from entry_hits(server, entry, fmt.id, input_ids)
+            yield from entry_hits(server, entry, fmt, input_ids, users)
+            yield from client_hits(server, entry, fmt)
 
 
-def _top_key_hits(value: Mapping[str, Any], fmt: ConfigFormat) -> Iterator[Hit]:
-    for key in value:
-        if key == fmt.top_key or key in fmt.companion_keys:
+def _as_schema_sees(value: dict[str, Any], fmt: ConfigFormat, key: str) -> dict[str, Any]:
+    """A generic file's `servers` is validated as the `mcpServers` its schema knows."""
+    if key == fmt.top_key:
+        return value
+    return {fmt.top_key: value[key]}
+
+
+def _real_path(path: jsonc.JsonPath, fmt: ConfigFormat, key: str) -> jsonc.JsonPath:
+    return (key, *path[1:]) if path[:1] == (fmt.top_key,) and key != fmt.top_key else path
+
+
+def _top_key_hits(value: Mapping[str, Any], fmt: ConfigFormat, key: str) -> Iterator[Hit]:
+    """MCP003 where servers are lost (under another format's key, or no servers key at
+    all); MCP005 for a key the client ignores beside servers it does read."""
+    has_servers = isinstance(value.get(key), dict)
+    for other in value:
+        if other == key or fmt.companion_keys is None or other in fmt.companion_keys:
             continue
-        if key in ALL_TOP_KEYS:
-            why = f"{fmt.relative_path} reads its servers from {fmt.top_key!r}"
+        if other in ALL_TOP_KEYS or _holds_servers(value[other]):
+            yield Hit("MCP003", (other,), f"{where((other,))}: {fmt.client} reads the servers "
+                                          f"of {fmt.relative_path} from {key!r}, not from "
+                                          f"{other!r}")
+        elif has_servers:
+            yield Hit("MCP005", (other,), f"{where((other,))}: top-level key {fmt.client} "
+                                          "ignores")
         else:
-            allowed = ", ".join(repr(k) for k in sorted({fmt.top_key, *fmt.companion_keys}))
-            why = f"{fmt.relative_path} allows only {allowed}"
-        yield Hit("MCP003", (key,), f"{where((key,))}: unknown top-level key; {why}")
+            yield Hit("MCP003", (other,), f"{where((other,))}: unknown top-level key and no "
+                                          f"{key!r}: {fmt.client} starts no server from this "
+                                          "file")
+            return
+
+
+def _holds_servers(value: Any) -> bool:
+    """An object of entries that start or reach something: servers under a wrong key."""
+    return isinstance(value, dict) and bool(value) and all(
+        isinstance(entry, dict) and ("command" in entry or "url" in entry)
+        for entry in value.values())
 
 
 def _input_ids(inputs: Any) -> frozenset[str]:
@@ -126,6 +166,10 @@ def _input_ids(inputs: Any) -> frozenset[str]:
 def _claude_settings_hits(value: Any) -> Iterator[Hit]:
     if not isinstance(value, dict):
         return
+    if "mcpServers" in value:
+        path = ("mcpServers",)
+        yield Hit("MCP006", path, f"{where(path)}: Claude Code rejects a settings file that "
+                                  "defines servers; they belong in .mcp.json")
     if value.get("enableAllProjectMcpServers") is True:
         path = ("enableAllProjectMcpServers",)
         yield Hit("MCP060", path, f"{where(path)}: approves every server of this repo's "

@@ -1,8 +1,11 @@
-"""MCP010/MCP011: credentials written literally anywhere in a file.
+"""MCP010-MCP012: credentials written literally anywhere in a file, and placeholders.
 
 The whole document is walked, not just `env` and `headers`: a token in `args`, in a
-URL's userinfo or query, in a VS Code input's default or in a field some client
-invented leaks just the same. Messages show at most the first 4 characters.
+URL's userinfo, path or query, in a VS Code input's default, in a field some client
+invented, or inside a string that holds JSON (`--config '{"apiKey": ...}'`, an
+`OPENAPI_MCP_HEADERS` value) leaks just the same. Messages show at most the first 4
+characters of a credential. A placeholder (`YOUR_API_KEY`, `xxx`, `$TOKEN`) is not a
+leak: it is reported as a blank to fill in, at info level (issue 13).
 """
 
 from __future__ import annotations
@@ -13,20 +16,29 @@ from collections.abc import Iterator
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
+from mcpctl.credentials.placeholders import is_placeholder
 from mcpctl.credentials.secretlike import SecretMatch, find_secret, mask, without_references
 from mcpctl.lint.rules import Hit, where
 from mcpctl.syntax.jsonc import JsonPath
 
 _ASSIGNED_NAME = re.compile(r"-{0,2}[A-Za-z_][A-Za-z0-9_.-]*")
+_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s\"'<>`]+")
+_BARE_REFERENCE = re.compile(r"\$[A-Za-z_][A-Za-z0-9_]*")
+# `CLOUDFLARE_ACCOUNT_ID`, `projectId`: identifiers look random but grant nothing.
+_IDENTIFIER_NAME = re.compile(r"(?i:(?:^|[_.-])(?:id|uuid|guid))$|[a-z0-9]I[dD]$")
+_EMBEDDED_JSON_LIMIT = 64 * 1024  # a string that holds JSON is a few lines, not a file
 
 
-def leak_hits(value: Any) -> Iterator[Hit]:
+def leak_hits(value: Any, *, bare_references: bool = False) -> Iterator[Hit]:
+    """`bare_references`: the client expands `$NAME` (Gemini CLI), so a value that is
+    only that is a reference, the fix itself."""
     # Iterative on purpose: a hostile file may nest a thousand levels deep.
     stack: list[tuple[JsonPath, Any, str | None]] = [((), value, None)]
     while stack:
         path, item, name = stack.pop()
         if isinstance(item, str):
-            yield from _string_hits(path, item, name)
+            if not (bare_references and _BARE_REFERENCE.fullmatch(item)):
+                yield from _string_hits(path, item, name)
         elif isinstance(item, dict):
             stack.extend(((*path, key), child, key) for key, child in item.items())
         elif isinstance(item, list):
@@ -42,16 +54,59 @@ def _option_name(previous: Any) -> str | None:
 
 
 def _string_hits(path: JsonPath, text: str, name: str | None) -> Iterator[Hit]:
-    if "://" in text:
-        yield from _url_hits(path, text)
-        return
     option, equals, value = text.partition("=")
+    embedded = _embedded_json(value if equals and _ASSIGNED_NAME.fullmatch(option) else text)
+    if embedded is not None:
+        yield from _embedded_hits(path, embedded)
+        return
+    if "://" in text:
+        yield from _text_with_urls_hits(path, text, name)
+        return
     match = None
     if equals and _ASSIGNED_NAME.fullmatch(option):  # --api-key=VALUE, GITHUB_TOKEN=VALUE
         match = find_secret(value, name=option)
     match = match or find_secret(text, name=name)
-    if match is not None:
-        yield _hit(path, match)
+    if match is not None and not (not match.certain and name and _IDENTIFIER_NAME.search(name)):
+        yield from _hit(path, match, text)
+
+
+def _embedded_json(text: str) -> Any:
+    """The object or list a string holds as JSON (`'{"apiKey": "..."}'`, or that JSON
+    encoded once more as a JSON string), else None."""
+    candidate: Any = text.strip().strip("'")
+    for _ in range(2):
+        if not isinstance(candidate, str) or len(candidate) > _EMBEDDED_JSON_LIMIT \
+                or not candidate.strip().startswith(("{", "[", '"')):
+            return None
+        try:
+            candidate = json.loads(candidate)
+        except (ValueError, RecursionError):
+            return None
+        if isinstance(candidate, dict | list):
+            return candidate or None
+    return None
+
+
+def _embedded_hits(path: JsonPath, embedded: Any) -> Iterator[Hit]:
+    # Located at the string; the message names the place inside its JSON. Only one
+    # level: JSON in JSON in a string is walked as text.
+    for hit in leak_hits(embedded):
+        inner = hit.message.split(": ", 1)[-1]
+        yield Hit(hit.code, path, f"{where(path)}: {inner} (inside its JSON, at "
+                                  f"{where(hit.path)})")
+
+
+def _text_with_urls_hits(path: JsonPath, text: str, name: str | None) -> Iterator[Hit]:
+    """A URL anywhere in the text (`--db=postgres://u:p@h/db`) is judged as a URL."""
+    found = False
+    for url in _URL.findall(text):
+        for hit in _url_hits(path, url):
+            found = True
+            yield hit
+    if not found and name is not None:
+        match = find_secret(_URL.sub(" ", text), name=name)
+        if match is not None:
+            yield from _hit(path, match, text)
 
 
 def _url_hits(path: JsonPath, url: str) -> Iterator[Hit]:
@@ -59,27 +114,42 @@ def _url_hits(path: JsonPath, url: str) -> Iterator[Hit]:
         parts = urlsplit(url)
         password = parts.password
     except ValueError:
-        password, parts = None, None
-    if parts is None:
         match = find_secret(url)
         if match is not None:
-            yield _hit(path, match)
+            yield from _hit(path, match, url)
         return
     if password and without_references(password).strip():
-        yield Hit("MCP010", path, f"{where(path)}: literal password in the URL's userinfo "
-                                  f"{json.dumps(mask(password))}")
+        if is_placeholder(password):
+            yield _placeholder(path, password)
+        else:
+            yield Hit("MCP010", path, f"{where(path)}: literal password in the URL's "
+                                      f"userinfo {json.dumps(mask(password))}")
         return
-    candidates: list[tuple[str, str | None]] = [(parts.username or "", None), (parts.path, None)]
+    # Each path segment on its own: a bare hex token (`/mcp/<32 hex>`) is judged as the
+    # whole value it is, not as one word of a longer text.
+    candidates: list[tuple[str, str | None]] = [(parts.username or "", None)]
+    candidates += [(segment, None) for segment in parts.path.split("/") if segment]
     candidates += [(value, key) for key, value in parse_qsl(parts.query)]
     for text, name in candidates:
         match = find_secret(text, name=name)
         if match is not None:
-            yield _hit(path, match)
+            yield from _hit(path, match, text)
             return
 
 
-def _hit(path: JsonPath, match: SecretMatch) -> Hit:
+def _hit(path: JsonPath, match: SecretMatch, whole: str) -> Iterator[Hit]:
+    if is_placeholder(match.text) or is_placeholder(whole):
+        if match.certain:  # a guess that is a placeholder is no finding at all
+            yield _placeholder(path, match.text)
+        return
     shown = json.dumps(mask(match.text))
     if match.certain:
-        return Hit("MCP010", path, f"{where(path)}: literal {match.kind} {shown}")
-    return Hit("MCP011", path, f"{where(path)}: {match.kind} {shown} may be a credential")
+        yield Hit("MCP010", path, f"{where(path)}: literal {match.kind} {shown}")
+    else:
+        yield Hit("MCP011", path, f"{where(path)}: {match.kind} {shown} may be a credential")
+
+
+def _placeholder(path: JsonPath, text: str) -> Hit:
+    # Short: a placeholder misjudged would otherwise be a whole credential in a CI log.
+    shown = json.dumps(text if len(text) <= 24 else text[:20] + "...")
+    return Hit("MCP012", path, f"{where(path)}: placeholder {shown} where a credential goes")

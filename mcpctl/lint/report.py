@@ -24,7 +24,15 @@ class CheckResult:
 
     @property
     def has_errors(self) -> bool:
-        return any(f.rule.severity is Severity.ERROR for f in self.findings)
+        return self.fails(Severity.ERROR)
+
+    def fails(self, threshold: Severity) -> bool:
+        """Does a finding reach `threshold` (`--fail-on`: error, warning or info)?"""
+        rank = _RANK[threshold]
+        return any(_RANK[f.rule.severity] <= rank for f in self.findings)
+
+
+_RANK = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
 
 
 def render(result: CheckResult, output: str) -> str:

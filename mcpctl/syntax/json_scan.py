@@ -1,18 +1,16 @@
 """Where each member of a JSON(C) object starts and ends in the text (pure).
 
-The in-place editor (`client_json_edit.py`) changes only the bytes of mcpctl's own
-members; this scanner finds them. It runs on text that already parsed, with comments
-blanked out (offsets kept), so it only has to follow the nesting of tokens.
+The in-place editor (`json_edit.py`) changes only the bytes of mcpctl's own members;
+this scanner finds them. It runs on text that already parsed and walks the tokens of
+the one JSON(C) tokenizer (`jsonc.significant`, comments left out), so it only has to
+follow their nesting.
 """
 
 from __future__ import annotations
 
-import json
-import re
 from dataclasses import dataclass, field
 
-_COMMENT_OR_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"|//[^\n]*|/\*[\s\S]*?(?:\*/|\Z)')
-_TOKEN = re.compile(r'"(?:[^"\\\n]|\\.)*"|[{}\[\]:,]|[^\s{}\[\]:,"]+')
+from mcpctl.syntax.jsonc import significant, string_value
 
 
 @dataclass
@@ -41,42 +39,34 @@ class _Frame:
     members: list[Member] = field(default_factory=list)
 
 
-def _blank_comments(text: str) -> str:
-    def blank(match: re.Match[str]) -> str:
-        token = match.group(0)
-        return token if token.startswith('"') else re.sub(r"[^\n]", " ", token)
-
-    return _COMMENT_OR_STRING.sub(blank, text.replace("\ufeff", " ", 1))
-
-
 def find_object(text: str, path: tuple[str, ...]) -> JsonObject | None:
     """The object at `path` in already-validated JSON(C) text, with member spans."""
-    source = _blank_comments(text)
+    source = text.replace("\ufeff", " ", 1)
     stack: list[_Frame] = []
     expect_key = False
-    for match in _TOKEN.finditer(source):
-        token, at = match.group(0), match.start()
-        if token == ":":
+    for token in significant(source):
+        kind, at = token.kind, token.start
+        if kind == ":":
             continue
-        if token == ",":
-            expect_key = _after_comma(stack, path, match.end()) or expect_key
+        if kind == ",":
+            expect_key = _after_comma(stack, path, token.end) or expect_key
             continue
-        if expect_key and token.startswith('"'):
-            stack[-1].key, stack[-1].key_start = json.loads(token), at
+        if expect_key and kind == '"':
+            stack[-1].key, stack[-1].key_start = string_value(source[at:token.end]), at
             expect_key = False
             continue
-        if token in "}]":
+        if kind in "}]":
             frame = stack.pop()
             expect_key = False
             if frame.is_object and frame.path == path:
-                return JsonObject(frame.start, match.end(), frame.members)
-            _value_ended(stack, frame.start, match.end(), path)
+                return JsonObject(frame.start, token.end, frame.members)
+            _value_ended(stack, frame.start, token.end, path)
             continue
-        if token in "{[":
-            stack.append(_Frame(_child_path(stack), token == "{", at))
-            expect_key = token == "{"
+        if kind in "{[":
+            stack.append(_Frame(_child_path(stack), kind == "{", at))
+            expect_key = kind == "{"
             continue
-        _value_ended(stack, at, match.end(), path)
+        _value_ended(stack, at, token.end, path)
     return None
 
 

@@ -157,17 +157,24 @@ def test_workspace_formats_are_one_row_each() -> None:
         ("mcp.json", "mcp.json", "mcpServers", False),
         ("vscode", ".vscode/mcp.json", "servers", True),
         ("cursor", ".cursor/mcp.json", "mcpServers", False),
+        ("kiro", ".kiro/settings/mcp.json", "mcpServers", False),
+        ("roo", ".roo/mcp.json", "mcpServers", False),
+        ("gemini", ".gemini/settings.json", "mcpServers", False),
+        ("codex", ".codex/config.toml", "mcp_servers", False),
+        ("claude-desktop", "claude_desktop_config.json", "mcpServers", False),
     ]
     vscode = format_by_id("vscode")
     assert vscode is not None
-    assert vscode.companion_keys == {"$schema", "inputs"}
+    assert vscode.companion_keys == frozenset({"$schema", "inputs"})
     assert format_by_id("nope") is None
 
 
 @pytest.mark.parametrize(("path", "format_id"), [
     ("repo/.mcp.json", "claude"), ("repo/mcp.json", "mcp.json"),
     ("repo/.vscode/mcp.json", "vscode"), ("C:\\repo\\.cursor\\mcp.json", "cursor"),
-    ("repo/other.json", None),
+    ("repo/other.json", None), ("repo/.kiro/settings/mcp.json", "kiro"),
+    ("repo/.roo/mcp.json", "roo"), ("examples/claude_desktop_config.json", "claude-desktop"),
+    (".gemini/settings.json", "gemini"), (".codex/config.toml", "codex"),
 ])
 def test_format_for_path(path: str, format_id: str | None) -> None:
     found = format_for_path(path)

@@ -18,7 +18,8 @@ def expected_findings() -> dict[str, list[str]]:
 
 
 def corpus_files(kind: str) -> list[str]:
-    return sorted(p.relative_to(CORPUS).as_posix() for p in (CORPUS / kind).rglob("*.json"))
+    return sorted(p.relative_to(CORPUS).as_posix() for p in (CORPUS / kind).rglob("*")
+                  if p.is_file())
 
 
 def lint_corpus_file(relative: str) -> list[Finding]:

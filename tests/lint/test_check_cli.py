@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
+import threading
+import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from jsonschema import Draft202012Validator  # type: ignore[import-untyped, unused-ignore]
@@ -16,7 +21,8 @@ from tests.lint.helpers import CORPUS
 
 TOKEN = "ghp_0123456789abcdefghijABCDEFGHIJexampl"
 SEVERAL = "bad/065-several-findings/.mcp.json"
-PIN_FIX = "pin an exact version: npx pkg@1.2.3, uvx pkg==1.2.3, pipx run pkg==1.2.3"
+PIN_FIX = ("pin an exact version: npx pkg@1.2.3, uvx pkg==1.2.3, pipx run pkg==1.2.3, "
+           "git+https://...@<commit>")
 
 
 @pytest.fixture
@@ -48,17 +54,20 @@ def test_text_output_is_exact(cli: Cli, in_corpus: Path) -> None:
         f"{SEVERAL}:7:9: MCP010 error: mcpServers.github.env.GITHUB_PERSONAL_ACCESS_TOKEN: "
         'literal GitHub token "ghp_***" (fix: revoke the credential, then reference it: '
         "${env:NAME} or ${NAME} for the client, ${secret:NAME} for mcpctl run)\n"
-        f"{SEVERAL}:8:9: MCP032 warning: mcpServers.github.env.NODE_OPTIONS: NODE_OPTIONS "
+        f"{SEVERAL}:8:9: MCP032 error: mcpServers.github.env.NODE_OPTIONS: NODE_OPTIONS "
         "makes the runtime load extra code at start (fix: remove the variable; configure "
         "the server through its own options)\n"
+        f'{SEVERAL}:11:5: MCP006 error: mcpServers["remote docs"]: Claude Code does not load '
+        "a 'url' entry without 'type': 'http' or 'sse' (fix: write the entry the way the "
+        "named client expects (see the message))\n"
         f'{SEVERAL}:11:5: MCP040 warning: mcpServers["remote docs"]: server name '
         '"remote docs" has characters outside A-Z a-z 0-9 _ - (fix: rename the server '
         "using letters, digits, '_' and '-' (at most 64))\n"
         f'{SEVERAL}:11:21: MCP042 error: mcpServers["remote docs"].url: plain http:// to '
-        '"docs.example.com" (fix: use https:// (plain http is fine for localhost and '
-        "127.0.0.1))\n"
+        '"docs.example.com" (fix: use https:// (plain http is fine for this machine, private '
+        "addresses and single-label hosts such as a compose service))\n"
     )
-    assert result.err == "mcpctl check: 1 file, 2 error(s), 3 warning(s), 0 info\n"
+    assert result.err == "mcpctl check: 1 file, 4 error(s), 2 warning(s), 0 info\n"
     assert result.code == 1
 
 
@@ -79,7 +88,7 @@ def test_json_output_matches_its_schema(cli: Cli, in_corpus: Path) -> None:
     document = json.loads(result.out)
     Draft202012Validator(load_schema("check-report")).validate(document)
     assert document["files"] == [SEVERAL, "good/09-empty-servers/.mcp.json"]
-    assert document["counts"] == {"error": 2, "warning": 3, "info": 0}
+    assert document["counts"] == {"error": 4, "warning": 2, "info": 0}
     assert document["unreadable"] == []
     assert document["findings"][1] == {
         "path": SEVERAL, "line": 7, "column": 9, "code": "MCP010", "name": "literal-secret",
@@ -120,7 +129,9 @@ def test_select_and_ignore(cli: Cli, in_corpus: Path) -> None:
     assert [line.split()[1] for line in only_secrets.out.splitlines()] == ["MCP010"]
     assert only_secrets.code == 1
     ignored = cli("check", "--ignore", "mcp010,MCP042", "--ignore", "MCP04", SEVERAL)
-    assert [line.split()[1] for line in ignored.out.splitlines()] == ["MCP020", "MCP032"]
+    ignored = cli("check", "--ignore", "mcp010,MCP042,MCP032,MCP006", "--ignore", "MCP04",
+                  SEVERAL)
+    assert [line.split()[1] for line in ignored.out.splitlines()] == ["MCP020"]
     assert ignored.code == 0
 
 
@@ -129,9 +140,11 @@ def test_select_and_ignore(cli: Cli, in_corpus: Path) -> None:
                            "(see mcpctl check --list-rules)\n"),
     (["--format-of", "yaml", "x"], "mcpctl: error: check: argument --format-of: invalid "
                                    "choice: 'yaml' (choose from 'claude', 'mcp.json', "
-                                   "'vscode', 'cursor', 'claude-settings')\n"),
+                                   "'vscode', 'cursor', 'kiro', 'roo', 'gemini', 'codex', "
+                                   "'claude-desktop', 'claude-settings')\n"),
     (["config.json"], "mcpctl: error: cannot tell the format of config.json from its name; "
-                      "pass --format-of (claude, mcp.json, vscode, cursor, claude-settings)\n"),
+                      "pass --format-of (claude, mcp.json, vscode, cursor, kiro, roo, gemini, "
+                      "codex, claude-desktop, claude-settings)\n"),
     (["--workspace", "nowhere"], "mcpctl: error: --workspace: nowhere is not a directory\n"),
 ])
 def test_usage_errors_exit_2(cli: Cli, repo: Path, args: list[str], message: str) -> None:
@@ -151,8 +164,53 @@ def test_unreadable_files_exit_3_after_the_others_are_checked(cli: Cli, repo: Pa
     assert result.out.startswith(".mcp.json:1:50: MCP020 warning:")
     assert result.err.endswith(
         "mcpctl: error: cannot read missing/.mcp.json: No such file or directory; "
-        ".vscode/mcp.json: is a directory; .cursor/mcp.json: is not a regular file\n")
+        ".vscode/mcp.json: is a directory, not a file; .cursor/mcp.json: is not a regular "
+        "file\n")
     assert result.code == 3
+
+
+def test_a_fifo_swapped_in_after_a_look_at_the_path_does_not_block(
+    cli: Cli, repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The file is replaced by a FIFO right after the first look at its path (a stat or
+    an open). A reader that looks, then opens by name, would open the FIFO and wait for a
+    writer: here a writer comes after 1 s and sends nothing, so such a reader reports an
+    empty file. One that asks the open file what it is reads the real file."""
+    path = write(repo, ".mcp.json", '{"mcpServers": {"a": {"command": "npx", "args": ["x"]}}}')
+    real_stat, real_open = os.stat, os.open
+    swapped = threading.Event()
+
+    def swap_after(real: Callable[..., Any]) -> Callable[..., Any]:
+        def call(target: Any, *args: Any, **kwargs: Any) -> Any:
+            answer = real(target, *args, **kwargs)
+            if os.fspath(target) in {".mcp.json", str(path)} and not swapped.is_set():
+                swapped.set()
+                os.replace(_fifo_beside(path), path)
+            return answer
+        return call
+
+    monkeypatch.setattr(os, "stat", swap_after(real_stat))
+    monkeypatch.setattr(os, "open", swap_after(real_open))
+    writer = threading.Thread(target=_write_nothing_later, args=(path, swapped), daemon=True)
+    writer.start()
+    result = cli("check", ".mcp.json")
+    assert swapped.is_set()
+    assert result.out.startswith(".mcp.json:1:50: MCP020 warning:")
+    assert result.code == 0
+    writer.join(timeout=10)
+
+
+def _fifo_beside(path: Path) -> Path:
+    fifo = path.with_name("swap.fifo")
+    os.mkfifo(fifo)
+    return fifo
+
+
+def _write_nothing_later(path: Path, swapped: threading.Event) -> None:
+    swapped.wait(timeout=10)
+    time.sleep(1)
+    with contextlib.suppress(OSError):  # non-blocking: fails at once with no reader
+        os.close(os.open(path, os.O_WRONLY | os.O_NONBLOCK))
 
 
 def test_format_of_reads_any_name_as_that_format(cli: Cli, repo: Path) -> None:
@@ -232,8 +290,9 @@ def test_list_rules(cli: Cli) -> None:
     listed = json.loads(cli("check", "--list-rules", "--output", "json").out)
     Draft202012Validator(load_schema("check-report")).validate(listed)
     assert [rule["code"] for rule in listed["rules"]] == [
-        "MCP001", "MCP002", "MCP003", "MCP004", "MCP010", "MCP011", "MCP020", "MCP021",
-        "MCP022", "MCP030", "MCP031", "MCP032", "MCP040", "MCP041", "MCP042", "MCP050",
+        "MCP001", "MCP002", "MCP003", "MCP004", "MCP005", "MCP006", "MCP007", "MCP008",
+        "MCP010", "MCP011", "MCP012", "MCP020", "MCP021", "MCP022", "MCP030", "MCP031",
+        "MCP032", "MCP033", "MCP034", "MCP040", "MCP041", "MCP042", "MCP043", "MCP050",
         "MCP051", "MCP052", "MCP060"]
 
 

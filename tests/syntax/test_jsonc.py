@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from mcpctl.syntax import jsonc
+from mcpctl.syntax.json_scan import find_object
 from mcpctl.syntax.jsonc import DuplicateKey, JsonSyntaxError, blank_jsonc, parse
 
 
@@ -152,3 +154,71 @@ def test_blanking_keeps_length_lines_and_meaning(value: object) -> None:
     assert blanked.count("\n") == commented.count("\n")
     assert json.loads(blanked) == value
     assert parse(commented, jsonc=True).value == value
+
+
+def test_a_comma_before_a_comment_that_holds_a_bracket_is_kept() -> None:
+    # issue 13: the comma was taken for a trailing one when a later comment held `]`.
+    text = ('{\n  "servers": {\n    "a": {"command": "node", // see [docs] }\n'
+            '      "args": ["x"] /* } */,\n    },\n  },\n}\n')
+    document = parse(text, jsonc=True)
+    assert document.value == {"servers": {"a": {"command": "node", "args": ["x"]}}}
+    assert document.key_positions[("servers", "a", "args")] == (4, 7)
+
+
+def test_only_a_comma_after_a_value_is_trailing() -> None:
+    # `[,]` and `{,}` hold no value: the comma is an error, not a trailing comma.
+    with pytest.raises(JsonSyntaxError) as raised:
+        parse('{"args": [,]}', jsonc=True)
+    assert (raised.value.line, raised.value.column) == (1, 11)
+    assert blank_jsonc('{"a": [1, {},], "b": "x",}') == '{"a": [1, {} ], "b": "x" }'
+
+
+def test_tokens_name_their_kind_and_span() -> None:
+    text = '{"a": [1, true], // c\n "b": null} /* d */ /'
+    assert [(t.kind, text[t.start:t.end]) for t in jsonc.lex(text)] == [
+        ("{", "{"), ('"', '"a"'), (":", ":"), ("[", "["), ("w", "1"), (",", ","),
+        ("w", "true"), ("]", "]"), (",", ","), ("/", "// c"), ('"', '"b"'), (":", ":"),
+        ("w", "null"), ("}", "}"), ("/", "/* d */"), ("/", "/"),
+    ]
+
+
+def test_an_unclosed_string_ends_at_its_line() -> None:
+    text = '{"a": "x\\"\n, "b": 1}'
+    assert [text[t.start:t.end] for t in jsonc.lex(text)][:4] == ['{', '"a"', ":", '"x\\"']
+    with pytest.raises(JsonSyntaxError) as raised:
+        parse(text, jsonc=True)
+    assert (raised.value.line, raised.value.column) == (1, 11)  # where the line ends
+
+
+ADVERSARIAL = {
+    # 60 KB shapes that made the old blanking regex quadratic or worse.
+    "escaped quotes, never closed": '{"servers": {"a": "' + '\\"' * 30_000,
+    "quote runs": '"\\"\\"' * 20_000,
+    "open comments": "/*" * 30_000,
+    "stars": "/*" + "*" * 60_000,
+    "commas then comments": '{"a": 1' + ", //x\n" * 10_000 + "}",
+    "slashes": "[" + "/ " * 30_000 + "]",
+}
+
+
+@pytest.mark.parametrize("name", sorted(ADVERSARIAL))
+def test_adversarial_text_is_read_in_linear_time(name: str) -> None:
+    text = ADVERSARIAL[name]
+    started = time.perf_counter()
+    with pytest.raises(JsonSyntaxError):
+        parse(text, jsonc=True)
+    # Quadratic work on 60 KB is ~10^9 steps (minutes); linear is milliseconds. The
+    # bound leaves room for a loaded machine.
+    assert time.perf_counter() - started < 1.0
+
+
+@given(json_values)
+def test_the_member_scanner_and_the_indexer_agree(value: object) -> None:
+    text = "// lead\n" + json.dumps({"top": value}, indent=1).replace("\n", " /* , ] */\n")
+    document = parse(text, jsonc=True)
+    found = find_object(text, ())
+    assert found is not None
+    member = found.members[0]
+    assert member.key == "top"
+    assert jsonc.Lines(text).at(member.key_start) == document.key_positions[("top",)]
+    assert json.loads(blank_jsonc(text)[member.value_start:member.value_end]) == value
