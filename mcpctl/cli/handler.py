@@ -16,7 +16,6 @@ from collections.abc import Callable, Sequence
 
 from mcpctl.cli.messages import say_error
 from mcpctl.errors import ExitCode, McpctlError
-from mcpctl.reports.report import error_document
 
 __all__ = ["fail", "guarded", "json_requested", "say_error", "unexpected"]
 
@@ -34,6 +33,8 @@ def fail(message: str, code: int, *, as_json: bool) -> int:
     """Report a failure that ends the command: stderr always, stdout too in JSON mode."""
     say_error(message)
     if as_json:
+        from mcpctl.reports.report import error_document  # noqa: PLC0415 - JSON mode only
+
         kind = ExitCode(code).name.lower() if code in ExitCode._value2member_map_ else "error"
         try:
             sys.stdout.write(json.dumps(error_document(message, kind, code)) + "\n")
