@@ -2,7 +2,8 @@
 
 Started once per test session by the `secret_service` fixture. Where gnome-keyring or
 dbus-daemon is missing the tests that need it skip — except on CI (`CI=true`), where
-a missing component fails them, so a green CI always means the keyring was tested.
+a missing component fails them (`tests.components.missing`), so a green CI always means
+the keyring was tested.
 """
 
 from __future__ import annotations
@@ -17,23 +18,14 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-import pytest
-
-from tests.processes import stop
+from tests.components import require_program
+from tests.processes import SESSION_PIDS, stop
 
 
 @dataclass(frozen=True)
 class SecretService:
     bus_address: str
     home: Path
-
-
-def require(component: str) -> None:
-    """Skip the test, or fail it on CI, because `component` is missing."""
-    message = f"{component} is not installed (.ci/run installs it)"
-    if os.environ.get("CI", "").lower() == "true":
-        pytest.fail(message)
-    pytest.skip(message)
 
 
 def _read_line(stream: object, timeout: float) -> str:
@@ -49,8 +41,7 @@ def _read_line(stream: object, timeout: float) -> str:
 @contextmanager
 def running_secret_service() -> Iterator[SecretService]:
     for program in ("dbus-daemon", "gnome-keyring-daemon"):
-        if shutil.which(program) is None:
-            require(program)
+        require_program(program)
     home = Path(tempfile.mkdtemp(prefix="mcpctl-keyring-"))
     runtime = home / "run"
     runtime.mkdir(mode=0o700)
@@ -60,6 +51,7 @@ def running_secret_service() -> Iterator[SecretService]:
         ["dbus-daemon", "--session", "--nofork", "--print-address=1"],
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, text=True,
     )
+    SESSION_PIDS.add(bus.pid)
     daemon: subprocess.Popen[str] | None = None
     try:
         address = _read_line(bus.stdout, 10)
@@ -69,6 +61,7 @@ def running_secret_service() -> Iterator[SecretService]:
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
             env=env, text=True,
         )
+        SESSION_PIDS.add(daemon.pid)
         assert daemon.stdin is not None
         daemon.stdin.write("test-keyring-password\n")
         daemon.stdin.close()
@@ -78,4 +71,5 @@ def running_secret_service() -> Iterator[SecretService]:
         for process in (daemon, bus):
             if process is not None:
                 stop(process)
+                SESSION_PIDS.discard(process.pid)
         shutil.rmtree(home, ignore_errors=True)

@@ -119,6 +119,10 @@ def remove_command(
     missing_ok: Annotated[
         bool, typer.Option("--missing-ok", help="Exit 0 when NAME is not in the user tier.")
     ] = False,
+    keep_secrets: Annotated[
+        bool, typer.Option("--keep-secrets", help="Keep the secrets NAME referenced in the "
+                           "OS keyring (by default those no other server uses are removed).")
+    ] = False,
     config: ConfigOption = None,
     workspace: WorkspaceOption = None,
     output: OutputOption = "text",
@@ -126,7 +130,7 @@ def remove_command(
 ) -> int:
     as_json = json_output(as_json, output)
     report = remove_report(context(workspace, config), name, missing_ok=missing_ok,
-                           shown=render.display_path)
+                           keep_secrets=keep_secrets, shown=render.display_path)
     return render.emit(report, as_json, _print_edit)
 
 

@@ -17,7 +17,13 @@ from mcpctl.cli.options import (
     context,
 )
 from mcpctl.errors import ExitCode
-from mcpctl.reports.client_tier import SyncSetting, clients_report, sync_setting_report
+from mcpctl.reports.client_tier import (
+    CommandSetting,
+    SyncSetting,
+    clients_report,
+    command_setting_report,
+    sync_setting_report,
+)
 
 if TYPE_CHECKING:
     from mcpctl.clients.view import ClientsView
@@ -111,6 +117,35 @@ def disable_command(
     Example: mcpctl clients disable cursor
     """
     return _set_sync(client, config, as_json, enabled=False)
+
+
+@clients_app.command("command")
+def command_command(
+    path: Annotated[str | None, typer.Argument(
+        help="The command exported entries run (an absolute path for clients with a "
+             "short PATH).")] = None,
+    reset: Annotated[bool, typer.Option(
+        "--reset", help="Forget the setting: the default applies again.")] = False,
+    config: ConfigOption = None,
+    as_json: JsonOption = False,
+) -> int:
+    """Show or set the command that exported entries run (`[clients] command`).
+
+    Without PATH, show it. The default is `mcpctl` when mcpctl is installed in a system
+    folder every client's PATH has, else the absolute path of the running mcpctl. Run
+    `mcpctl sync` afterwards to rewrite the entries already exported.
+
+    Example: mcpctl clients command ~/.local/bin/mcpctl && mcpctl sync
+    """
+    report = command_setting_report(context(None, config), path, reset=reset)
+    return render.emit(report, as_json, _print_command)
+
+
+def _print_command(setting: CommandSetting) -> None:
+    origin = "set in" if setting.command else "default; set one in"
+    render.say(f"exported entries run: {setting.exported_command} ({origin} "
+               f"{render.display_path(setting.config_file)})"
+               + ("" if setting.changed or not setting.asked_to_change else " (already so)"))
 
 
 def _set_sync(client_id: str, config: Path | None, as_json: bool, *, enabled: bool) -> int:

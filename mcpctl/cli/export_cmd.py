@@ -97,16 +97,28 @@ def _show_exports(exports: Exports) -> None:
                       check=exports.check)
 
 
+def _backup_note(report: ExportReport) -> str:
+    if report.backup_skipped:
+        return ", no backup (the old file held a secret mcpctl could not take out of it)"
+    if report.backup is None:
+        return ", new file"
+    note = f", backup {render.display_path(report.backup)}"
+    if report.backup_secrets:
+        note += (f" with {report.backup_secrets} secret value(s) replaced by ${{secret:…}} "
+                 "references")
+    return note
+
+
 def _print_export(report: ExportReport, *, out: Any, check: bool) -> None:
     where = render.display_path(report.path)
     if report.error is not None:
         render.warn(f"{report.client.id}: {where}: error: {report.error}")
         return
     if report.written:
-        state = "written" + (f", backup {render.display_path(report.backup)}"
-                             if report.backup else ", new file")
-    elif report.plan.writes:
-        state = "out of date" if check else "would change"
+        state = "written" + _backup_note(report)
+    elif report.plan.writes or report.plan.conflicts:
+        state = "out of date" if check else (
+            "would change" if report.plan.writes else "conflicts")
     else:
         state = "up to date"
     out(f"{report.client.id}: {where} ({state})")

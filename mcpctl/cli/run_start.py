@@ -22,8 +22,10 @@ from mcpctl.config.view import load_view
 from mcpctl.credentials.extraction import reference
 from mcpctl.credentials.keyring_store import get_secret
 from mcpctl.credentials.masking import masked_url
+from mcpctl.credentials.redact import redact
 from mcpctl.errors import ExitCode, ServerFailed, UsageError
 from mcpctl.launch import child_environment, resolve_launch
+from mcpctl.probing.redaction import hidden_values
 from mcpctl.trust.gate import admit
 
 HELP = """Start a server with its variables and secrets resolved, replacing mcpctl itself.
@@ -97,20 +99,25 @@ def start(name: str, *, print_remote: bool, workspace: Path | None, config: Path
             sys.stdout.write(f"header: {header}\n")
         return ExitCode.OK
     launch = resolve_launch(admission, machine.environ, machine.home, get_secret)
+    # The resolved command and cwd may hold a secret: errors quote them redacted, as
+    # `cost` and `doctor` do (issue 14).
+    hidden = hidden_values(admission.definition.spec, launch)
     env = child_environment(machine.environ, launch)
     if launch.cwd is not None:
         try:
             os.chdir(launch.cwd)
         except OSError as error:
-            raise ServerFailed(f"server {name!r}: cannot enter cwd {launch.cwd}: "
-                               f"{error.strerror}") from None
+            raise ServerFailed(redact(f"server {name!r}: cannot enter cwd {launch.cwd}: "
+                                      f"{error.strerror}", hidden)) from None
     program = shutil.which(launch.argv[0], path=env.get("PATH")) if launch.argv[0] else None
     if program is None:
-        raise ServerFailed(f"server {name!r}: command {launch.argv[0]!r} not found on PATH")
+        raise ServerFailed(redact(f"server {name!r}: command {launch.argv[0]!r} not found on "
+                                  "PATH", hidden))
     sys.stdout.flush()
     sys.stderr.flush()
     try:
         os.execve(program, list(launch.argv), env)  # noqa: S606 - argv, never a shell
     except OSError as error:
-        raise ServerFailed(f"server {name!r}: cannot start {program}: {error.strerror}") from None
+        raise ServerFailed(redact(f"server {name!r}: cannot start {program}: {error.strerror}",
+                                  hidden)) from None
     return ExitCode.SERVER_FAILED  # not reached: execve replaced this process

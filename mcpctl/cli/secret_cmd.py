@@ -100,7 +100,9 @@ def list_command(
     config: ConfigOption = None,
     as_json: JsonOption = False,
 ) -> int:
-    """List secret names (never values) and the servers that reference each.
+    """List secret names (never values) and the servers here that reference each;
+    a stored secret no server here references is marked "unreferenced" (a server in
+    another workspace may still use it).
 
     Example: mcpctl secret list --json
     """
@@ -111,6 +113,12 @@ def _print_names(secrets: SecretNames) -> None:
     if not secrets.names:
         render.say("no secrets")
         return
-    rows = [[n, "stored" if n in secrets.stored else "not stored (referenced)",
+    rows = [[n, _status(n in secrets.stored, bool(secrets.references.get(n))),
              ", ".join(secrets.references.get(n, [])) or "-"] for n in secrets.names]
     render.print_table(["NAME", "STATUS", "REFERENCED BY"], rows)
+
+
+def _status(stored: bool, referenced: bool) -> str:
+    if not stored:
+        return "not stored (referenced)"
+    return "stored" if referenced else "stored, unreferenced"

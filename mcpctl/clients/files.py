@@ -5,10 +5,13 @@ A write is a read-modify-write that never clobbers what a client wrote meanwhile
 the new text is computed from the bytes read, and just before the atomic replace the
 file is read again; if it changed (Claude Code rewrites `~/.claude.json` while it runs),
 the whole computation is redone from the new bytes, and after a few attempts mcpctl
-gives up without writing. The old bytes are kept as a timestamped backup (0600) in
-mcpctl's data folder. A symlinked file (dotfile managers) is written through to its
-target. mcpctl's own lock for the file lives in its cache folder, not beside the
-client's file, where a `<file>.lock` could collide with the client's own lock.
+gives up without writing. The old file is kept as a timestamped backup (0600, the last
+few per file) in mcpctl's data folder, with each secret value replaced by its
+`${secret:…}` reference: no backup holds a token the user just moved to the keyring
+(issue 14); a file whose secrets cannot all be taken out gets no backup at all. A
+symlinked file (dotfile managers) is written through to its target. mcpctl's own lock
+for the file lives in its cache folder, not beside the client's file, where a
+`<file>.lock` could collide with the client's own lock.
 """
 
 from __future__ import annotations
@@ -28,7 +31,8 @@ from mcpctl.model import Problem
 # files mcpctl reads) is not enough there.
 MAX_CLIENT_BYTES = 64 * 1024 * 1024
 ATTEMPTS = 3
-BACKUPS_KEPT = 20
+# A backup is for undoing the last export or two, not a history; older ones go.
+BACKUPS_KEPT = 5
 
 
 class ConcurrentChange(McpctlError):
@@ -54,6 +58,8 @@ class WriteResult:
     written: bool
     backup: Path | None
     attempts: int
+    secrets_replaced: int = 0  # secret values the backup holds as references instead
+    backup_skipped: bool = False  # the old file held a secret that could not be taken out
 
 
 Compute = Callable[[str | None], str]
@@ -78,10 +84,10 @@ def write_client_file(
         with file_lock(lock):
             if _snapshot(target) != before:
                 continue  # the client wrote meanwhile: start again from its bytes
-            backup = _backup(target, before, backup_dir, now()) if before is not None \
-                else None
+            kept = _backup(target, before, backup_dir, now()) if before is not None \
+                else (None, 0, False)
             atomic_write_text(target, new_text)
-        return WriteResult(target, True, backup, attempt)
+        return WriteResult(target, True, kept[0], attempt, kept[1], kept[2])
     raise ConcurrentChange(
         f"{path} changed while mcpctl was preparing its change ({attempts} times); "
         "nothing was written; try again when the client is idle")
@@ -115,12 +121,20 @@ def _text_or_raise(path: Path, data: bytes) -> str:
     return text
 
 
-def _backup(target: Path, data: bytes, backup_dir: Path, when: datetime) -> Path:
+def _backup(target: Path, data: bytes, backup_dir: Path,
+            when: datetime) -> tuple[Path | None, int, bool]:
+    """(the backup, secret values replaced, skipped because a secret stayed in it)."""
+    from mcpctl.credentials.scrub import scrub  # noqa: PLC0415 - only when writing
+
+    scrubbed = scrub(data.decode("utf-8"), toml=target.suffix == ".toml")
+    if not scrubbed.complete:
+        return None, scrubbed.replaced, True
     stamp = when.strftime("%Y%m%dT%H%M%S.%fZ")
     backup = backup_dir / f"{target.name}.{stamp}"
-    # Client files can hold tokens: the backup is 0600 whatever the original's mode.
-    atomic_write_text(backup, data.decode("utf-8"), mode=0o600)
+    backup_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+    # 0600 whatever the original's mode: what the file says about its user is private.
+    atomic_write_text(backup, scrubbed.text, mode=0o600)
     old = sorted(backup_dir.glob(f"{target.name}.*"))
     for stale in old[:-BACKUPS_KEPT]:
         stale.unlink(missing_ok=True)
-    return backup
+    return backup, scrubbed.replaced, False

@@ -3,8 +3,13 @@
 ```toml
 [clients]
 sync = ["claude-code", "cursor"]   # set by `mcpctl clients enable NAME`
-command = "/home/me/.local/bin/mcpctl"   # optional: the command exported entries run
+command = "/home/me/.local/bin/mcpctl"   # set by `mcpctl clients command PATH`
 ```
+
+Without `command`, exported entries run `mcpctl` when the running mcpctl lies in a
+folder every client's PATH has (a GUI client started from the desktop gets only the
+system folders), else the absolute path it was started by (`~/.local/bin/mcpctl` for
+a `uv tool` or `pipx` install), so a client with a short PATH still finds it.
 
 Edited like every change to config.toml (DESIGN §10, STYLE 5), through `edit_config`:
 under the file's lock, through tomlkit (comments and order kept), re-read with tomllib
@@ -14,6 +19,9 @@ and saved atomically only if it means exactly what was intended.
 from __future__ import annotations
 
 import copy
+import os
+import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,12 +31,33 @@ from mcpctl.config.user_config_edit import ConfigChange, config_text, edit_confi
 from mcpctl.errors import ConfigError
 
 DEFAULT_COMMAND = "mcpctl"
+# Folders on the PATH of a client started from a desktop session (launchd, systemd).
+STANDARD_FOLDERS = ("/usr/local/bin", "/usr/bin", "/bin", "/usr/local/sbin", "/usr/sbin",
+                    "/sbin", "/opt/homebrew/bin")
 
 
 @dataclass(frozen=True)
 class ClientSettings:
     sync: tuple[str, ...] = ()
-    command: str = DEFAULT_COMMAND
+    command: str | None = None  # None: `default_command()`
+
+    @property
+    def exported_command(self) -> str:
+        return self.command or default_command(sys.argv)
+
+
+def default_command(argv: Sequence[str], standard: Sequence[str] = STANDARD_FOLDERS) -> str:
+    """`mcpctl` where every client finds it by name, else the running mcpctl's path.
+
+    The running mcpctl is `argv[0]` when that is the console script, kept as invoked
+    (made absolute, not resolved, so a symlink such as `~/.local/bin/mcpctl` survives
+    upgrades). Run another way (`python -m mcpctl`), the name is all there is.
+    """
+    script = argv[0] if argv else ""
+    if Path(script).name not in ("mcpctl", "mcpctl.exe") or not os.path.isfile(script):
+        return DEFAULT_COMMAND
+    running = os.path.abspath(script)
+    return DEFAULT_COMMAND if os.path.dirname(running) in standard else running
 
 
 def read_client_settings(path: Path) -> ClientSettings:
@@ -47,8 +76,8 @@ def _settings(path: Path, data: dict[str, Any]) -> ClientSettings:
     if unknown:
         raise ConfigError(f"{path}: [clients] sync names unknown client {unknown[0]!r} "
                           f"(known: {', '.join(CLIENT_IDS)})")
-    command = table.get("command", DEFAULT_COMMAND)
-    if not isinstance(command, str) or not command:
+    command = table.get("command")
+    if command is not None and (not isinstance(command, str) or not command):
         raise ConfigError(f"{path}: [clients] command must be a non-empty string")
     return ClientSettings(tuple(dict.fromkeys(sync)), command)
 
@@ -69,6 +98,51 @@ def set_sync(path: Path, client_id: str, *, enabled: bool) -> bool:
             "changed (please report this)")
 
     return edit_config(path, edit)
+
+
+def set_command(path: Path, command: str | None) -> bool:
+    """Set `[clients] command` (None removes it: the default applies again); False
+    when it already was so and nothing was written."""
+    if command is not None and not command.strip():
+        from mcpctl.errors import UsageError  # noqa: PLC0415
+
+        raise UsageError("the exported command must not be empty")
+
+    def edit(_: str, data: dict[str, Any]) -> tuple[bool, ConfigChange | None]:
+        if _settings(path, data).command == command:
+            return False, None
+        expected = copy.deepcopy(data)
+        table = expected.setdefault("clients", {})
+        if command is None:
+            table.pop("command", None)
+            if not table:
+                del expected["clients"]
+        else:
+            table["command"] = command
+        return True, ConfigChange(
+            expected, (lambda text: _with_command(text, command),),
+            f"{path}: the edited file would not mean what was intended; the file was not "
+            "changed (please report this)")
+
+    return edit_config(path, edit)
+
+
+def _with_command(text: str, command: str | None) -> str:
+    import tomlkit  # noqa: PLC0415 - only edits need it
+
+    document = tomlkit.parse(text)
+    table = document.get("clients")
+    if command is None:
+        if table is not None and "command" in table:
+            del table["command"]
+            if not table:
+                del document["clients"]
+        return tomlkit.dumps(document)
+    if table is None:
+        table = tomlkit.table()
+        document["clients"] = table
+    table["command"] = command
+    return tomlkit.dumps(document)
 
 
 def _with_sync(text: str, names: list[str]) -> str:

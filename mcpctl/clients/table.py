@@ -11,7 +11,7 @@ tests/clients/fixtures/.
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path, PurePath
@@ -26,6 +26,15 @@ class Syntax(StrEnum):
     JSON = "json"
     JSONC = "jsonc"  # comments and trailing commas allowed
     TOML = "toml"
+
+
+class PassedEnv(StrEnum):
+    """Which of the client's own environment variables reach a stdio server it starts
+    (measured with each client's CLI; DESIGN §11)."""
+
+    ALL = "all"  # the whole environment (Claude Code, Cursor, VS Code, ...)
+    LISTED = "listed"  # a short allow-list plus the names in the entry's `env_vars` (Codex)
+    UNLESS_SECRET_NAMED = "unless-secret-named"  # all but names like TOKEN/KEY (Gemini CLI)
 
 
 class Variables(StrEnum):
@@ -67,6 +76,10 @@ class ClientFormat:
     variables: Variables = Variables.SAME
     # Keys written beside command/args in an exported entry.
     export_extra: Mapping[str, Any] = field(default_factory=dict)
+    # What reaches `mcpctl run`, so which variables an exported entry must forward.
+    passed_env: PassedEnv = PassedEnv.ALL
+    # The entry key for a start-up timeout and how many of its units make a second.
+    startup_timeout: tuple[str, float] | None = None
     # Claude Code keeps per-folder ("local") servers in `projects[<folder>].<top_key>`.
     project_key: str | None = None
     # Repo files the client also reads (shown by `mcpctl clients`, never imported).
@@ -94,6 +107,8 @@ CLIENTS: tuple[ClientFormat, ...] = (
         "claude-code", "Claude Code", Syntax.JSON, "mcpServers",
         _same_everywhere("{home}/.claude.json"),
         env_overrides=(EnvOverride("CLAUDE_CONFIG_DIR", "{value}/.claude.json"),),
+        inert=frozenset({"alwaysLoad"}),
+        translations=("claude_code_fields",),
         export_extra={"type": "stdio"},
         project_key="projects",
         workspace_files=(".mcp.json",),
@@ -136,15 +151,19 @@ CLIENTS: tuple[ClientFormat, ...] = (
         _same_everywhere("{home}/.codex/config.toml"),
         env_overrides=(EnvOverride("CODEX_HOME", "{value}/config.toml"),),
         aliases={"http_headers": "headers"},
-        defaults={"enabled": True, "required": False},
+        inert=frozenset({"required", "tool_timeout_sec"}),
+        defaults={"enabled": True},
         off_switch=("enabled", False),
         translations=("codex_env_vars", "codex_bearer_token", "codex_env_http_headers",
                       "codex_startup_timeout"),
         variables=Variables.NONE,
         export_extra={"env_vars": list(MCPCTL_RUN_ENV)},
-        notes="[mcp_servers.NAME] tables; unknown keys are rejected, so mcpctl marks its "
-              "entries by their shape (mcpctl run NAME); servers get only an allowlist of "
-              "environment variables",
+        passed_env=PassedEnv.LISTED,
+        startup_timeout=("startup_timeout_sec", 1),
+        notes="[mcp_servers.NAME] tables; one invalid entry stops every codex command, so "
+              "mcpctl marks its entries by their shape (mcpctl run NAME); servers get only "
+              "an allowlist of environment variables plus `env_vars`; `${VAR}` is not "
+              "expanded",
     ),
     ClientFormat(
         "gemini", "Gemini CLI", Syntax.JSONC, "mcpServers",
@@ -154,9 +173,13 @@ CLIENTS: tuple[ClientFormat, ...] = (
         defaults={"trust": False},
         translations=("gemini_urls",),
         variables=Variables.DOLLAR,
+        passed_env=PassedEnv.UNLESS_SECRET_NAMED,
+        startup_timeout=("timeout", 1000),
         workspace_files=(".gemini/settings.json",),
-        notes="settings.json holds all settings (comments allowed); `url` is SSE unless "
-              "`type` says http, `httpUrl` is streamable HTTP; `timeout` is milliseconds",
+        notes="settings.json holds all settings (comments allowed); `url` is streamable "
+              "HTTP unless `type` says sse (`httpUrl` is the old spelling); `timeout` is "
+              "milliseconds; variables named like TOKEN/KEY/SECRET/AUTH/PASSWORD reach a "
+              "server only when its own `env` names them; folder trust gates every server",
     ),
     ClientFormat(
         "windsurf", "Windsurf", Syntax.JSON, "mcpServers",
@@ -213,20 +236,28 @@ def is_mcpctl_command(command: Any) -> bool:
 
 
 def is_managed(client: ClientFormat, name: str, entry: Any) -> bool:
-    """Is this entry one mcpctl exported? Its shape is the marker: `mcpctl run NAME`
-    and only the keys mcpctl writes (Codex rejects unknown keys, so no marker key)."""
+    """Is this entry one mcpctl exported? Its shape is the marker: `mcpctl run NAME` as
+    a local server (Codex stops at an unknown key, so there is no marker key). Other keys
+    are the user's own tweaks in the client (an off switch, a timeout) and are kept."""
     if not isinstance(entry, Mapping):
         return False
     if not is_mcpctl_command(entry.get("command")) or entry.get("args") != ["run", name]:
         return False
-    allowed = {"command", "args", *client.export_extra}
-    if not set(entry) <= allowed:
-        return False
-    return bool(entry.get("type", "stdio") == "stdio")
+    return bool(entry.get("type", "stdio") == "stdio") and entry.get("url") is None
 
 
-def exported_entry(client: ClientFormat, name: str, command: str) -> dict[str, Any]:
-    """The entry mcpctl writes into `client`'s file for server `name`."""
+# Gemini CLI drops an inherited variable whose name holds one of these (measured with
+# 0.61.0: KEYBOARD and AUTHOR go too), unless the entry's own `env` names it.
+GEMINI_STRIPPED = ("TOKEN", "SECRET", "PASSWORD", "PASSWD", "KEY", "AUTH", "CREDENTIAL",
+                   "CREDS", "PRIVATE", "CERT")
+
+
+def exported_entry(client: ClientFormat, name: str, command: str,
+                   variables: Sequence[str] = (), timeout: float | None = None
+                   ) -> dict[str, Any]:
+    """The entry mcpctl writes into `client`'s file for server `name`: `mcpctl run NAME`,
+    forwarding `variables` (the environment variables the server's definition reads)
+    the way the client needs, with the start-up `timeout` (seconds) in its unit."""
     entry: dict[str, Any] = {}
     if "type" in client.export_extra:
         entry["type"] = client.export_extra["type"]
@@ -235,4 +266,26 @@ def exported_entry(client: ClientFormat, name: str, command: str) -> dict[str, A
     for key, value in client.export_extra.items():
         if key != "type":
             entry[key] = copy.deepcopy(value)
+    if client.passed_env is PassedEnv.LISTED:
+        entry["env_vars"] = list(dict.fromkeys([*entry.get("env_vars", ()), *variables]))
+    elif client.passed_env is PassedEnv.UNLESS_SECRET_NAMED:
+        stripped = [v for v in variables if any(part in v.upper() for part in GEMINI_STRIPPED)]
+        if stripped:
+            # `${NAME}` is expanded by the client from its own, unstripped environment.
+            entry["env"] = {variable: "${" + variable + "}" for variable in stripped}
+    if timeout is not None and client.startup_timeout is not None:
+        key, per_second = client.startup_timeout
+        value = timeout * per_second
+        entry[key] = int(value) if float(value).is_integer() else value
     return entry
+
+
+def owned_keys(client: ClientFormat, exported: Mapping[str, Any]) -> frozenset[str]:
+    """The keys of the `exported` entry that are mcpctl's; the entry's other keys are
+    the user's own tweaks in the client (an off switch, a tool timeout) and are kept."""
+    owned = {"command", "args", "type", *client.export_extra, *exported}
+    if client.passed_env is PassedEnv.LISTED:
+        owned.add("env_vars")
+    elif client.passed_env is PassedEnv.UNLESS_SECRET_NAMED:
+        owned.add("env")
+    return frozenset(owned)

@@ -57,7 +57,7 @@ def load_clients_view(machine: Machine, only: tuple[str, ...] = ()) -> ClientsVi
                                           _project_state(machine, load, view)),
                               client.id in settings.sync)
         if report.sync_enabled and not user.problems:
-            report.in_sync = _in_sync(machine, client, user_specs, settings.command)
+            report.in_sync = _in_sync(machine, client, user_specs, settings.exported_command)
         view.reports.append(report)
     view.differences = differences({r.client.id: r.rows for r in view.reports}, user_specs)
     view.problems = list(dict.fromkeys(view.problems))

@@ -1,8 +1,13 @@
-"""Move secret-looking literals out of an entry before it is written (pure).
+"""Move credentials out of an entry before it is written (pure).
 
 `add --env GITHUB_TOKEN=ghp_…` must not put the token in config.toml: the value goes
 to the keyring as `<server>-<KEY>` and the entry says `${secret:<server>-<KEY>}`.
-Only the credential part is replaced, so `Bearer <token>` keeps its scheme.
+Only the credential part is replaced, so `Bearer <token>` keeps its scheme and
+`postgres://u:${secret:…}@host/db` its URL. Every field is judged, by its name and by
+its look (`secretlike.find_secrets`): env, headers, arguments, the URL, the command,
+and fields mcpctl does not know, at any depth (the reference stays there; mcpctl
+itself never reads such a field, and no client file gets it, since exports launch
+through `mcpctl run`).
 """
 
 from __future__ import annotations
@@ -11,7 +16,12 @@ import re
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from mcpctl.credentials.secretlike import find_secret
+from mcpctl.credentials.secretlike import find_secret, find_secrets
+
+# The fields mcpctl reads; everything else in an entry is walked as unknown.
+_KNOWN_FIELDS = frozenset({"command", "args", "env", "headers", "url", "cwd", "type",
+                           "envFile", "timeout", "transport"})
+_MAX_DEPTH = 100  # unknown fields recurse once a level; far below the recursion limit
 
 
 def secret_name_for(server: str, key: str) -> str:
@@ -24,68 +34,113 @@ def reference(name: str) -> str:
 
 
 def extract_secrets(server: str, entry: dict[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
-    """The entry with secret-looking env and header values, arguments and URL parts
-    replaced by references, and the values to store, by secret name."""
+    """The entry with every credential replaced by a reference, and the values to
+    store, by secret name."""
     found: dict[str, str] = {}
     result = dict(entry)
     for field in ("env", "headers"):
-        if field not in entry:
-            continue
-        values = dict(entry[field])
-        for key, value in values.items():
-            match = find_secret(value, name=key)
-            if match is not None:
-                name = secret_name_for(server, key)
-                found[name] = match.text
-                values[key] = value.replace(match.text, reference(name))
-        result[field] = values
+        if isinstance(entry.get(field), dict):
+            result[field] = {key: _moved(value, key, secret_name_for(server, key), found)
+                             if isinstance(value, str) else value
+                             for key, value in entry[field].items()}
     if isinstance(entry.get("args"), list):
         result["args"] = _args_without_secrets(server, entry["args"], found)
     if isinstance(entry.get("url"), str):
         result["url"] = _url_without_secrets(server, entry["url"], found)
+    if isinstance(entry.get("command"), str):
+        result["command"] = _moved(entry["command"], None, secret_name_for(server, "command"),
+                                   found)
+    for key, value in entry.items():
+        if key not in _KNOWN_FIELDS:
+            result[key] = _tree_without_secrets(value, key, secret_name_for(server, key),
+                                                found, 0)
     return result, found
 
 
-def _args_without_secrets(server: str, args: list[str], found: dict[str, str]) -> list[str]:
+def _moved(value: str, name: str | None, secret: str, found: dict[str, str]) -> str:
+    """`value` with each credential in it (judged under `name`) replaced by a reference;
+    the second and later ones are `<secret>-2`, `<secret>-3`…"""
+    shown = value
+    for number, match in enumerate(find_secrets(value, name=name), start=1):
+        name_n = secret if number == 1 else f"{secret}-{number}"[:128]
+        shown, replaced = _replace_bounded(shown, match.text, reference(name_n))
+        if not replaced:  # escaped inside JSON, say: the whole value is the secret
+            found[secret] = value
+            return reference(secret)
+        found[name_n] = match.text
+    return shown
+
+
+def _replace_bounded(text: str, old: str, new: str) -> tuple[str, bool]:
+    """`old` replaced where it stands alone (not inside a longer run of letters and
+    digits), so a short password does not eat the same letters in a host name."""
+    pattern = re.compile(rf"(?<![A-Za-z0-9]){re.escape(old)}(?![A-Za-z0-9])")
+    result, count = pattern.subn(lambda _: new, text)
+    if count == 0 and old in text:
+        return text.replace(old, new), True
+    return result, count > 0
+
+
+def _args_without_secrets(server: str, args: list[Any], found: dict[str, str]) -> list[Any]:
     """`--token ghp_…` and `--token=ghp_…` keep the option and lose the value."""
-    kept = []
+    kept: list[Any] = []
     for index, arg in enumerate(args):
-        before = args[index - 1] if index else ""
-        option, equals, value = arg.partition("=")
-        context = option if equals and option.startswith("-") else None
-        match = find_secret(value, name=context) if context else None
-        if match is None:
-            match = find_secret(arg, name=before if before.startswith("-") else None)
-        if match is None:
+        if not isinstance(arg, str):
             kept.append(arg)
             continue
-        name = secret_name_for(server, f"arg{index}")
-        found[name] = match.text
-        kept.append(arg.replace(match.text, reference(name)))
+        secret = secret_name_for(server, f"arg{index}")
+        option, equals, value = arg.partition("=")
+        if equals and option.startswith("-") and find_secret(value, name=option):
+            kept.append(f"{option}={_moved(value, option, secret, found)}")
+            continue
+        kept.append(_moved(arg, option_before(args, index), secret, found))
     return kept
 
 
+def option_before(args: list[Any], index: int) -> str | None:
+    """The option that names `args[index]` (`--token VALUE`), if any. `--key=v -v`: the
+    `-v` is an option of its own, and `--key=v` already holds its value."""
+    before = args[index - 1] if index else None
+    arg = args[index]
+    if not isinstance(before, str) or not before.startswith("-") or "=" in before:
+        return None
+    return None if isinstance(arg, str) and arg.startswith("-") else before
+
+
 def _url_without_secrets(server: str, url: str, found: dict[str, str]) -> str:
-    """A userinfo password and secret-looking query values become references."""
+    """A userinfo password, query values under secret names and tokens anywhere in the
+    URL (its path too) become references."""
     try:
         parts = urlsplit(url)
         query = parse_qsl(parts.query, keep_blank_values=True)
+        password = parts.password
     except ValueError:
-        return url
+        return _moved(url, None, secret_name_for(server, "url"), found)
     netloc = parts.netloc
-    if parts.password and find_secret(parts.password, name="password"):
+    if password and find_secret(password, name="password"):
         name = secret_name_for(server, "url-password")
-        found[name] = parts.password
-        netloc = netloc.replace(f":{parts.password}@", f":{reference(name)}@", 1)
-    changed = []
-    for key, value in query:
-        match = find_secret(value, name=key)
-        if match is None:
-            changed.append((key, value))
-            continue
-        name = secret_name_for(server, f"url-{key}")
-        found[name] = match.text
-        changed.append((key, value.replace(match.text, reference(name))))
-    if netloc == parts.netloc and changed == query:
-        return url
-    return urlunsplit(parts._replace(netloc=netloc, query=urlencode(changed, safe="${}:")))
+        found[name] = password
+        netloc = netloc.replace(f":{password}@", f":{reference(name)}@", 1)
+    changed = [(key, _moved(value, key, secret_name_for(server, f"url-{key}"), found))
+               for key, value in query]
+    rebuilt = url
+    if netloc != parts.netloc or changed != query:
+        rebuilt = urlunsplit(parts._replace(netloc=netloc,
+                                            query=urlencode(changed, safe="${}:")))
+    return _moved(rebuilt, None, secret_name_for(server, "url"), found)
+
+
+def _tree_without_secrets(value: Any, key: str, secret: str, found: dict[str, str],
+                          depth: int) -> Any:
+    """A field mcpctl does not know, with each string judged under its own key."""
+    if isinstance(value, str):
+        return _moved(value, key, secret, found)
+    if depth >= _MAX_DEPTH:
+        return value
+    if isinstance(value, dict):
+        return {k: _tree_without_secrets(v, str(k), secret_name_for(secret, str(k)), found,
+                                         depth + 1) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_tree_without_secrets(v, key, secret_name_for(secret, str(i)), found, depth + 1)
+                for i, v in enumerate(value)]
+    return value

@@ -22,10 +22,22 @@ from mcpctl.variables import SECRET_NAME
 
 SERVICE = "mcpctl"
 INDEX_SCHEMA_VERSION = 1
-# Backends that are not a real OS keyring: refusing them keeps secrets off disk.
-_REFUSED_BACKENDS = ("keyring.backends.fail", "keyring.backends.null", "keyrings.alt")
-_FIX = ("on Linux run a Secret Service (e.g. gnome-keyring or KeePassXC) in your D-Bus "
-        "session; on macOS and Windows the system keyring is used")
+# Backends that are not a real OS keyring.
+_NO_KEYRING = ("keyring.backends.fail", "keyring.backends.null")
+# Backends that keep secrets in a file (plaintext, or encrypted with a password kept
+# next to it): refused, so a secret never lands on disk (DESIGN §5, issue 14).
+_FILE_BACKENDS = ("keyrings.alt", "keyrings.cryptfile")
+# The one recipe for a machine with no desktop session (a server, a container, CI): a
+# D-Bus session bus with gnome-keyring's Secret Service in it, unlocked by a password
+# read from the environment. mcpctl then runs inside that shell.
+HEADLESS_RECIPE = ("dbus-run-session -- sh -c 'printf %s \"$KEYRING_PASSWORD\" | "
+                   "gnome-keyring-daemon --unlock --components=secrets >/dev/null && "
+                   "exec \"$SHELL\"'")
+_FIX = ("on Linux run a Secret Service (gnome-keyring, or KeePassXC with its Secret Service "
+        f"integration) in your D-Bus session; with no desktop session run: {HEADLESS_RECIPE} "
+        "and use mcpctl in that shell; on macOS and Windows the system keyring is used")
+_FILE_FIX = ("unset PYTHON_KEYRING_BACKEND, or remove that backend (its package, or its line "
+             "in keyringrc.cfg)")
 
 
 def check_secret_name(name: str) -> None:
@@ -33,16 +45,42 @@ def check_secret_name(name: str) -> None:
         raise UsageError(f"invalid secret name {name!r}: use 1-128 of A-Z a-z 0-9 _ . -")
 
 
+def backend_name() -> str:
+    """The keyring backend mcpctl would use; KeyringUnavailable when it refuses it."""
+    return _name(_backend())
+
+
 def _backend() -> Any:
     import keyring  # noqa: PLC0415 - ~130 ms; only commands that touch secrets pay it
 
     backend = keyring.get_keyring()
-    module = type(backend).__module__
-    if module.startswith(_REFUSED_BACKENDS) or _is_empty_chainer(backend):
+    stored_in_file = _file_backend(backend)
+    if stored_in_file is not None:
         raise KeyringUnavailable(
-            f"no OS keyring available (keyring chose {type(backend).__module__}."
-            f"{type(backend).__name__}); {_FIX}; mcpctl never stores secrets in a file")
+            f"refusing the keyring backend {stored_in_file}: it keeps secrets in a file, and "
+            f"mcpctl never stores secrets in a file; {_FILE_FIX}; {_FIX}")
+    if type(backend).__module__.startswith(_NO_KEYRING) or _is_empty_chainer(backend):
+        raise KeyringUnavailable(
+            f"no OS keyring available (keyring chose {_name(backend)}); {_FIX}; mcpctl never "
+            "stores secrets in a file")
     return backend
+
+
+def _name(backend: Any) -> str:
+    return f"{type(backend).__module__}.{type(backend).__name__}"
+
+
+def _file_backend(backend: Any) -> str | None:
+    """The name of a file-keeping backend that `backend` is or chains to, if any. Judged
+    by origin and by shape: keyrings.alt's and similar backends expose `file_path`."""
+    chained = getattr(backend, "backends", None) if type(backend).__name__ == "ChainerBackend" \
+        else None
+    for candidate in [backend, *(chained or [])]:
+        kind = type(candidate)
+        if kind.__module__.startswith(_FILE_BACKENDS) or hasattr(kind, "file_path") \
+                or "plaintext" in kind.__name__.lower():
+            return _name(candidate)
+    return None
 
 
 def _is_empty_chainer(backend: Any) -> bool:
@@ -58,8 +96,8 @@ def _call(action: str, function: Any, *args: str) -> Any:
     except PasswordDeleteError:
         return None
     except (KeyringError, RuntimeError, OSError) as error:
-        name = f"{type(backend).__module__}.{type(backend).__name__}"
-        raise KeyringUnavailable(f"keyring {name} failed to {action}: {error}; {_FIX}") from None
+        raise KeyringUnavailable(f"keyring {_name(backend)} failed to {action}: {error}; "
+                                 f"{_FIX}") from None
 
 
 def get_secret(name: str) -> str | None:

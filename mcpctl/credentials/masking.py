@@ -11,13 +11,23 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from mcpctl.credentials.secretlike import looks_secret, mask
+from mcpctl.credentials.extraction import option_before
+from mcpctl.credentials.secretlike import find_secrets, looks_secret, mask
 
 _MAX_DEPTH = 100  # masked_tree recurses once a level; far below the recursion limit
 
 
 def masked_value(value: str, name: str | None = None) -> str:
-    return mask(value) if looks_secret(value, name=name) else value
+    """`value` with each credential in it masked where it stands (`Bearer ghp_***`,
+    `postgres://u:hun***@db`); the whole value when a credential cannot be found in it
+    as written (escaped inside JSON, say)."""
+    shown = value
+    for match in sorted(find_secrets(value, name=name), key=lambda m: len(m.text),
+                        reverse=True):
+        if match.text not in shown:
+            return mask(value)
+        shown = shown.replace(match.text, mask(match.text))
+    return shown
 
 
 def masked_map(values: Mapping[str, str]) -> dict[str, str]:
@@ -29,12 +39,11 @@ def masked_args(args: Sequence[str]) -> list[str]:
     """Each argument judged with the option before it (`--token VALUE`) as context."""
     shown = []
     for index, arg in enumerate(args):
-        before = args[index - 1] if index else ""
         option, equals, value = arg.partition("=")
         if equals and option.startswith("-") and looks_secret(value, name=option):
             shown.append(f"{option}={mask(value)}")
         else:
-            shown.append(masked_value(arg, before if before.startswith("-") else None))
+            shown.append(masked_value(arg, option_before(list(args), index)))
     return shown
 
 
@@ -48,10 +57,11 @@ def masked_url(url: str) -> str:
     netloc = parts.netloc
     if parts.password:
         netloc = netloc.replace(f":{parts.password}@", ":***@", 1)
+    shown = urlunsplit(parts._replace(netloc=netloc)) if netloc != parts.netloc else url
     if any(looks_secret(value, name=key) for key, value in query):
         masked = [(key, masked_value(value, key)) for key, value in query]
-        return urlunsplit(parts._replace(netloc=netloc, query=urlencode(masked, safe="*${}:")))
-    return urlunsplit(parts._replace(netloc=netloc)) if netloc != parts.netloc else url
+        shown = urlunsplit(parts._replace(netloc=netloc, query=urlencode(masked, safe="*${}:")))
+    return masked_value(shown)  # a token in the path: `https://host/ghp_…/mcp`
 
 
 def masked_tree(value: Any, key: str | None = None, depth: int = 0) -> Any:
@@ -85,4 +95,9 @@ def masked_entry(entry: Any) -> Any:
         shown["args"] = masked_args(shown["args"])
     if isinstance(shown.get("url"), str):
         shown["url"] = masked_url(shown["url"])
+    if isinstance(shown.get("command"), str):
+        shown["command"] = masked_value(shown["command"])
+    for key, value in entry.items():
+        if key not in ("env", "headers", "args", "url", "command"):
+            shown[key] = masked_tree(value, str(key))
     return shown

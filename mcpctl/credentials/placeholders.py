@@ -1,62 +1,81 @@
-"""Is a value where a credential goes only a placeholder for one? (pure, linear)
+"""Is a value a stand-in for a credential rather than the credential itself? (pure)
 
-Committed configs are full of them: `YOUR_API_KEY`, `your_token_here`, `<token>`,
-`sk-xxxxxxxx`, `ghp_000...0`, `changeme`, `[REDACTED_API_KEY]`, `$JIRA_API_TOKEN`.
-None of them is a leaked credential, so `check` must not tell anyone to revoke it
-(issue 13: 18 of 50 literal-secret findings on real repos were placeholders).
+Committed and example configs are full of them: `YOUR_API_KEY`, `your-token-here`,
+`<token>`, `sk-xxxxxxxx`, `ghp_000…0`, `changeme`, `$GITHUB_TOKEN`, `[REDACTED]`. The
+detector never flags one as a leak (issue 13: 18 of 50 literal-secret findings on real
+repos were placeholders, and `check` told people to revoke them) nor stores one in the
+keyring as if it were a secret (`add` would hide the hint still to be filled in).
+Every test is a regular expression without nested repetition or a set lookup: linear.
 """
 
 from __future__ import annotations
 
 import re
 
-# The whole value is a reference to somewhere else: `${NAME}`, `${env:NAME}`, `$NAME`,
-# `%NAME%` (cmd), `{{NAME}}` (templates).
-_REFERENCE = re.compile(r"\$\{[^{}]*\}|\$[A-Za-z_][A-Za-z0-9_]*|%[A-Za-z_][A-Za-z0-9_]*%"
-                        r"|\{\{[^{}]*\}\}")
-# Wrapped in brackets as documentation writes a blank: `<token>`, `[REDACTED]`, `(key)`.
-_BRACKETED = re.compile(r"<[^<>]*>|\[[^\[\]]*\]|\([^()]*\)")
-_WORD_SPLIT = re.compile(r"[^A-Za-z0-9]+|(?<=[a-z])(?=[A-Z])")
-# Words that say "put yours here" wherever they stand in the value.
-_TELLING_WORDS = frozenset({
-    "your", "yours", "here", "placeholder", "redacted", "changeme", "replace", "insert",
-    "paste", "example", "dummy", "fake", "todo", "tbd", "fixme", "sample", "xxx",
-    "password", "passwd",  # `vault-dev-password`: a default to change, not a secret
+# References of every syntax a config or a shell uses: mcpctl's and VS Code's `${…}`,
+# a shell's `$NAME`, Windows' `%NAME%`, templates' `{{ name }}`.
+_REFERENCE = re.compile(r"\$\{[^}]*\}|\$[A-Za-z_][A-Za-z0-9_]*|%[A-Za-z_][A-Za-z0-9_]*%"
+                        r"|\{\{[^}]*\}\}")
+# `<token>`, `[REDACTED_API_KEY]`, `(your key)`: the whole value is a bracketed hint.
+_BRACKETED = re.compile(r"<[^<>]*>|\[[^\[\]]*\]|\([^()]*\)|\{[^{}]*\}")
+# Filler a person types. Runs of `x` need four: a random 40-character token holds `xxx`
+# about once in a hundred, `xxxx` about once in three thousand.
+_FILLER = re.compile(r"[xX]{4,}|[*#.]{3,}|…")
+# A known prefix (`ghp_`, `sk-`, `AKIA`) followed by filler: `ghp_000000`, `sk-xxxxxxxx`.
+_PREFIX = re.compile(r"^(?:[A-Za-z0-9]{1,12}[_-]|AKIA|ASIA|AIza)")
+_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
+_WORDS = re.compile(r"[^A-Za-z0-9]+")
+# A word that says "fill me in" wherever it stands among the value's words
+# (`vault-dev-password` is a default to change, not a secret).
+_HINTS = frozenset({
+    "changeme", "replaceme", "placeholder", "redacted", "example", "dummy", "todo",
+    "tbd", "fixme", "sample", "notreal", "fake", "xxx", "here", "password", "passwd",
 })
-# Telling words also inside one run of capitals (`AKIAIOSFODNN7EXAMPLE`, AWS's own).
-_TELLING_INSIDE = ("example", "placeholder", "redacted", "changeme", "your")
-# Values that are only a word about the value.
-_WHOLE_WORDS = frozenset({
-    "optional", "required", "none", "null", "empty", "na", "n/a", "secret", "token",
-    "password", "passwd", "pass", "apikey", "api_key", "api-key", "key", "test", "demo",
-    "changeit", "change_me", "change-me", "admin", "root", "postgres", "default",
-    "123456", "12345678",
+# Telling words inside one run of capitals too (`AKIAIOSFODNN7EXAMPLE`, AWS's own).
+_HINTS_INSIDE = ("EXAMPLE", "PLACEHOLDER", "REDACTED", "CHANGEME")
+# A word that does so at the start: `your_api_key`, `my-secret`, `enter-token`.
+_LEADING = frozenset({"your", "yours", "my", "enter", "insert", "put", "add", "paste"})
+# A value that is only generic words: `token`, `secret`, `optional`, `api-key`, `change me`.
+_GENERIC = frozenset({
+    "secret", "token", "password", "passwd", "pass", "pwd", "api", "key", "apikey",
+    "access", "auth", "value", "none", "null", "undefined", "optional", "required",
+    "change", "replace", "me", "personal", "bearer", "empty", "na", "test", "demo",
+    "changeit", "admin", "root", "postgres", "default",
 })
-# A run of one filler character (`xxxx`, `0000`, `****`, `....`) or an ellipsis.
-_FILLER = re.compile(r"([xX0*.#_-])\1{3,}|\.\.\.|\u2026")
+# Whole values that are the well-known defaults of examples, not anyone's secret.
+_DEFAULTS = frozenset({"123456", "12345678", "n/a"})
 
 
 def is_placeholder(text: str) -> bool:
-    """True when `text` stands for a credential rather than being one."""
-    value = text.strip().strip("\"'")
-    if not value or value.lower() in _WHOLE_WORDS:
+    """True when `text` (a whole value, or the credential part of one) is a hint to fill
+    in, a reference to a value kept elsewhere, or filler, and so never a real secret."""
+    value = text.strip().strip("\"'`")
+    if not value or value.lower() in _DEFAULTS:
         return True
     if _REFERENCE.fullmatch(value) or _BRACKETED.fullmatch(value):
         return True
-    if _FILLER.search(value) or _one_character_body(value):
+    if not _REFERENCE.sub("", value).strip(" -_:/@"):
+        return True  # only references and punctuation: `${USER}:${PASS}`
+    if _FILLER.search(value) or _is_filler(value) or _is_filler(_PREFIX.sub("", value, 1)):
         return True
-    lowered = value.lower()
-    if any(word in lowered for word in _TELLING_INSIDE):
+    if any(word in value.upper() for word in _HINTS_INSIDE):
         return True
-    words = {word.lower() for word in _WORD_SPLIT.split(value) if word}
-    return bool(words & _TELLING_WORDS) or any(_repeated_x(word) for word in words)
+    return _is_hint(value)
 
 
-def _one_character_body(value: str) -> bool:
-    """`ghp_000000000000`, `sk-aaaaaaaaaaaa`: a known prefix, then one character."""
-    body = re.split(r"[_-]", value)[-1]
-    return len(body) >= 6 and len(set(body.lower())) == 1
+def _is_filler(value: str) -> bool:
+    """All one or two characters (`0000…`, `xxxx…`, `abab…`): no credential is that plain."""
+    return len(value) >= 4 and len(set(value.lower())) <= 2
 
 
-def _repeated_x(word: str) -> bool:
-    return len(word) >= 3 and set(word) == {"x"}
+def _is_hint(value: str) -> bool:
+    """`YOUR_API_KEY`, `your-personal-access-token`, `change_me`, `yourApiKeyHere`: words
+    where one says "fill me in". A random token is one long run of letters and digits
+    (or a few such runs), and none of its runs is one of these words."""
+    spaced = value if any(ch.isdigit() for ch in value) else _CAMEL.sub("_", value)
+    words = [word.lower() for word in _WORDS.split(spaced) if word]
+    if not words:
+        return True
+    if words[0] in _LEADING or any(word in _HINTS for word in words):
+        return True
+    return all(word in _GENERIC for word in words)

@@ -11,10 +11,12 @@ so the keyring is never asked twice.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Collection
+from typing import Any
 
-from mcpctl.credentials.secretlike import find_secret, mask
+from mcpctl.credentials.secretlike import find_secrets, mask
 from mcpctl.variables import Kind, parse_reference
 
 # The reference syntax of variables.py, with the body captured for re.split.
@@ -28,23 +30,59 @@ MIN_ENV_CHARS = 4
 # whole resolved text is hidden instead.
 _MAX_REFERENCES = 16
 _MAX_FINDS = 64
+# Below this a masked value would show too much of itself (and a detector hit this short
+# is more likely an ordinary word): hidden whole, or left to the known values.
+SHORT_SECRET_CHARS = 8
+_MAX_DEPTH = 64
 # No credential is longer: text this far past a cut is masked together with what is kept.
 SECRET_MARGIN = 2048
 
 
 def redact(text: str, secrets: Collection[str]) -> str:
-    """`text` with each of `secrets`, then each `find_secret` hit, masked; a lone
-    surrogate (not UTF-8, so unprintable) becomes U+FFFD."""
-    shown = text
-    for value in sorted({s for s in secrets if s}, key=len, reverse=True):
-        shown = shown.replace(value, mask(value))
-    shown = _SURROGATE.sub("\ufffd", shown)
+    """`text` with each of `secrets` (any length: a 4-character keyring value is still
+    a secret), then each `find_secret` hit, masked; a lone surrogate (not UTF-8, so
+    unprintable) becomes U+FFFD."""
+    shown = _SURROGATE.sub("\ufffd", hide_known(text, secrets))
     for _ in range(_MAX_FINDS):
-        found = find_secret(shown)
+        found = next((m for m in find_secrets(shown) if _worth_masking(m.text)), None)
         if found is None or found.text not in shown:
             break
         shown = shown.replace(found.text, mask(found.text))
     return shown
+
+
+def hide_known(text: str, secrets: Collection[str]) -> str:
+    """`text` with each of `secrets` masked, longest first; a short one is hidden whole
+    (`mask` would keep a quarter of it)."""
+    for value in sorted({s for s in secrets if s}, key=len, reverse=True):
+        shown = mask(value) if len(value) >= SHORT_SECRET_CHARS else "***"
+        text = text.replace(value, shown)
+    return text
+
+
+def redact_known_tree(value: Any, secrets: Collection[str], depth: int = 0) -> Any:
+    """A JSON value (a tool definition) with each of `secrets` masked in every string
+    and key; nested past `_MAX_DEPTH`, a value that holds a secret is hidden whole."""
+    if not secrets:
+        return value
+    if isinstance(value, str):
+        return hide_known(value, secrets)
+    if depth > _MAX_DEPTH and isinstance(value, dict | list):
+        flat = json.dumps(value, ensure_ascii=False)
+        return "***" if hide_known(flat, secrets) != flat else value
+    if isinstance(value, dict):
+        return {hide_known(str(k), secrets): redact_known_tree(v, secrets, depth + 1)
+                for k, v in value.items()}
+    if isinstance(value, list):
+        return [redact_known_tree(item, secrets, depth + 1) for item in value]
+    return value
+
+
+def _worth_masking(found: str) -> bool:
+    """A detector hit in a server's own words: a short named value (`key=id` in a log
+    line) would blot out ordinary words everywhere; the server's real secrets are
+    masked above whatever their length."""
+    return len(found) >= SHORT_SECRET_CHARS
 
 
 def redact_prefix(text: str, secrets: Collection[str], limit: int) -> str:

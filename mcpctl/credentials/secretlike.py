@@ -1,62 +1,56 @@
-"""The one secret detector: does a string written in a config look like a credential?
+"""The one secret detector: does a string written in a config hold a credential?
 
-Shared by `mcpctl check` (literal secrets in a repo's config, DESIGN §7) and the secrets
-feature (`add --env KEY=VALUE` moves a secret-like value to the keyring, DESIGN §5).
+Shared by `mcpctl check` (literal secrets in a repo's config, DESIGN §7), `add` and
+`import` (secret values move to the keyring, DESIGN §5), masking and redaction.
 Pure and cheap: regular expressions and a little arithmetic, no I/O.
 
-A match is *certain* when the text has the shape of a known credential or sits under a
-name that says it is one (`API_KEY`, `Authorization`, `--token`); it is a *guess* when
-only its randomness gives it away (a long mixed-case string with digits).
+A value is judged by the field it sits in first and by its look second (issue 14):
+a literal under a name that says "credential" (`PGPASSWORD`, `X-Api-Key`, `--token`,
+`clientSecret`) is one whatever it looks like, and so is a URL's userinfo password.
+A match is *certain* then, or when the text has the shape of a known credential
+anywhere in the string (also inside JSON held in the string); it is a *guess* when
+only its randomness gives it away. A placeholder (`YOUR_KEY`, `<token>`, `ghp_000…`)
+is never a match.
 """
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
+
+from mcpctl.credentials.known_formats import ANY_KNOWN, KNOWN, SEARCHED, SHORTEST_KNOWN
+from mcpctl.credentials.names import is_secret_name
+from mcpctl.credentials.placeholders import is_placeholder
+
+__all__ = ["SecretMatch", "find_secret", "find_secrets", "is_secret_name", "looks_secret",
+           "mask", "without_references"]
 
 # `${secret:NAME}`, `${env:NAME}`, `${VAR}`...: a reference is the fix, never a finding.
 _REFERENCE = re.compile(r"\$\{[^}]*\}")
 # Pieces of a value that can each be a credential: `--key=sk-...`, `Bearer ghp_...`,
 # `https://host/path?token=...` all split into their parts.
 _SEPARATORS = re.compile(r"[\s\"'`,;=&?#@:/\\<>()\[\]{}|]+")
-
-_KNOWN: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("GitHub token", re.compile(r"gh[pousr]_[A-Za-z0-9]{20,}")),
-    ("GitHub token", re.compile(r"github_pat_[A-Za-z0-9_]{22,}")),
-    ("Anthropic API key", re.compile(r"sk-ant-[A-Za-z0-9_-]{20,}")),
-    ("API key (sk-)", re.compile(r"sk-[A-Za-z0-9_-]{20,}")),
-    ("Slack token", re.compile(r"xox[abpr]-[A-Za-z0-9-]{10,}")),
-    ("AWS access key", re.compile(r"(?:AKIA|ASIA)[A-Z0-9]{16}")),
-    ("GitLab token", re.compile(r"glpat-[A-Za-z0-9_-]{20,}")),
-    ("Google API key", re.compile(r"AIza[A-Za-z0-9_-]{35}")),
-    ("Neon API key", re.compile(r"napi_[a-z0-9]{40,}")),
-    ("Perplexity API key", re.compile(r"pplx-[A-Za-z0-9]{32,}")),
-    ("Notion token", re.compile(r"(?:ntn|secret)_[A-Za-z0-9]{40,}")),
-    ("JSON web token", re.compile(r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*")),
-)
-# One pass over most tokens instead of one per pattern (a 1 MB config has ~100k strings).
-_ANY_KNOWN = re.compile("|".join(f"(?:{pattern.pattern})" for _, pattern in _KNOWN))
-_SHORTEST_KNOWN = 15  # `xoxb-` and ten more characters
-
-# Names under which any literal value is a credential: env keys, header names, query
-# parameters and `--option` names. `PWD` is absent on purpose: it is the working dir.
-_SECRET_NAME = re.compile(
-    r"(?:^|[_.-])(?:token|secret|password|passwd|api[_-]?key|apikey|access[_-]?key"
-    r"|private[_-]?key|key|pat|auth|authorization|credentials?|cookie|session)$",
-    re.IGNORECASE,
-)
-# camelCase names are read as words: `githubToken` as `github_Token`, `APIKey` as `API_Key`.
-_CAMEL_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+# `scheme://user:password@host`: the password is a credential whatever it looks like.
+_USERINFO = re.compile(r"[A-Za-z][A-Za-z0-9+.-]{0,30}://[^\s/?#@:]*:([^\s/?#@]+)@")
+# `NAME=value` inside a longer string: a URL's query, a connection string
+# (`Server=db;Password=…`), an option (`--api-key=…`), a shell line (`DB_PASS=… srv`).
+_ASSIGNMENT = re.compile(r"(?:^|[\s;&?,])(-{0,2}[A-Za-z][A-Za-z0-9_.-]{0,80})=([^\s;&,\"']+)")
 # Authorization schemes are words, not secrets: `Bearer abc` is judged by `abc`.
 _AUTH_SCHEME = re.compile(r"^(?:bearer|basic|token|bot|digest|negotiate)(?:\s+|$)",
                           re.IGNORECASE)
 # A whole header in one string, as `mcp-remote --header "Authorization: Bearer ..."` and
 # `curl -H "X-Api-Key: ..."` take it: the header's name names its value.
 _HEADER = re.compile(r"\s*([A-Za-z][A-Za-z0-9-]*)\s*:\s*(\S.*)", re.DOTALL)
-_ORDINARY_WORD = frozenset({"true", "false", "yes", "no", "on", "off", "none", "null"})
+_ORDINARY_WORD = frozenset({"true", "false", "yes", "no", "on", "off", "none", "null",
+                            "enabled", "disabled", "required", "optional"})
+_SHORT_NUMBER = re.compile(r"\d{1,7}")
 
+_GUESS_LENGTH = 32
 _GUESS_CHARS = re.compile(r"[A-Za-z0-9+_=-]{32,}")
 _LOWER_RUN = re.compile(r"[a-z]{7,}")  # an English-looking word inside: an identifier
 # Many API keys are lowercase hex: a value that is nothing else is a guess. So are hashes:
@@ -64,6 +58,14 @@ _LOWER_RUN = re.compile(r"[a-z]{7,}")  # an English-looking word inside: an iden
 # the lengths of git commits (40) and SHA-256/512 digests (64, 128), which configs pin by.
 _LOWER_HEX = re.compile(r"[0-9a-f]{32,}")
 _DIGEST_LENGTHS = frozenset({40, 64, 128})
+# Subresource-integrity digests (`sha512-<base64>`, in lock files and npm specs) look
+# random and are public.
+_SRI_DIGEST = re.compile(r"sha(?:256|384|512)-[A-Za-z0-9+/]{40,}={0,2}")
+# JSON held in a string (`--config '{"apiKey": …}'`, `OPENAPI_MCP_HEADERS={…}`) is parsed
+# and walked, within bounds: a config string is short, a hostile one is not parsed.
+_MAX_JSON_CHARS = 256 * 1024
+_MAX_JSON_DEPTH = 3
+_MAX_MATCHES = 64
 
 
 @dataclass(frozen=True)
@@ -73,34 +75,100 @@ class SecretMatch:
     certain: bool
 
 
-def find_secret(value: str, *, name: str | None = None) -> SecretMatch | None:
-    """The credential in `value`, if any; `name` is the key or option it is written under."""
+def find_secret(value: str, *, name: str | None = None,
+                placeholders: bool = False) -> SecretMatch | None:
+    """The credential in `value`, if any; `name` is the key or option it is written under.
+    With `placeholders`, a placeholder where a credential goes is a match too (`check`
+    reports it as one to fill in); otherwise it is never one."""
+    return next(find_secrets(value, name=name, placeholders=placeholders), None)
+
+
+def find_secrets(value: str, *, name: str | None = None,
+                 placeholders: bool = False) -> Iterator[SecretMatch]:
+    """Every credential in `value`, certain ones first, each text once."""
+    seen: set[str] = set()
+    for match in _matches(value, name, 0):
+        if match.text not in seen and (placeholders or not is_placeholder(match.text)):
+            seen.add(match.text)
+            yield match
+            if len(seen) >= _MAX_MATCHES:
+                return
+
+
+def _matches(value: str, name: str | None, depth: int) -> Iterator[SecretMatch]:
+    # Each step looks only where its shape can be: most config strings (`npx`, `-y`,
+    # `info`) are short words, and a 1 MB config holds ~100k of them.
     literal = without_references(value)
-    tokens = [token for token in _SEPARATORS.split(literal) if token]
-    for token in tokens:
-        if len(token) >= _SHORTEST_KNOWN and _ANY_KNOWN.fullmatch(token) and _varied(token):
-            kind = next(kind for kind, pattern in _KNOWN if pattern.fullmatch(token))
-            return SecretMatch(kind, token, certain=True)
+    tokens = [token for token in _SEPARATORS.split(literal) if token] \
+        if len(literal) >= SHORTEST_KNOWN else []
+    yield from _known(literal, tokens)
+    if depth < _MAX_JSON_DEPTH and literal.lstrip()[:1] in ("{", "["):
+        yield from _in_json(literal, depth)
+    if "://" in literal:
+        for match in _USERINFO.finditer(literal):
+            yield SecretMatch("URL password", match.group(1), certain=True)
     if name is not None and is_secret_name(name):
         credential = _AUTH_SCHEME.sub("", literal.strip())
-        if _is_literal_credential(credential):
-            return SecretMatch("credential", credential, certain=True)
-    header = _header_credential(literal)
-    if header is not None:
-        return SecretMatch("credential", header, certain=True)
-    for token in tokens:
-        if _looks_random(token):
-            return SecretMatch("high-entropy string", token, certain=False)
+        if _is_named_credential(credential):
+            yield SecretMatch("credential", credential, certain=True)
+    if ":" in literal:
+        header = _header_credential(literal)
+        if header is not None:
+            yield SecretMatch("credential", header, certain=True)
+    if "=" in literal:
+        for assigned in _ASSIGNMENT.finditer(literal):
+            key, text = assigned.group(1), assigned.group(2)
+            if is_secret_name(key) and _is_named_credential(text):
+                yield SecretMatch("credential", text, certain=True)
+    if len(literal) >= _GUESS_LENGTH:
+        yield from _guesses(literal)
+
+
+def _guesses(literal: str) -> Iterator[SecretMatch]:
+    unhashed = _SRI_DIGEST.sub(" ", literal) if "sha" in literal else literal
+    for token in _SEPARATORS.split(unhashed):
+        if len(token) >= _GUESS_LENGTH and _looks_random(token):
+            yield SecretMatch("high-entropy string", token, certain=False)
     whole = literal.strip()
     if _LOWER_HEX.fullmatch(whole) and _random_hex(whole):
-        return SecretMatch("high-entropy string", whole, certain=False)
-    return None
+        yield SecretMatch("high-entropy string", whole, certain=False)
 
 
-def is_secret_name(name: str) -> bool:
-    """Does `name` (an env key, header, query parameter or option) say its value is a
-    credential? `API_KEY`, `X-Api-Key`, `--token`, `githubToken`, `clientSecret`."""
-    return _SECRET_NAME.search(_CAMEL_BOUNDARY.sub("_", name)) is not None
+def _known(literal: str, tokens: list[str]) -> Iterator[SecretMatch]:
+    """Credentials of a known format: whole tokens, and shapes that span separators."""
+    for token in tokens:
+        if len(token) >= SHORTEST_KNOWN and ANY_KNOWN.fullmatch(token) and _varied(token):
+            kind = next(kind for kind, pattern in KNOWN if pattern.fullmatch(token))
+            yield SecretMatch(kind, token, certain=True)
+    for kind, needle, pattern in SEARCHED:
+        if needle in literal:
+            for found in pattern.finditer(literal):
+                yield SecretMatch(kind, found.group(0), certain=True)
+
+
+def _in_json(literal: str, depth: int) -> Iterator[SecretMatch]:
+    text = literal.strip()
+    if not text.startswith(("{", "[")) or len(text) > _MAX_JSON_CHARS:
+        return
+    try:
+        document = json.loads(text)
+    except (ValueError, RecursionError):
+        return
+    for key, item in _strings(document):
+        yield from _matches(item, key, depth + 1)
+
+
+def _strings(document: Any) -> Iterator[tuple[str | None, str]]:
+    """Every string in a parsed JSON value with the key it sits under (iterative)."""
+    stack: list[tuple[str | None, Any]] = [(None, document)]
+    while stack:
+        key, item = stack.pop()
+        if isinstance(item, str):
+            yield key, item
+        elif isinstance(item, dict):
+            stack.extend((str(k), v) for k, v in item.items())
+        elif isinstance(item, list):
+            stack.extend((key, v) for v in item)
 
 
 def _header_credential(literal: str) -> str | None:
@@ -112,8 +180,9 @@ def _header_credential(literal: str) -> str | None:
     header_name, value = header.group(1), header.group(2).strip()
     credential = _AUTH_SCHEME.sub("", value)
     if is_secret_name(header_name):
-        return credential if _is_literal_credential(credential) else None
-    if credential != value and _is_literal_credential(credential) and not credential.isalpha():
+        return credential if _is_named_credential(credential) else None
+    if credential != value and _is_named_credential(credential) and len(credential) >= 8 \
+            and not credential.isalpha():
         return credential
     return None
 
@@ -137,12 +206,18 @@ def _varied(token: str) -> bool:
     return len(set(token)) >= 10 and any(ch.isdigit() for ch in token)
 
 
-def _is_literal_credential(text: str) -> bool:
-    if len(text) < 8 or any(ch.isspace() for ch in text) or text.lower() in _ORDINARY_WORD:
+def _is_named_credential(text: str) -> bool:
+    """Is `text`, found under a credential's name, the credential itself? Any length:
+    `PGPASSWORD=pw` is a password. Not a flag, a small number, a path, a URL or a
+    placeholder (those name where the secret is, or say it is still to come)."""
+    text = text.strip()
+    if not text or text.lower() in _ORDINARY_WORD or _SHORT_NUMBER.fullmatch(text):
         return False
     if text.startswith(("/", "./", "../", "~", "<")) or "://" in text or "\\" in text:
         return False  # a path, a URL or a `<placeholder>`, not the secret itself
-    return not re.fullmatch(r"\d{1,7}", text)
+    if "\n" in text or len(text) > 4096 or len(text.split()) > 4:
+        return False  # prose or a document, not one credential
+    return not is_placeholder(text)
 
 
 def _looks_random(token: str) -> bool:

@@ -13,7 +13,7 @@ from mcpctl.config.formats import ALL_TOP_KEYS, ConfigFormat, Syntax, format_by_
 from mcpctl.lint.argv import command_line_hits
 from mcpctl.lint.clients import client_hits
 from mcpctl.lint.fields import entry_hits, server_name_hits
-from mcpctl.lint.leaks import leak_hits
+from mcpctl.lint.leaks import argv_secret_hits, leak_hits
 from mcpctl.lint.rules import Finding, Hit, where
 from mcpctl.lint.schema import schema_problems
 from mcpctl.syntax import jsonc
@@ -113,6 +113,7 @@ def _server_file_hits(
         yield from server_name_hits(server, name, fmt)
         if isinstance(entry, dict):
             yield from command_line_hits(server, entry)
+            yield from argv_secret_hits(server, entry)
             yield from entry_hits(server, entry, fmt, input_ids, users)
             yield from client_hits(server, entry, fmt)
 

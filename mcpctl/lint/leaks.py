@@ -1,4 +1,5 @@
-"""MCP010-MCP012: credentials written literally anywhere in a file, and placeholders.
+"""MCP010-MCP013: credentials written literally anywhere in a file, placeholders, and
+secrets a launch would put in argv.
 
 The whole document is walked, not just `env` and `headers`: a token in `args`, in a
 URL's userinfo, path or query, in a VS Code input's default, in a field some client
@@ -16,8 +17,15 @@ from collections.abc import Iterator
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
+from mcpctl.credentials.argv import argv_exposure, secrets_in_argv
 from mcpctl.credentials.placeholders import is_placeholder
-from mcpctl.credentials.secretlike import SecretMatch, find_secret, mask, without_references
+from mcpctl.credentials.secretlike import (
+    SecretMatch,
+    find_secret,
+    is_secret_name,
+    mask,
+    without_references,
+)
 from mcpctl.lint.rules import Hit, where
 from mcpctl.syntax.jsonc import JsonPath
 
@@ -49,6 +57,19 @@ def leak_hits(value: Any, *, bare_references: bool = False) -> Iterator[Hit]:
             )
 
 
+def argv_secret_hits(path: JsonPath, entry: dict[str, Any]) -> Iterator[Hit]:
+    """MCP013: a `${secret:…}` that `mcpctl run` would expand into argv (issue 14)."""
+    fields: list[tuple[str | int, Any]] = [("command", entry.get("command"))]
+    if isinstance(entry.get("args"), list):
+        fields += [(index, arg) for index, arg in enumerate(entry["args"])]
+    for key, text in fields:
+        if not isinstance(text, str) or "${secret:" not in text:
+            continue
+        field = (*path, "command") if key == "command" else (*path, "args", key)
+        for secret in secrets_in_argv({"command": text}):
+            yield Hit("MCP013", field, f"{where(field)}: {argv_exposure(path[-1], secret)}")
+
+
 def _option_name(previous: Any) -> str | None:
     return previous if isinstance(previous, str) and previous.startswith("-") else None
 
@@ -64,10 +85,15 @@ def _string_hits(path: JsonPath, text: str, name: str | None) -> Iterator[Hit]:
         return
     match = None
     if equals and _ASSIGNED_NAME.fullmatch(option):  # --api-key=VALUE, GITHUB_TOKEN=VALUE
-        match = find_secret(value, name=option)
-    match = match or find_secret(text, name=name)
+        match = find_secret(value, name=option, placeholders=True)
+    match = match or find_secret(text, name=name, placeholders=True)
     if match is not None and not (not match.certain and name and _IDENTIFIER_NAME.search(name)):
         yield from _hit(path, match, text)
+    elif match is None and name is not None and is_secret_name(name) \
+            and without_references(text).strip() and is_placeholder(text):
+        # The detector never calls a placeholder a credential; where one goes, it is a
+        # blank to fill in.
+        yield _placeholder(path, text.strip())
 
 
 def _embedded_json(text: str) -> Any:
@@ -104,7 +130,7 @@ def _text_with_urls_hits(path: JsonPath, text: str, name: str | None) -> Iterato
             found = True
             yield hit
     if not found and name is not None:
-        match = find_secret(_URL.sub(" ", text), name=name)
+        match = find_secret(_URL.sub(" ", text), name=name, placeholders=True)
         if match is not None:
             yield from _hit(path, match, text)
 
@@ -114,7 +140,7 @@ def _url_hits(path: JsonPath, url: str) -> Iterator[Hit]:
         parts = urlsplit(url)
         password = parts.password
     except ValueError:
-        match = find_secret(url)
+        match = find_secret(url, placeholders=True)
         if match is not None:
             yield from _hit(path, match, url)
         return
@@ -131,7 +157,7 @@ def _url_hits(path: JsonPath, url: str) -> Iterator[Hit]:
     candidates += [(segment, None) for segment in parts.path.split("/") if segment]
     candidates += [(value, key) for key, value in parse_qsl(parts.query)]
     for text, name in candidates:
-        match = find_secret(text, name=name)
+        match = find_secret(text, name=name, placeholders=True)
         if match is not None:
             yield from _hit(path, match, text)
             return

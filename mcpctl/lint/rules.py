@@ -112,6 +112,13 @@ _TABLE = (
          "reference the credential instead: ${env:NAME} or ${NAME} for the client, "
          "${secret:NAME} for mcpctl run",
          '"env": {"API_KEY": "YOUR_API_KEY"}', '"env": {"API_KEY": "${API_KEY}"}'),
+    Rule("MCP013", "secret-in-argv", _W,
+         "A secret expanded into a server's arguments is visible to every local user in the "
+         "process list; its environment is not.",
+         "pass it in env (\"env\": {\"KEY\": \"${secret:NAME}\"}) if the server reads it from "
+         "there",
+         '"args": ["--token", "${secret:github-pat}"]',
+         '"env": {"GITHUB_TOKEN": "${secret:github-pat}"}'),
     Rule("MCP020", "unpinned-package", _W,
          "A package runner without an exact version, a git source without a commit, or a "
          "tarball URL runs whatever was published last, on every colleague's machine.",

@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from mcpctl.credentials.redact import redact_known_tree
 from mcpctl.files.atomic import atomic_write_text, file_lock
 from mcpctl.paths import Paths
 
@@ -49,12 +50,20 @@ class CachedProbe:
 
 def from_probe(
     fingerprint: str, result: ProbeResult, tokens: Sequence[int], *, tokenizer: str,
-    digest: str, probed_at: float,
+    digest: str, probed_at: float, secrets: Collection[str] = (),
 ) -> CachedProbe:
-    """The cache entry for a fresh probe; the caller counts tokens and reads the clock."""
+    """The cache entry for a fresh probe; the caller counts tokens and reads the clock.
+
+    A server may quote what it was given (a resolved `${secret:…}` in a description):
+    each of `secrets` is masked in the tools and server info before anything keeps or
+    shows them (issue 14). Tokens and the digest are the caller's, counted on the tools
+    as received, so the cost is still what a client pays.
+    """
+    tools = tuple(redact_known_tree(tool, secrets) for tool in result.tools)
     return CachedProbe(
         fingerprint, result.name, probed_at, tuple(sorted(result.client_capabilities)),
-        result.style, result.protocol_version, dict(result.server_info), result.tools,
+        result.style, result.protocol_version,
+        redact_known_tree(dict(result.server_info), secrets), tools,
         tuple(tokens), tokenizer, digest,
     )
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import PurePath
 
 from mcpctl.config.entries import entry_from_spec
+from mcpctl.credentials.argv import argv_exposure, secrets_in_spec
 from mcpctl.lint.argv import command_line_hits
 from mcpctl.model import ServerSpec
 from mcpctl.variables import Context, Kind, expand, references, references_in
@@ -37,13 +38,18 @@ class Environment:
     environ: Mapping[str, str]
     which: Callable[[str], str | None]
     secret_exists: Callable[[str], bool | str]  # True/False, or why it cannot be known
+    keyring: Callable[[], Check]  # whether secrets can be read here (asked once, if needed)
 
 
 def static_checks(spec: ServerSpec, env: Environment) -> Iterator[Check]:
+    if any(r.kind is Kind.SECRET for r in references_in(spec)):
+        yield env.keyring()
     yield from _variable_checks(spec, env)
     if spec.command is not None:
         yield _command_check(spec.name, spec.command, env)
         yield from _runner_checks(spec)
+        for secret in secrets_in_spec(spec.command, spec.args):
+            yield Check("argv", WARN, argv_exposure(spec.name, secret))
 
 
 def _variable_checks(spec: ServerSpec, env: Environment) -> Iterator[Check]:

@@ -58,6 +58,7 @@ class Outcome:
     probe: CachedProbe | None = None  # this probe, as cached (or the cached one reused)
     previous: CachedProbe | None = None  # the probe before, for the tool diff
     from_cache: bool = False
+    secrets: tuple[str, ...] = ()  # what the launch substituted: never cached or shown
 
     @property
     def name(self) -> str:
@@ -132,6 +133,7 @@ def probe_admitted(
             continue
         cwd = default_cwd(admission.definition.source.tier, admission.root, machine.home)
         secrets = hidden_values(admission.definition.spec, launch)
+        outcome.secrets = tuple(secrets)
         runnable.append((outcome, plan_for(launch, options, cwd=cwd,
                                                   environ=machine.environ, secrets=secrets)))
     if runnable:
@@ -183,5 +185,6 @@ def _count_and_cache(outcome: Outcome, paths: Paths, options: ProbeOptions) -> N
     outcome.previous = probe_cache.load(paths, fingerprint, options.capabilities)
     outcome.probe = probe_cache.from_probe(
         fingerprint, result, [tool_tokens(tool) for tool in result.tools],
-        tokenizer=TOKENIZER, digest=tools_digest(result.tools), probed_at=time.time())
+        tokenizer=TOKENIZER, digest=tools_digest(result.tools), probed_at=time.time(),
+        secrets=outcome.secrets)
     probe_cache.save(paths, outcome.probe)

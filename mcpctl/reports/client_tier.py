@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mcpctl.errors import ExitCode
+from mcpctl.errors import ExitCode, UsageError
 from mcpctl.machine import Machine
 from mcpctl.reports.listing import source_document, spec_document
 from mcpctl.reports.report import Report
@@ -81,6 +81,33 @@ def sync_setting_report(machine: Machine, client: ClientFormat, *, enabled: bool
     return Report("clients-sync", body, SyncSetting(client.id, enabled, changed,
                                                     machine.config_file),
                   version=SCHEMA_VERSION)
+
+
+@dataclass(frozen=True)
+class CommandSetting:
+    command: str | None  # as set in config.toml, None for the default
+    exported_command: str
+    changed: bool
+    asked_to_change: bool
+    config_file: Path
+
+
+def command_setting_report(machine: Machine, path: str | None, *, reset: bool
+                           ) -> Report[CommandSetting]:
+    """Show `[clients] command`, or set it (`path`) or forget it (`reset`)."""
+    from mcpctl.clients.settings import read_client_settings, set_command  # noqa: PLC0415
+
+    if path is not None and reset:
+        raise UsageError("give a PATH or --reset, not both")
+    changed = False
+    if path is not None or reset:
+        changed = set_command(machine.config_file, None if reset else path)
+    settings = read_client_settings(machine.config_file)
+    body = {"command": settings.command, "exported_command": settings.exported_command,
+            "changed": changed, "path": str(machine.config_file)}
+    return Report("clients-command", body, CommandSetting(
+        settings.command, settings.exported_command, changed, path is not None or reset,
+        machine.config_file), version=SCHEMA_VERSION)
 
 
 def import_report(machine: Machine, client: ClientFormat, names: Sequence[str], *,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import shutil
 from dataclasses import dataclass
 from typing import Any
@@ -31,7 +32,8 @@ def doctor_report(machine: Machine, names: list[str], options: ProbeOptions | No
     outcomes = admit_all(chosen(view.servers, names, view.problems), machine)
     path = machine.environ.get("PATH")
     environment = Environment(machine.root, machine.home, machine.environ,
-                              lambda cmd: shutil.which(cmd, path=path), _secret_exists)
+                              lambda cmd: shutil.which(cmd, path=path), _secret_exists,
+                              functools.cache(_keyring_check))
     weak = weak_approvals_here(machine, view.servers)
     checks = {o.name: [*_checks(o, environment), *_weak_checks(o.name, weak)]
               for o in outcomes}
@@ -61,6 +63,17 @@ def _secret_exists(name: str) -> bool | str:
         return get_secret(name) is not None
     except McpctlError as error:
         return str(error)
+
+
+def _keyring_check() -> Check:
+    """Can secrets be read here? The backend keyring would use, or the exit-5 message
+    with the headless recipe (a machine with no desktop session has no keyring)."""
+    from mcpctl.credentials.keyring_store import backend_name  # noqa: PLC0415
+
+    try:
+        return Check("keyring", OK, f"secrets are read from {backend_name()}")
+    except McpctlError as error:
+        return Check("keyring", FAIL, str(error))
 
 
 def _checks(outcome: Outcome, environment: Environment) -> list[Check]:

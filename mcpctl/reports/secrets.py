@@ -47,8 +47,8 @@ def list_report(machine: Machine) -> Report[SecretNames]:
     view = load_view(machine.root, machine.config_file)
     references = secret_references(view.servers)
     names = sorted(stored | set(references))
-    entries = [{"name": n, "stored": n in stored, "referenced_by": references.get(n, [])}
-               for n in names]
+    entries = [{"name": n, "stored": n in stored, "referenced_by": references.get(n, []),
+                "unreferenced": n in stored and not references.get(n)} for n in names]
     # A broken config.toml hides references: every secret would look unused (an
     # invitation to `secret rm`), so the problems decide the exit code.
     return Report("secret-list", {"secrets": entries}, SecretNames(names, stored, references),

@@ -10,11 +10,14 @@ import subprocess
 import sys
 import time
 import tomllib
+from contextlib import ExitStack
+from functools import partial
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import Cli, run_mcpctl
+from tests.processes import started, wait_for
 from tests.tier_files import make_workspace, write
 
 SHOWN = "mcpctl-home/config/config.toml"  # how the user config is shown from tmp_path
@@ -205,7 +208,8 @@ def test_add_again_identically_is_unchanged_and_leaves_the_file_alone(
     as_json = cli("add", "fs", "--output", "json", "--", "npx", "-y", "fs")
     assert json.loads(as_json.out) == {"schema_version": 1, "name": "fs", "status": "unchanged",
                                        "path": str(user_config),
-                                       "entry": {"command": "npx", "args": ["-y", "fs"]}}
+                                       "entry": {"command": "npx", "args": ["-y", "fs"]},
+                                       "secrets": []}
 
 
 def test_a_different_definition_needs_replace(cli: Cli, user_config: Path) -> None:
@@ -336,7 +340,7 @@ def test_remove_an_unknown_name(cli: Cli, user_config: Path) -> None:
     assert (ok.code, ok.out, ok.err) == (0, f"not present: ghost in {SHOWN}\n", "")
     as_json = cli("remove", "ghost", "--missing-ok", "--output", "json")
     assert json.loads(as_json.out) == {"schema_version": 1, "name": "ghost", "status": "absent",
-                                       "path": str(user_config)}
+                                       "path": str(user_config), "secrets": []}
 
 
 def test_add_and_remove_never_touch_the_workspace(cli: Cli, tmp_path: Path,
@@ -381,15 +385,16 @@ def test_add_output_json(cli: Cli, user_config: Path) -> None:
     assert result.code == 0
     assert json.loads(result.out) == {"schema_version": 1, "name": "a", "status": "added",
                                       "path": str(user_config),
-                                      "entry": {"command": "x", "args": ["y"]}}
+                                      "entry": {"command": "x", "args": ["y"]}, "secrets": []}
 
 
 def test_thirty_concurrent_adds_all_land(user_config: Path) -> None:
     write(user_config, "# shared by many shells\n")
-    procs = [subprocess.Popen([sys.executable, "-m", "mcpctl", "add", f"s{i:02d}", "--", "cmd",
-                               str(i)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-             for i in range(30)]
-    outcomes = [(proc.wait(timeout=60), *proc.communicate()) for proc in procs]
+    with ExitStack() as stack:
+        procs = [stack.enter_context(started(
+            [sys.executable, "-m", "mcpctl", "add", f"s{i:02d}", "--", "cmd", str(i)],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)) for i in range(30)]
+        outcomes = [(proc.wait(timeout=60), *proc.communicate(timeout=10)) for proc in procs]
     assert [code for code, _, _ in outcomes] == [0] * 30, outcomes
     text = user_config.read_text()
     servers = tomllib.loads(text)["servers"]
@@ -412,6 +417,10 @@ while True:
 """
 
 
+def replaced(path: Path, inode: int) -> bool:
+    return path.stat().st_ino != inode
+
+
 def test_a_write_killed_midway_leaves_the_old_or_the_new_file(tmp_path: Path) -> None:
     target = tmp_path / "state" / "file.txt"
     old, new = "A", "B"
@@ -421,14 +430,20 @@ def test_a_write_killed_midway_leaves_the_old_or_the_new_file(tmp_path: Path) ->
     seen = set()
     killed_mid_write = 0
     for _ in range(12):
-        writer = subprocess.Popen([sys.executable, "-c", WRITER, str(target), new, old])
-        deadline = time.monotonic() + 0.05 + rng.random() * 0.25
-        while time.monotonic() < deadline:  # read while the writer writes
-            content = target.read_text()
-            assert content in allowed, f"torn file of {len(content)} characters"
-            seen.add(content[0])
-        os.kill(writer.pid, signal.SIGKILL)
-        writer.wait()
+        # An assertion failing mid-loop must not orphan the writer: it loops forever.
+        first = target.stat().st_ino
+        with started([sys.executable, "-c", WRITER, str(target), new, old]) as writer:
+            # A loaded machine may take seconds to start the writer: the random window
+            # opens once its first write has landed (os.replace makes a new inode).
+            wait_for(partial(replaced, target, first), within=30,
+                     what="the writer's first write")
+            deadline = time.monotonic() + 0.05 + rng.random() * 0.25
+            while time.monotonic() < deadline:  # read while the writer writes
+                content = target.read_text()
+                assert content in allowed, f"torn file of {len(content)} characters"
+                seen.add(content[0])
+            os.kill(writer.pid, signal.SIGKILL)
+            writer.wait(timeout=10)
         content = target.read_text()
         assert content in allowed, f"torn file of {len(content)} characters after SIGKILL"
         # A kill mid-write leaves the writer's temp file; the target itself is always whole.

@@ -46,6 +46,7 @@ RUNS: list[tuple[list[str], str, int]] = [
     (["check", "--output", "json", "--list-rules"], "check-report", 0),
     (["clients", "enable", "cursor", "--json"], "clients-sync", 0),
     (["clients", "--json"], "clients", 0),
+    (["clients", "command", "--json"], "clients-command", 0),
     (["import", "--from", "cursor", "--file", "{cursor}", "--json"], "import", 0),
     (["export", "--to", "vscode", "--file", "{vscode}", "--dry-run", "--json"], "export", 0),
     (["export", "--to", "vscode", "--file", "{vscode}", "--json"], "export", 0),
@@ -87,8 +88,8 @@ def test_every_json_output_follows_its_schema(place: dict[str, Path]) -> None:
     assert [s["probe"]["status"] for s in documents[9]["servers"]] == ["ok", "ok"]
     assert [r["status"] for r in documents[6]["results"]] == ["trusted"]
     assert [r["name"] for r in documents[11]["revoked"]] == ["wstok"]
-    assert [s["status"] for s in documents[20]["servers"]] == ["added"]
-    assert documents[22]["clients"][0]["written"] is True
+    assert [s["status"] for s in documents[21]["servers"]] == ["added"]
+    assert documents[23]["clients"][0]["written"] is True
 
 
 def test_every_command_with_json_output_is_run_above() -> None:

@@ -17,6 +17,7 @@ import pytest
 
 from mcpctl.config.tier_load import MAX_CONFIG_BYTES
 from tests.conftest import Cli, run_mcpctl
+from tests.processes import read_until_closed, started
 from tests.tier_files import assert_valid, make_workspace, write
 
 MCP_JSON = (
@@ -331,23 +332,15 @@ def run_in_terminal(args: list[str], cwd: Path, columns: int, env: dict[str, str
     primary, secondary = pty.openpty()
     fcntl.ioctl(secondary, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
     try:
-        proc = subprocess.Popen([sys.executable, "-m", "mcpctl", *args], cwd=cwd,
-                                stdin=subprocess.DEVNULL, stdout=secondary,
-                                stderr=subprocess.DEVNULL, env={**os.environ, **env})
-        os.close(secondary)
-        chunks = []
-        while True:
-            try:
-                chunk = os.read(primary, 65536)
-            except OSError:  # EIO: the terminal's other end closed
-                break
-            if not chunk:
-                break
-            chunks.append(chunk)
-        assert proc.wait(timeout=30) == 0
+        with started([sys.executable, "-m", "mcpctl", *args], cwd=cwd,
+                     stdin=subprocess.DEVNULL, stdout=secondary, stderr=subprocess.DEVNULL,
+                     env={**os.environ, **env}) as proc:
+            os.close(secondary)
+            shown = read_until_closed(primary, within=30)
+            assert proc.wait(timeout=30) == 0
     finally:
         os.close(primary)
-    return b"".join(chunks).decode().replace("\r\n", "\n")
+    return shown.decode().replace("\r\n", "\n")
 
 
 COLOUR = re.compile(r"\x1b\[[0-9;]*(?:3[0-9]|9[0-7]|4[0-9]|10[0-7])[0-9;]*m")

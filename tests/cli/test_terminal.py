@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.components import require_program
 from tests.conftest import REPO
-from tests.secret_service import require
 
 EXAMPLE = REPO / "examples"
 # Every source of the example as `file:line`, as shown from the workspace's root.
@@ -41,10 +41,7 @@ def demo(tmp_path: Path) -> dict[str, str]:
 
 def screen(env: dict[str, str], width: int, args: list[str], *, colour: bool = False) -> str:
     """Run `mcpctl ARGS` in a fresh tmux window `width` columns wide; return the screen."""
-    tmux = shutil.which("tmux")
-    if tmux is None:
-        require("tmux")
-    assert tmux is not None
+    tmux = require_program("tmux")
     socket, signal = f"mcpctl-test-{uuid.uuid4().hex[:8]}", f"done-{uuid.uuid4().hex[:8]}"
     command = " ".join(shlex.quote(word) for word in [sys.executable, "-m", "mcpctl", *args])
     unset = "env -u NO_COLOR " if colour else ""

@@ -6,7 +6,6 @@ import json
 import os
 import pty
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -14,6 +13,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import Cli, run_mcpctl
+from tests.processes import read_until_closed, started
 from tests.tier_files import make_workspace, write, write_servers
 
 NOT_STOPPED = "note: servers already running are not stopped; restart your MCP client.\n"
@@ -344,23 +344,15 @@ def test_show_prints_the_fingerprint_and_what_went_into_it(cli: Cli, ws: Path) -
 def run_with_terminal(argv: list[str], answers: str) -> tuple[int, str]:
     primary, secondary = pty.openpty()
     try:
-        proc = subprocess.Popen([sys.executable, "-m", "mcpctl", *argv], stdin=secondary,
-                                stdout=secondary, stderr=secondary)
-        os.close(secondary)
-        os.write(primary, answers.encode())
-        chunks = []
-        while True:
-            try:
-                chunk = os.read(primary, 65536)
-            except OSError:
-                break
-            if not chunk:
-                break
-            chunks.append(chunk)
-        code = proc.wait(timeout=30)
+        with started([sys.executable, "-m", "mcpctl", *argv], stdin=secondary,
+                     stdout=secondary, stderr=secondary) as proc:
+            os.close(secondary)
+            os.write(primary, answers.encode())
+            shown = read_until_closed(primary, within=30)
+            code = proc.wait(timeout=30)
     finally:
         os.close(primary)
-    return code, b"".join(chunks).decode().replace("\r\n", "\n")
+    return code, shown.decode().replace("\r\n", "\n")
 
 
 def test_trust_asks_on_a_terminal(cli: Cli, ws: Path) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 import tomllib
 from pathlib import Path
@@ -54,11 +55,16 @@ def test_export_round_trip_changes_only_mcpctl_entries(
     [backup] = backups(mcpctl_home, client)
     assert (result.code, result.err) == (0, "")
     assert result.out == (f"{client}: ~/{USER_FILE[client]} (written, backup "
-                          f"~/../mcpctl-home/data/backups/{client}/{backup.name})\n"
+                          f"~/../mcpctl-home/data/backups/{client}/{backup.name} with 1 "
+                          "secret value(s) replaced by ${secret:…} references)\n"
                           f"{SKIPPED}\n  added     gh\n").replace(
                               "~/../mcpctl-home", str(mcpctl_home))
     assert single_insertion(original.decode(), path.read_text()) == INSERTED[client]
-    assert backup.read_bytes() == original
+    # The backup is the old file with its one token replaced by the reference import uses.
+    token = re.search(r"sk-live-[A-Za-z0-9]+", original.decode())
+    assert token is not None
+    assert backup.read_text() == original.decode().replace(token[0],
+                                                           "${secret:tokens-API_TOKEN}")
     assert stat.S_IMODE(backup.stat().st_mode) == 0o600
     # Again: nothing to do, nothing written, no second backup.
     again = cli("export", "--to", client)
@@ -124,7 +130,7 @@ def test_conflict_is_refused_then_replaced_with_a_backup(cli: Cli, isolated_home
     write_config(user_config, USER_TIER)
     refused = cli("export", "--to", "cursor", "gh")
     assert refused.code == 1
-    assert refused.out == ("cursor: ~/.cursor/mcp.json (up to date)\n  conflict  gh  (Cursor "
+    assert refused.out == ("cursor: ~/.cursor/mcp.json (conflicts)\n  conflict  gh  (Cursor "
                            "defines 'gh' itself; --replace makes it launch through mcpctl (the "
                            "old entry goes to the backup))\n")
     assert path.read_text() == '{"mcpServers": {"gh": {"command": "old-gh"}}}\n'
@@ -395,3 +401,21 @@ def test_codex_servers_written_as_one_inline_table_are_left_alone(
                           "changed\n")
     assert path.read_text() == content
     assert backups(mcpctl_home, "codex") == []
+
+
+def test_an_edit_that_would_not_mean_what_was_intended_is_not_written(
+        cli: Cli, isolated_home: Path, user_config: Path) -> None:
+    """A `[mcp_servers]` table between `gh`'s own tables: cutting `gh` as lines would take
+    the neighbour `mine` with it. The edited text is re-read and compared with what was
+    intended, so the file is refused whole instead of losing a server."""
+    write_config(user_config, USER_TIER)
+    path = isolated_home / ".codex" / "config.toml"
+    path.parent.mkdir(parents=True)
+    before = ('[mcp_servers.gh]\ncommand = "old"\n\n[mcp_servers]\nmine = { command = "my" }\n'
+              '\n[mcp_servers.gh.env]\nA = "1"\n')
+    path.write_text(before)
+    result = cli("export", "--to", "codex", "gh", "--replace")
+    assert result.code == 3
+    assert result.err == (f"mcpctl: error: {path}: the edited file would not mean what was "
+                          "intended; the file was not changed (please report this)\n")
+    assert path.read_text() == before

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import stat
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -83,7 +84,8 @@ def test_backups_are_pruned(tmp_path: Path) -> None:
                           lock_dir=tmp_path / "l",
                           now=lambda s=second: NOW.replace(second=s))  # type: ignore[misc]
     kept = sorted(p.read_text() for p in (tmp_path / "b").iterdir())
-    assert kept == sorted(str(n) for n in range(5, 25))
+    assert kept == sorted(str(n) for n in range(20, 25))
+    assert stat.S_IMODE((tmp_path / "b").stat().st_mode) == 0o700
 
 
 def test_read_client_text_keeps_newlines(tmp_path: Path) -> None:

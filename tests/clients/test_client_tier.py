@@ -37,8 +37,29 @@ def test_codex_fields_become_mcpctl_fields() -> None:
          "env_http_headers written as headers with ${env:NAME}",
          "startup timeout 2.5 s kept as timeout"))
     assert convert("codex", {"command": "srv", "env_vars": ["A", "B"], "env": {"A": "1"}}) == \
-        Converted({"command": "srv", "env": {"A": "1", "B": "${env:B}"}},
-                  ("env_vars A, B passed on as ${env:NAME}",))
+        Converted({"command": "srv", "env": {"A": "1", "B": "${B:-}"}},
+                  ("env_vars A, B passed on as ${NAME:-} (forwarded when set, empty "
+                   "otherwise)",))
+    # The list of tables Codex also takes; `required` and the tool timeout are Codex's own.
+    assert convert("codex", {"command": "srv", "env_vars": [{"name": "C"}, "D",
+                                                             {"name": "E", "source": "local"}],
+                             "required": True, "tool_timeout_sec": 30}) == \
+        Converted({"command": "srv", "env": {"C": "${C:-}", "D": "${D:-}", "E": "${E:-}"}},
+                  ("env_vars C, D, E passed on as ${NAME:-} (forwarded when set, empty "
+                   "otherwise)",
+                   "dropped Codex's 'required' (it does not change what runs)",
+                   "dropped Codex's 'tool_timeout_sec' (it does not change what runs)"))
+
+
+@pytest.mark.parametrize(("env_vars", "reason"), [
+    ({"A": True}, "'env_vars' is not a list (Codex itself refuses a table here: it takes "
+                  "names, or {name, source} tables in a list)"),
+    ([{"name": "R", "source": "remote"}], "env_vars R comes from source 'remote' (a remote "
+                                          "executor), which mcpctl cannot express"),
+    ([{"source": "local"}], "an 'env_vars' item that is neither a name nor {name = …}"),
+])
+def test_codex_env_vars_it_cannot_express_say_why(env_vars: object, reason: str) -> None:
+    assert convert("codex", {"command": "srv", "env_vars": env_vars}).unsupported == (reason,)
 
 
 def test_codex_features_mcpctl_cannot_express_are_reasons() -> None:
@@ -48,28 +69,39 @@ def test_codex_features_mcpctl_cannot_express_are_reasons() -> None:
         "env P contains '${', which Codex passes on literally and mcpctl would expand",
         "enabled = False in Codex, which mcpctl cannot express",
         "uses Codex's 'enabled_tools', which mcpctl cannot express",
-        "uses Codex's 'tool_timeout_sec', which mcpctl cannot express",
     )
 
 
 def test_gemini_urls_timeouts_and_dollar_variables() -> None:
     assert convert("gemini", {"httpUrl": "https://h/mcp", "trust": False}) == \
         Converted({"url": "https://h/mcp", "type": "http"})
-    assert convert("gemini", {"url": "https://h/sse"}) == Converted(
-        {"url": "https://h/sse", "type": "sse"},
-        ("'url' without 'type' is an SSE endpoint in Gemini CLI",))
+    assert convert("gemini", {"url": "https://h/mcp"}) == Converted(
+        {"url": "https://h/mcp", "type": "http"},
+        ("'url' without 'type' is streamable HTTP in Gemini CLI",))
+    assert convert("gemini", {"url": "https://h/sse", "type": "sse"}) == Converted(
+        {"url": "https://h/sse", "type": "sse"})
     converted = convert("gemini", {"command": "$TOOLS/srv", "args": ["--dir", "$HOME/x"],
                                    "env": {"K": "${KEEP}"}, "timeout": 30000,
                                    "description": "notes", "trust": True})
     assert converted.entry == {"command": "${TOOLS}/srv", "args": ["--dir", "${HOME}/x"],
-                               "env": {"K": "${KEEP}"}, "trust": True}
-    assert converted.unsupported == (
-        "'timeout' = 30000 (milliseconds per request in Gemini CLI), which mcpctl cannot "
-        "express",
-        "trust = True in Gemini CLI, which mcpctl cannot express")
+                               "env": {"K": "${KEEP}"}, "timeout": 30.0, "trust": True}
+    assert converted.unsupported == ("trust = True in Gemini CLI, which mcpctl cannot express",)
     assert converted.notes == ("$NAME written as ${NAME} (Gemini CLI expands both)",
+                               "timeout 30000 ms kept as 30 s",
                                "dropped Gemini CLI's 'description' (it does not change what "
                                "runs)")
+
+
+def test_claude_code_timeouts_always_load_and_websockets() -> None:
+    converted = convert("claude-code", {"type": "stdio", "command": "srv", "timeout": 120000,
+                                        "alwaysLoad": True})
+    assert converted == Converted(
+        {"type": "stdio", "command": "srv"},
+        ("dropped Claude Code's per-request timeout (120000 ms); mcpctl's timeout is for "
+         "starting up",
+         "dropped Claude Code's 'alwaysLoad' (it does not change what runs)"))
+    ws = convert("claude-code", {"type": "ws", "url": "wss://h/mcp"})
+    assert ws.unsupported == ("a WebSocket server (type ws), which mcpctl cannot reach",)
 
 
 def test_vscode_env_numbers_nulls_and_metadata() -> None:

@@ -91,11 +91,14 @@ def test_exported_entries_and_their_marker() -> None:
     assert "MUTATED" not in exported_entry(codex, "gh", "mcpctl")["env_vars"]
     assert is_managed(codex, "gh", exported_entry(codex, "gh", "mcpctl"))
     assert is_managed(cursor, "gh", {"command": "C:\\tools\\mcpctl.exe", "args": ["run", "gh"]})
-    # Not ours: another name, more arguments, an extra key, another program, a url.
+    # The user's own keys on mcpctl's entry (an off switch, a timeout) keep it mcpctl's.
+    assert is_managed(cursor, "gh", {"command": "mcpctl", "args": ["run", "gh"],
+                                     "disabled": True, "timeout": 9})
+    # Not ours: another name, more arguments, another program, a url.
     assert not is_managed(cursor, "gh", {"command": "mcpctl", "args": ["run", "other"]})
     assert not is_managed(cursor, "gh", {"command": "mcpctl", "args": ["run", "gh", "-x"]})
     assert not is_managed(cursor, "gh", {"command": "mcpctl", "args": ["run", "gh"],
-                                         "env": {"A": "b"}})
+                                         "url": "https://h/mcp"})
     assert not is_managed(cursor, "gh", {"command": "notmcpctl", "args": ["run", "gh"]})
     assert not is_managed(vscode, "gh", {"type": "http", "command": "mcpctl",
                                          "args": ["run", "gh"]})

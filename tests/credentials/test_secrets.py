@@ -33,7 +33,8 @@ def test_set_get_list_rm_roundtrip(mcpctl_home: Path) -> None:
     assert mcpctl("secret", "get", name, "--reveal").out == "s3cr3t-value\n"
     listed = json.loads(mcpctl("secret", "list", "--json").out)
     assert listed == {"schema_version": 1, "problems": [],
-                      "secrets": [{"name": name, "stored": True, "referenced_by": []}]}
+                      "secrets": [{"name": name, "stored": True, "referenced_by": [],
+                                   "unreferenced": True}]}
     index = mcpctl_home / "data" / "secrets.json"
     assert stat.S_IMODE(index.stat().st_mode) == 0o600
     assert "s3cr3t" not in index.read_text()
@@ -78,7 +79,8 @@ def test_rm_warns_when_still_referenced(user_config: Path) -> None:
     user_config.write_text(f'[servers.gh]\ncommand = "x"\nenv = {{ T = "${{secret:{name}}}" }}\n')
     mcpctl("secret", "set", name, "--stdin", stdin="v\n")
     listed = json.loads(mcpctl("secret", "list", "--json").out)
-    assert listed["secrets"] == [{"name": name, "stored": True, "referenced_by": ["gh"]}]
+    assert listed["secrets"] == [{"name": name, "stored": True, "referenced_by": ["gh"],
+                                  "unreferenced": False}]
     result = mcpctl("secret", "rm", name)
     assert result.code == 0
     assert result.err == (f"warning: still referenced by gh; those servers will not start "
@@ -165,19 +167,20 @@ def test_token_is_nowhere_on_disk_or_in_output(tmp_path: Path, mcpctl_home: Path
 
 
 @pytest.mark.usefixtures("secret_service")
-def test_a_refused_add_stores_no_secret_and_unchanged_keeps_the_old_one(
+def test_a_refused_add_stores_no_secret_and_a_new_value_needs_replace(
     user_config: Path,
 ) -> None:
-    old, new, third = (f"ghp_{c * 4}A1b2C3d4E5f6G7h8I9j0K1l2M3n4" for c in "XYZ")
+    old, new, third = (f"ghp_{c * 4}A1b2C3d4E5f6G7h8I9j0K1l2M3n4" for c in "QRS")
     assert mcpctl("add", "gh", "--env", f"GITHUB_TOKEN={old}", "--", "srv", "1").code == 0
     refused = mcpctl("add", "gh", "--env", f"GITHUB_TOKEN={new}", "--", "srv", "2")
     assert refused.code == 2
     assert "already exists" in refused.err
     assert mcpctl("secret", "get", "gh-GITHUB_TOKEN", "--reveal").out == old + "\n"
     same = mcpctl("add", "gh", "--env", f"GITHUB_TOKEN={third}", "--", "srv", "1")
-    assert same.code == 0
-    assert same.err == ("kept the keyring's current value of 'gh-GITHUB_TOKEN', which differs "
-                        "from the one given; to replace it: mcpctl secret set gh-GITHUB_TOKEN\n")
+    assert (same.code, same.out) == (2, "")
+    assert same.err == ("mcpctl: error: secret 'gh-GITHUB_TOKEN' in the OS keyring holds a "
+                        "different value than the one given; nothing was changed; use "
+                        "--replace to replace it (or: mcpctl secret set gh-GITHUB_TOKEN)\n")
     assert mcpctl("secret", "get", "gh-GITHUB_TOKEN", "--reveal").out == old + "\n"
 
 

@@ -13,7 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.secret_service import require
+from tests.components import missing
 
 WRITER = ("import sys\nfrom pathlib import Path\n"
           "from mcpctl.files.atomic import atomic_write_text\n"
@@ -23,7 +23,7 @@ WRITER = ("import sys\nfrom pathlib import Path\n"
 def traced_write(target: Path) -> list[str]:
     strace = shutil.which("strace")
     if strace is None:
-        require("strace")
+        missing("strace")
     trace = target.parent / "trace.txt"
     subprocess.run(
         [str(strace), "-f", "-qq", "-o", str(trace), "-e",

@@ -61,6 +61,9 @@ def project(tmp_path: Path, request: pytest.FixtureRequest) -> tuple[Path, dict[
     return folder, env
 
 
+# Two try-repo runs, each pip-installing mcpctl into a fresh virtualenv: minutes on a
+# busy machine with a cold cache, far past the suite's 120 s default.
+@pytest.mark.timeout(900)
 def test_a_leaked_token_is_rejected_and_a_clean_commit_passes(
     project: tuple[Path, dict[str, str]],
 ) -> None:

@@ -24,7 +24,8 @@ REPO = Path(__file__).resolve().parents[2]
 SEVERITIES = {
     "MCP001": "error", "MCP002": "error", "MCP003": "error", "MCP004": "error",
     "MCP005": "info", "MCP006": "error", "MCP007": "error", "MCP008": "error",
-    "MCP010": "error", "MCP011": "warning", "MCP012": "info", "MCP020": "warning",
+    "MCP010": "error", "MCP011": "warning", "MCP012": "info", "MCP013": "warning",
+    "MCP020": "warning",
     "MCP021": "warning", "MCP022": "info", "MCP030": "warning", "MCP031": "error",
     "MCP032": "error", "MCP033": "error", "MCP034": "warning", "MCP040": "warning",
     "MCP041": "warning", "MCP042": "error", "MCP043": "warning", "MCP050": "error",

@@ -36,6 +36,8 @@ def test_known_shapes_are_found(value: str, kind: str) -> None:
 @pytest.mark.parametrize(("name", "value"), [
     ("API_KEY", "hunter2-but-longer"),
     ("DB_PASSWORD", "correct-horse"),
+    ("PASSWORD", "short"),
+    ("PGPASSWORD", "hunter2"),
     ("Authorization", "Basic dXNlcjpwYXNzd29yZA=="),
     ("X-Api-Key", "abcdef123456"),
     ("--token", "abcdef123456"),
@@ -66,7 +68,6 @@ def test_a_literal_under_a_secret_name_is_a_credential(name: str | None, value: 
     ("API_KEY_FILE", "./secrets/api-key.txt"),
     ("SSH_KEY", "~/.ssh/id_ed25519"),
     ("API_KEY", "<your key here>"),
-    ("PASSWORD", "short"),
     ("MAX_TOKENS", "4096"),
     ("AUTH", "true"),
     ("PWD", "/srv/app/current/working/directory"),

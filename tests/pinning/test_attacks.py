@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import sys
 import uuid
 from dataclasses import dataclass, field
@@ -20,6 +19,7 @@ import pytest
 
 from mcpctl.pinning.digests import MAX_BYTES, MAX_FILES
 from tests.cli.test_run import workspace_with
+from tests.components import require_program
 from tests.conftest import Result, run_mcpctl
 
 PYTHON = sys.executable
@@ -36,7 +36,6 @@ for arg in sys.argv[1:]:
     elif arg.startswith("--rcfile="):
         subprocess.run(["sh", arg.partition("=")[2]], check=True)
 '''
-needs_node = pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
 
 
 @dataclass(frozen=True)
@@ -129,12 +128,12 @@ def substituted(value: Any, names: dict[str, str]) -> Any:
     return value
 
 
-@pytest.mark.parametrize("label", [
-    pytest.param(label, marks=needs_node) if label in NODE_ATTACKS else label
-    for label in ATTACKS])
+@pytest.mark.parametrize("label", list(ATTACKS))
 def test_swapping_the_code_behind_an_approved_server_is_refused(
     tmp_path: Path, label: str
 ) -> None:
+    if label in NODE_ATTACKS:
+        require_program("node")  # on CI a missing node fails these cases, never skips
     attack = ATTACKS[label]
     loader = tmp_path / "loader.py"
     loader.write_text(LOADER)

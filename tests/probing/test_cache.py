@@ -117,7 +117,8 @@ def test_concurrent_saves_lose_nothing(paths: Paths) -> None:
     for thread in threads:
         thread.start()
     for thread in threads:
-        thread.join()
+        thread.join(timeout=30)
+    assert [thread.is_alive() for thread in threads] == [False] * len(threads)
     for n, caps in enumerate(sets):
         assert load(paths, FINGERPRINT, frozenset(caps)) == cached(float(n), caps)
 

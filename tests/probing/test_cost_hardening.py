@@ -18,6 +18,7 @@ import pytest
 
 from tests.cli.test_run import SERVER, workspace_with, write_user_config
 from tests.conftest import Cli, run_mcpctl
+from tests.processes import kill_all, signal_and_wait, started, wait_for
 from tests.protocol.conftest import PRELUDE, free_port, survivors, survivors_after_settling
 
 GHP = "ghp_" + "A1b2C3d4E5f6G7h8I9j0" * 2  # the detector knows this shape
@@ -290,6 +291,7 @@ def test_timeout_option_must_be_finite_and_at_most_600(
 # --- C8: Ctrl-C, SIGTERM and SIGHUP stop every server and say so -----------------------
 
 
+@pytest.mark.timeout(60)  # start 15 s + the signal's answer 10 s, with room for load
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
 def test_a_signal_to_cost_stops_every_server_group(
     user_config: Path, tmp_path: Path, signum: signal.Signals
@@ -300,23 +302,18 @@ def test_a_signal_to_cost_stops_every_server_group(
     write_user_config(user_config, (
         f"[servers.stuck]\ncommand = {toml_string(sys.executable)}\n"
         f"args = [{toml_string(str(script))}, {toml_string(marker)}]\n"))
-    runner = subprocess.Popen(
-        [sys.executable, "-m", "mcpctl", "cost", "--workspace", str(tmp_path), "--timeout",
-         "60"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        env=dict(os.environ))
+    argv = [sys.executable, "-m", "mcpctl", "cost", "--workspace", str(tmp_path), "--timeout",
+            "60"]
     try:
-        deadline = time.monotonic() + 15
-        while len(survivors(marker)) < 2 and time.monotonic() < deadline:
-            time.sleep(0.02)
-        assert len(survivors(marker)) == 2  # the server and its grandchild
-        runner.send_signal(signum)
-        out, err = runner.communicate(timeout=10)
-        assert (runner.returncode, out) == (128 + signum, "")
-        said = "interrupted (Ctrl-C)" if signum == signal.SIGINT else f"stopped by {signum.name}"
-        assert err == f"mcpctl: error: {said}; the servers being probed were stopped\n"
-        assert survivors_after_settling(marker) == []
+        with started(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                     env=dict(os.environ)) as runner:
+            wait_for(lambda: len(survivors(marker)) == 2, within=15,
+                     what="the server and its grandchild start")
+            out, err = signal_and_wait(runner, signum, within=10)
+            assert (runner.returncode, out) == (128 + signum, "")
+            said = "interrupted (Ctrl-C)" if signum == signal.SIGINT \
+                else f"stopped by {signum.name}"
+            assert err == f"mcpctl: error: {said}; the servers being probed were stopped\n"
+            assert survivors_after_settling(marker) == []
     finally:
-        runner.kill()
-        runner.communicate()
-        for pid in survivors(marker):
-            os.kill(pid, signal.SIGKILL)
+        kill_all(survivors(marker))

@@ -26,7 +26,8 @@ from mcpctl.protocol.probe import (
     ProbeResult,
     probe,
 )
-from tests.processes import stop
+from tests.components import missing
+from tests.processes import kill_all, stop
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
@@ -66,16 +67,22 @@ Hostile = Callable[..., tuple[LaunchPlan, str]]
 
 
 @pytest.fixture
-def hostile(tmp_path: Path) -> Hostile:
-    """Write `code` as a server script whose command line carries a unique marker."""
+def hostile(tmp_path: Path) -> Iterator[Hostile]:
+    """Write `code` as a server script whose command line carries a unique marker; after
+    the test, kill whatever still carries it (the test itself asserts there is none, so
+    this only spares later tests a failed one's stragglers)."""
+    markers: list[str] = []
 
     def make(code: str, timeout: float = 1.0) -> tuple[LaunchPlan, str]:
         marker = f"mcpctl-test-{uuid.uuid4().hex}"
+        markers.append(marker)
         script = tmp_path / f"{marker}.py"
         script.write_text(PRELUDE + code, encoding="utf-8")
         return stdio_plan(sys.executable, str(script), marker, timeout=timeout), marker
 
-    return make
+    yield make
+    for marker in markers:
+        kill_all(survivors(marker))
 
 
 PRELUDE = '''\
@@ -146,13 +153,10 @@ def peak_rss_mib() -> float:
 def require_npm_server(package: str) -> Path:
     """The entry of an npm reference server; skipped locally, a failure in CI."""
     entry = NPM / package / "dist" / "index.js"
-    if entry.is_file() and shutil.which("node"):
-        return entry
-    message = (f"{entry} missing: run npm install --prefix tests/.npm "
-               f"@modelcontextprotocol/{package}")
-    if os.environ.get("CI") == "true":
-        pytest.fail(message)
-    pytest.skip(message)
+    if not (entry.is_file() and shutil.which("node")):
+        missing(f"{entry} (or node)",
+                f"run: npm install --prefix tests/.npm @modelcontextprotocol/{package}")
+    return entry
 
 
 def free_port() -> int:
@@ -168,15 +172,22 @@ def http_server(argv: list[str], port: int, env: dict[str, str] | None = None) -
     process = subprocess.Popen(argv, env={**os.environ, **(env or {})},
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        deadline = time.monotonic() + 10
+        # The SDK server takes seconds to import on a busy machine: 10 s was not enough.
+        deadline = time.monotonic() + 30
         while True:
             try:
                 socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
                 break
             except OSError:
-                if time.monotonic() > deadline or process.poll() is not None:
-                    raise RuntimeError(f"{argv} did not listen on {port}") from None
+                if process.poll() is not None:
+                    raise RuntimeError(f"{argv} exited with {process.returncode} before "
+                                       f"listening on {port}") from None
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"{argv} did not listen on {port} within 30 s") from None
                 time.sleep(0.05)
+        if process.poll() is not None:  # what answered is another process on that port
+            raise RuntimeError(f"{argv} exited with {process.returncode}; port {port} is "
+                               "taken by another process")
         yield f"http://127.0.0.1:{port}/mcp"
     finally:
         stop(process)

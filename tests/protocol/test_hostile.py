@@ -11,9 +11,12 @@ import sys
 import textwrap
 import time
 
+import pytest
+
 from mcpctl.protocol.probe import probe
 from mcpctl.protocol.process import MAX_LINE_BYTES, SHUTDOWN_GRACE
 from mcpctl.protocol.session import MAX_PAGES
+from tests.processes import signal_and_wait, started, wait_for
 from tests.protocol.conftest import (
     REPO,
     Hostile,
@@ -26,6 +29,9 @@ from tests.protocol.conftest import (
 )
 
 SLACK = 5.0  # issue 5: each ends within its timeout plus 5 s
+# The longest plan timeout here is 30 s (a signal or a cancel ends it sooner); a test
+# still running at 60 s has lost its bound, and fails instead of hanging the suite.
+pytestmark = pytest.mark.timeout(60)
 
 
 def test_never_answers(hostile: Hostile) -> None:
@@ -200,7 +206,9 @@ def test_cancellation_leaves_no_process(hostile: Hostile) -> None:
 
     async def cancel_midway() -> None:
         task = asyncio.create_task(probe(plan))
+        deadline = time.monotonic() + 15
         while len(survivors(marker)) < 2:  # the server and its grandchild are up
+            assert time.monotonic() < deadline, "the server and its grandchild did not start"
             await asyncio.sleep(0.02)
         task.cancel()
         try:
@@ -225,13 +233,12 @@ def test_ctrl_c_in_a_real_process_leaves_no_child(hostile: Hostile) -> None:
                           timeout=30.0)
         asyncio.run(probe(plan))
         """)
-    runner = subprocess.Popen([sys.executable, "-c", code], cwd=REPO,
-                              stderr=subprocess.PIPE, env=dict(os.environ))
-    deadline = time.monotonic() + 10
-    while len(survivors(marker)) < 2 and time.monotonic() < deadline:
-        time.sleep(0.02)
-    runner.send_signal(signal.SIGINT)
-    _, stderr = runner.communicate(timeout=SLACK)
-    assert runner.returncode != 0
-    assert b"KeyboardInterrupt" in stderr
-    assert survivors_after_settling(marker) == []
+    with started([sys.executable, "-c", code], cwd=REPO, stderr=subprocess.PIPE,
+                 env=dict(os.environ)) as runner:
+        # The runner's own command line holds the marker too (in its code).
+        wait_for(lambda: len(set(survivors(marker)) - {runner.pid}) == 2, within=15,
+                 what="the server and its grandchild start")
+        _, stderr = signal_and_wait(runner, signal.SIGINT, within=SLACK)
+        assert runner.returncode != 0
+        assert b"KeyboardInterrupt" in stderr
+        assert survivors_after_settling(marker) == []

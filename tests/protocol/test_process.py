@@ -5,7 +5,10 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+import time
 from pathlib import Path
+
+import pytest
 
 from mcpctl.protocol.process import (
     STDERR_LINE_CHARS,
@@ -17,6 +20,9 @@ from mcpctl.protocol.process import (
 )
 from tests.protocol.conftest import run_failure, stdio_plan
 
+# Each case proves a cap or a grace period of a few seconds; a minute means one is gone.
+pytestmark = pytest.mark.timeout(60)
+
 
 def collect(argv: list[str], limits: Limits) -> tuple[list[bytes], OutputError | None]:
     lines: list[bytes] = []
@@ -25,7 +31,9 @@ def collect(argv: list[str], limits: Limits) -> tuple[list[bytes], OutputError |
     async def scenario() -> None:
         process = await ServerProcess.spawn(argv, {}, None, on_line=lines.append,
                                             on_end=ended.append, limits=limits)
+        deadline = time.monotonic() + 30
         while not ended:
+            assert time.monotonic() < deadline, "the reader never reported the end of output"
             await asyncio.sleep(0.01)
         await process.shutdown(grace=0.5)
 

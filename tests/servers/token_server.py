@@ -5,7 +5,9 @@ environment adds a second tool of that name. Its one tool's description carries 
 SHA-256 of the environment variable named by `--token-var` (default API_TOKEN), so a
 test can prove a secret arrived without the secret ever being printed. With
 `--marker PATH` it creates that file on start: a test that must prove a server was
-NOT started checks that the file is absent.
+NOT started checks that the file is absent. With `--require-sha256 HEX` it exits (code
+3, before answering anything) unless the token's SHA-256 is HEX, so a client that
+reports it connected has proven the value arrived.
 """
 
 from __future__ import annotations
@@ -58,7 +60,13 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--token-var", default="API_TOKEN")
     parser.add_argument("--marker")
+    parser.add_argument("--require-sha256")
     options = parser.parse_args()
+    if options.require_sha256 is not None:
+        token = os.environ.get(options.token_var, "")
+        if hashlib.sha256(token.encode()).hexdigest() != options.require_sha256:
+            sys.stderr.write(f"token-server: {options.token_var} is not the expected value\n")
+            sys.exit(3)
     if options.marker:
         Path(options.marker).write_text(str(os.getpid()))
     for line in sys.stdin:

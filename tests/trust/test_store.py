@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+from contextlib import ExitStack
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,7 @@ from mcpctl.trust.store import (
     workspace_key,
 )
 from tests.conftest import Cli
+from tests.processes import started
 from tests.tier_files import assert_valid, make_workspace, write, write_servers
 
 TOKEN = "ghp_" + "Ab1Cd2Ef3Gh4Ij5Kl6Mn7Op8Qr9St0"
@@ -196,13 +198,11 @@ def test_concurrent_trusts_all_land(tmp_path: Path, store: Path) -> None:
     root = make_workspace(tmp_path, {}, name="many")
     names = [f"s{i}" for i in range(12)]
     write_servers(root, {name: {"command": "x", "args": [name]} for name in names})
-    procs = [subprocess.Popen([sys.executable, "-m", "mcpctl", "trust", name, "--yes", "-w",
-                               str(root)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-             for name in names]
-    assert [proc.wait(timeout=60) for proc in procs] == [0] * len(names)
-    for proc in procs:
-        assert proc.stderr is not None
-        proc.stderr.close()
+    with ExitStack() as stack:
+        procs = [stack.enter_context(started(
+            [sys.executable, "-m", "mcpctl", "trust", name, "--yes", "-w", str(root)],
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)) for name in names]
+        assert [proc.wait(timeout=60) for proc in procs] == [0] * len(names)
     document = json.loads(store.read_text())
     assert_valid(document, "trust-store")
     assert sorted(document["workspaces"][os.path.realpath(root)]) == sorted(names)

@@ -18,7 +18,7 @@ from mcpctl.clients.table import CLIENTS, ClientFormat, client_path
 from mcpctl.clients.write.diff import masked_diff
 from mcpctl.clients.write.edit import apply_plan
 from mcpctl.clients.write.parse import read_document, servers_of
-from mcpctl.clients.write.plan import ExportPlan, plan_export
+from mcpctl.clients.write.plan import ExportPlan, SameServer, plan_export
 from mcpctl.errors import ConfigError, McpctlError, UsageError
 from mcpctl.model import ServerSpec
 
@@ -33,6 +33,8 @@ class ExportReport:
     plan: ExportPlan = field(default_factory=ExportPlan)
     written: bool = False
     backup: Path | None = None
+    backup_secrets: int = 0  # secret values the backup holds as references
+    backup_skipped: bool = False  # no backup: a secret could not be taken out of it
     diff: str = ""
     error: McpctlError | None = None
 
@@ -56,14 +58,15 @@ def export_to_client(
     from mcpctl.clients.settings import read_client_settings  # noqa: PLC0415
 
     wanted = _wanted(machine.config_file, names)
-    command = command or read_client_settings(machine.config_file).command
+    command = command or read_client_settings(machine.config_file).exported_command
     path = client_path(machine, client, file)
     report = ExportReport(client, path)
 
     def compute(old: str | None) -> str:
         data = read_document(client, old, path)
         report.plan = plan_export(client, servers_of(client, data, path), wanted, command,
-                                  replace=replace, prune=prune)
+                                  replace=replace, prune=prune,
+                                  same_server=_same_server(client, machine))
         return apply_plan(client, old, report.plan, path, data)
 
     if dry_run:
@@ -78,7 +81,23 @@ def export_to_client(
         lock_dir=machine.paths.cache_dir / "locks", now=lambda: datetime.now(UTC),
         attempts=ATTEMPTS + 2 if client.rewritten_by_client else ATTEMPTS)
     report.path, report.written, report.backup = result.path, result.written, result.backup
+    report.backup_secrets, report.backup_skipped = result.secrets_replaced, result.backup_skipped
     return report
+
+
+def _same_server(client: ClientFormat, machine: Machine) -> SameServer:
+    """The adoption check, reading the keyring only for an entry that holds a secret."""
+    from mcpctl.clients.write.adoption import holds_the_same_server  # noqa: PLC0415
+
+    def secret_of(name: str) -> str | None:
+        from mcpctl.credentials.keyring_store import get_secret  # noqa: PLC0415
+
+        try:
+            return get_secret(name)
+        except McpctlError:
+            return None  # no keyring: not provably the same, so a conflict as before
+
+    return lambda name, raw, spec: holds_the_same_server(client, name, raw, spec, secret_of)
 
 
 def _wanted(config_file: Path, names: Sequence[str]) -> list[ServerSpec]:

@@ -3,17 +3,19 @@
 Every exported entry is `mcpctl run NAME`, so the client file never holds a secret,
 and that shape is also how mcpctl recognises its own entries later (Codex rejects
 unknown keys, so there is no marker key). An entry the client defines itself is a
-conflict unless the user asks to replace it.
+conflict unless it holds exactly the server the user tier defines (it is then adopted:
+see `adoption.py`) or the user asks to replace it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from mcpctl.clients.table import ClientFormat, exported_entry, is_managed
+from mcpctl.clients.table import ClientFormat, exported_entry, is_managed, owned_keys
 from mcpctl.model import ServerSpec
+from mcpctl.variables import Kind, references_in
 
 REMOTE_SKIPPED = ("a remote (url) server: clients connect to it themselves and "
                   "`mcpctl run` starts local servers only; add it to the client by hand")
@@ -22,13 +24,14 @@ REMOTE_SKIPPED = ("a remote (url) server: clients connect to it themselves and "
 @dataclass(frozen=True)
 class EntryChange:
     name: str
-    status: str  # added | updated | replaced | removed | unchanged | conflict | skipped
+    # added | updated | adopted | replaced | removed | unchanged | conflict | skipped
+    status: str
     reason: str = ""
     entry: dict[str, Any] | None = None  # what is written (None with "removed")
 
     @property
     def writes(self) -> bool:
-        return self.status in ("added", "updated", "replaced", "removed")
+        return self.status in ("added", "updated", "adopted", "replaced", "removed")
 
 
 @dataclass(frozen=True)
@@ -44,12 +47,18 @@ class ExportPlan:
         return [change for change in self.changes if change.status == "conflict"]
 
 
+# Does the client's own entry (name, raw entry, user-tier spec) hold that very server?
+SameServer = Callable[[str, Any, ServerSpec], bool]
+
+
 def plan_export(client: ClientFormat, existing: Mapping[str, Any],
                 wanted: Sequence[ServerSpec], command: str, *, replace: bool,
-                prune: bool) -> ExportPlan:
+                prune: bool, same_server: SameServer | None = None) -> ExportPlan:
     """`wanted`: the user-tier servers to export. With `prune`, entries mcpctl exported
-    earlier for servers no longer exportable are removed (sync)."""
-    changes = [_change(client, existing.get(spec.name), spec, command, replace=replace)
+    earlier for servers no longer exportable are removed (sync). An entry of the
+    client's own for which `same_server` holds is adopted instead of a conflict."""
+    changes = [_change(client, existing.get(spec.name), spec, command, replace=replace,
+                       same_server=same_server)
                for spec in wanted]
     if prune:
         changes += _pruned(client, existing, wanted)
@@ -57,22 +66,50 @@ def plan_export(client: ClientFormat, existing: Mapping[str, Any],
 
 
 def _change(client: ClientFormat, current: Any, spec: ServerSpec, command: str, *,
-            replace: bool) -> EntryChange:
+            replace: bool, same_server: SameServer | None) -> EntryChange:
     if spec.is_remote:
         return EntryChange(spec.name, "skipped", REMOTE_SKIPPED)
-    desired = exported_entry(client, spec.name, command)
+    variables = [ref.name for ref in references_in(spec) if ref.kind is Kind.ENV]
+    desired = exported_entry(client, spec.name, command, variables, spec.timeout)
     if current is None:
         return EntryChange(spec.name, "added", entry=desired)
-    if current == desired:
-        return EntryChange(spec.name, "unchanged")
     if is_managed(client, spec.name, current):
-        return EntryChange(spec.name, "updated", entry=desired)
-    if replace:
-        return EntryChange(spec.name, "replaced", "the old entry is in the backup",
-                           entry=desired)
+        kept = _users_own(client, current, desired)
+        wanted = {**desired, **kept}
+        if wanted == current:
+            return EntryChange(spec.name, "unchanged")
+        return EntryChange(spec.name, "updated", _kept_note(kept), entry=wanted)
+    if replace or (same_server is not None and same_server(spec.name, current, spec)):
+        off = _switched_off(client, current)
+        note = "; kept switched off, as it was" if off else ""
+        if replace:
+            return EntryChange(spec.name, "replaced", "the old entry is in the backup" + note,
+                               entry={**desired, **off})
+        return EntryChange(spec.name, "adopted", f"{client.title}'s own entry runs exactly "
+                           "this server; it now launches through mcpctl (the old entry is in "
+                           "the backup)" + note, entry={**desired, **off})
     return EntryChange(spec.name, "conflict",
                        f"{client.title} defines {spec.name!r} itself; --replace makes it "
                        "launch through mcpctl (the old entry goes to the backup)")
+
+
+def _users_own(client: ClientFormat, current: Mapping[str, Any],
+               desired: Mapping[str, Any]) -> dict[str, Any]:
+    """What the user set on mcpctl's entry in the client: kept on every update."""
+    owned = owned_keys(client, desired)
+    return {key: value for key, value in current.items() if key not in owned}
+
+
+def _kept_note(kept: Mapping[str, Any]) -> str:
+    return f"kept your {', '.join(sorted(kept))}" if kept else ""
+
+
+def _switched_off(client: ClientFormat, current: Mapping[str, Any]) -> dict[str, Any]:
+    """The client's off switch, when `current` is switched off: never switched back on."""
+    if client.off_switch is None:
+        return {}
+    key, value = client.off_switch
+    return {key: value} if current.get(key) == value else {}
 
 
 def _pruned(client: ClientFormat, existing: Mapping[str, Any],

@@ -1,0 +1,136 @@
+"""From an admitted definition to what runs (mcpctl/launch.py), field by field (issue 16).
+
+Each definition is approved through the real CLI and admitted by the real gate; only
+then is it resolved. The envFile reader is pinned on real files.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mcpctl.config.merge import find
+from mcpctl.config.view import load_view
+from mcpctl.errors import ConfigError, TrustRefused
+from mcpctl.launch import Launch, child_environment, resolve_launch
+from mcpctl.model import Transport
+from mcpctl.syntax.env_file import read_env_file
+from mcpctl.trust.gate import admit
+from tests.conftest import Cli
+from tests.tier_files import make_workspace, write, write_servers
+
+SECRETS = {"api": "s3cr3t-value"}
+
+
+def launched(cli: Cli, root: Path, user_config: Path, home: Path, name: str) -> Launch:
+    """Approve `name` (a workspace server) if needed, admit it and resolve it, all with
+    this process's environment (as `mcpctl run` would)."""
+    merged = find(load_view(root, user_config).servers, name)
+    assert merged is not None
+    if merged.winner.source.tier.value == "workspace":
+        assert cli("trust", name, "--yes", "-w", str(root)).code == 0
+    admission = admit(merged, root, user_config.parent.parent / "data" / "trust.json",
+                      environ=dict(os.environ), home=home)
+    return resolve_launch(admission, os.environ, home, SECRETS.get)
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Path:
+    return make_workspace(tmp_path, {}, name="ws")
+
+
+def test_a_workspace_stdio_server_resolved(cli: Cli, ws: Path, user_config: Path,
+                                           isolated_home: Path,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GREETING", "hi")
+    write(ws / "conf" / ".env", "# comment\nexport FROM_FILE=1\nSHARED=file\n")
+    write_servers(ws, {"s": {"command": "echo", "args": ["${env:GREETING}", "b"],
+                             "env": {"SHARED": "env", "KEY": "${secret:api}"},
+                             "envFile": "conf/.env", "cwd": "sub", "timeout": 7}})
+    launch = launched(cli, ws, user_config, isolated_home, "s")
+    assert launch == Launch(
+        name="s", transport=Transport.STDIO, argv=("echo", "hi", "b"),
+        env={"FROM_FILE": "1", "SHARED": "env", "KEY": "s3cr3t-value"},
+        cwd=str(ws / "sub"), url=None, headers={}, timeout=7.0, root=ws)
+
+
+def test_a_workspace_server_without_cwd_starts_at_the_root(cli: Cli, ws: Path, user_config: Path,
+                                                         isolated_home: Path) -> None:
+    write_servers(ws, {"s": {"command": "echo"}})
+    launch = launched(cli, ws, user_config, isolated_home, "s")
+    assert (launch.argv, launch.cwd, launch.env) == (("echo",), str(ws), {})
+
+
+def test_a_user_server_resolves_relative_paths_against_home(
+    cli: Cli, ws: Path, user_config: Path, isolated_home: Path
+) -> None:
+    write(isolated_home / "u.env", "A='quoted value'\n")
+    write(user_config, '[servers.mine]\ncommand = "run"\nenvFile = "u.env"\ncwd = "work"\n')
+    launch = launched(cli, ws, user_config, isolated_home, "mine")
+    assert (launch.argv, launch.cwd, launch.env) == (("run",), str(isolated_home / "work"),
+                                                     {"A": "quoted value"})
+    write(user_config, '[servers.mine]\ncommand = "run"\n')
+    assert launched(cli, ws, user_config, isolated_home, "mine").cwd is None
+
+
+def test_an_http_server_resolves_url_and_headers(cli: Cli, ws: Path, user_config: Path,
+                                                 isolated_home: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HOST", "docs.test")
+    write_servers(ws, {"r": {"type": "http", "url": "https://${env:HOST}/mcp",
+                             "headers": {"Authorization": "Bearer ${secret:api}"}}})
+    launch = launched(cli, ws, user_config, isolated_home, "r")
+    assert (launch.transport, launch.argv, launch.url, launch.headers, launch.cwd) == (
+        Transport.HTTP, (), "https://docs.test/mcp", {"Authorization": "Bearer s3cr3t-value"},
+        str(ws))
+
+
+def test_a_file_the_resolved_launch_reaches_that_was_never_pinned_is_refused(
+    cli: Cli, ws: Path, user_config: Path, isolated_home: Path
+) -> None:
+    # Approved while the secret-free status saw no file; the resolved argv names one.
+    write(ws / "evil.sh", "touch pwned\n")
+    write_servers(ws, {"s": {"command": "bash", "args": ["${secret:script}"]}})
+    merged = find(load_view(ws, user_config).servers, "s")
+    assert merged is not None
+    assert cli("trust", "s", "--yes", "-w", str(ws)).code == 0
+    admission = admit(merged, ws, user_config.parent.parent / "data" / "trust.json",
+                      environ=dict(os.environ), home=Path.home())
+    with pytest.raises(TrustRefused) as refused:
+        resolve_launch(admission, os.environ, isolated_home, {"script": "evil.sh"}.get)
+    assert str(refused.value) == (
+        "server 's' not started: its resolved command line reaches workspace file evil.sh, "
+        f"which was not pinned when it was approved; review it with: mcpctl trust s "
+        f"--workspace {ws}")
+
+
+@pytest.mark.parametrize(("text", "values"), [
+    ("A=1\nB = two \n", {"A": "1", "B": "two"}),
+    ("export A=1\n  export   B=2\n", {"A": "1", "B": "2"}),
+    ("# A=1\n\n   \n  # B=2\nC=3\n", {"C": "3"}),
+    ("A=\"x y\"\nB='z'\nC=\"unmatched'\nD=\"\nE=''\n",
+     {"A": "x y", "B": "z", "C": "\"unmatched'", "D": "\"", "E": ""}),
+    ("not a line\n1A=x\nA-B=y\n=z\nOK_1=v\n", {"OK_1": "v"}),
+    ("A=1\nA=2\n", {"A": "2"}),
+    ("A=a=b#c\n", {"A": "a=b#c"}),
+], ids=["plain", "export", "comments", "quotes", "malformed", "last wins", "kept as is"])
+def test_env_file_lines(tmp_path: Path, text: str, values: dict[str, Any]) -> None:
+    assert read_env_file(write(tmp_path / ".env", text)) == values
+
+
+def test_an_unreadable_env_file_is_a_config_error(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"^envFile .*/missing\.env cannot be read: "):
+        read_env_file(tmp_path / "missing.env")
+    (tmp_path / "latin1.env").write_bytes(b"A=\xe9\n")
+    with pytest.raises(ConfigError, match=r"^envFile .*/latin1\.env cannot be read: 'utf-8'"):
+        read_env_file(tmp_path / "latin1.env")
+
+
+def test_the_child_environment_is_the_users_plus_the_servers(ws: Path) -> None:
+    launch = Launch("s", Transport.STDIO, ("x",), {"A": "server", "B": "b"}, None, None, {},
+                    None, ws)
+    assert child_environment({"A": "user", "PATH": "/bin"}, launch) == {
+        "A": "server", "B": "b", "PATH": "/bin"}

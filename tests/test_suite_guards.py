@@ -1,0 +1,167 @@
+"""The suite's own guards, each shown failing a run that breaks it (issue 16).
+
+A test that leaves a process running, hangs, or eats memory must fail its run clearly
+and soon; a missing component must fail on CI. Each case runs a small test file in a
+pytest of its own with this suite's conftest as a plugin, and reads the outcome.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+import subprocess
+import sys
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.components import missing
+from tests.processes import lingering
+
+REPO = Path(__file__).resolve().parent.parent
+LEAK, LATE = f"mcpctl-leak-{uuid.uuid4().hex}", f"mcpctl-late-{uuid.uuid4().hex}"
+# One test file that breaks every guard, run once in a pytest of its own (on CI rules,
+# with a low memory bound): each test below reads its part of the outcome.
+BREAKING = f"""
+import subprocess, sys, time, pytest
+from tests.components import require_program
+KEPT = []
+
+def sleeper(marker):
+    return subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", marker])
+
+def test_leaks():
+    KEPT.append(sleeper("{LEAK}"))
+
+@pytest.mark.timeout(1)
+def test_hangs():
+    time.sleep(60)
+
+def test_grows():
+    kept = []
+    while True:
+        kept.append(b"x" * (8 * 2**20))
+
+def test_needs():
+    require_program("mcpctl-no-such-program")
+
+@pytest.fixture(scope="session")
+def late():
+    yield
+    KEPT.append(sleeper("{LATE}"))  # after every test's own check: only the last look sees it
+
+def test_uses_late(late):
+    pass
+"""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    code: int
+    out: str
+    err: str
+    seconds: float
+
+    def line(self, prefix: str) -> str:
+        lines = [line for line in self.out.splitlines() if line.startswith(prefix)]
+        assert len(lines) == 1, self.out
+        return lines[0]
+
+
+@pytest.fixture(scope="module")
+def outcome(tmp_path_factory: pytest.TempPathFactory) -> Outcome:
+    folder = tmp_path_factory.mktemp("guarded")
+    (folder / "test_guarded.py").write_text(BREAKING, encoding="utf-8")
+    started = time.monotonic()
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-rA", "-p", "no:cacheprovider", "-p",
+         "tests.conftest", "--rootdir", str(folder), "-c", str(REPO / "pyproject.toml"),
+         str(folder / "test_guarded.py")],
+        cwd=folder, capture_output=True, text=True, timeout=300, check=False,
+        env={**os.environ, "PYTHONPATH": str(REPO), "CI": "true",
+             "MCPCTL_TEST_MEMORY_MIB": "400"})
+    return Outcome(done.returncode, done.stdout, done.stderr, time.monotonic() - started)
+
+
+def test_the_breaking_run_fails_and_counts_each_break(outcome: Outcome) -> None:
+    assert outcome.code == 1
+    assert re.fullmatch(r"3 failed, 2 passed, 1 error in [0-9.]+s( \([0-9:]+\))?",
+                        outcome.line("3 failed")), outcome.out
+
+
+def test_a_test_that_leaves_a_process_running_fails_and_the_process_is_killed(
+    outcome: Outcome,
+) -> None:
+    error = outcome.line("ERROR test_guarded.py::test_leaks - ")
+    assert error.startswith("ERROR test_guarded.py::test_leaks - Failed: the test left 1 "
+                            "process(es) running, now killed: pid ")
+    assert error.endswith(f"time.sleep(60) {LEAK}")
+    assert not [command for command in lingering(os.environ["MCPCTL_TEST_SESSION"]).values()
+                if LEAK in command]
+
+
+def test_a_process_left_at_the_end_of_the_session_fails_the_run(outcome: Outcome) -> None:
+    assert "PASSED test_guarded.py::test_uses_late" in outcome.out
+    assert "the test session left processes running, now killed: pid " in outcome.err
+    assert f"time.sleep(60) {LATE}" in outcome.err
+    assert not [command for command in lingering(os.environ["MCPCTL_TEST_SESSION"]).values()
+                if LATE in command]
+
+
+def test_a_hanging_test_fails_at_its_timeout(outcome: Outcome) -> None:
+    assert outcome.line("FAILED test_guarded.py::test_hangs") == (
+        "FAILED test_guarded.py::test_hangs - Failed: Timeout (>1.0s) from pytest-timeout.")
+
+
+def test_a_test_that_eats_memory_fails_at_the_bound(outcome: Outcome) -> None:
+    failed = outcome.line("FAILED test_guarded.py::test_grows")
+    assert failed.startswith("FAILED test_guarded.py::test_grows - tests.memory."
+                             "MemoryBoundExceeded: the test process grew to ")
+    assert failed.endswith(" MiB, past the bound of 400 MiB")
+
+
+def test_a_missing_component_fails_on_ci(outcome: Outcome) -> None:
+    assert outcome.line("FAILED test_guarded.py::test_needs") == (
+        "FAILED test_guarded.py::test_needs - Failed: mcpctl-no-such-program (not on PATH) is "
+        "missing "
+        "(.ci/run installs it)")
+
+
+def test_the_breaking_run_ends_in_bounded_time(outcome: Outcome) -> None:
+    assert outcome.seconds < 120
+
+
+def test_the_default_timeout_is_set() -> None:
+    text = (REPO / "pyproject.toml").read_text(encoding="utf-8")
+    assert "\ntimeout = 120\n" in text
+    assert '\ntimeout_method = "signal"\n' in text
+
+
+def test_missing_raises_the_outcome_of_the_mode(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(pytest.fail.Exception, match=r"^node is missing \(x\)$"):
+        missing("node", "x")
+    monkeypatch.setenv("CI", "false")
+    with pytest.raises(pytest.skip.Exception, match=r"^node is missing \(x\)$"):
+        missing("node", "x")
+
+
+def skips_in(path: Path) -> list[str]:
+    """Calls of pytest.skip/importorskip and skipif marks, by line."""
+    return [f"{path.relative_to(REPO)}:{node.lineno} {node.attr}"
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+            if isinstance(node, ast.Attribute)
+            and node.attr in ("skip", "skipif", "importorskip")]
+
+
+def test_every_skip_goes_through_components() -> None:
+    """A bare skip would vanish on CI unnoticed, as the node attack cases once did."""
+    files = sorted((REPO / "tests").rglob("*.py"))
+    allowed = {REPO / "tests" / "components.py", Path(__file__)}
+    found = [skip for path in files if path not in allowed and ".npm" not in path.parts
+             for skip in skips_in(path)]
+    assert found == []

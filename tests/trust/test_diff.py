@@ -1,0 +1,195 @@
+"""The diff of an approval against today: arguments removed and added, several at once.
+
+A one-token slip in the list diff (indexing the shorter list) made `list`, `show`,
+`trust` and the gate crash with IndexError while every other test stayed green (issue
+16). The pure tests pin each line exactly; the end-to-end ones drive every command that
+shows a diff, and the gate, over an approval whose arguments were then removed or added.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mcpctl.config.merge import find
+from mcpctl.config.view import load_view
+from mcpctl.errors import TrustRefused
+from mcpctl.model import ServerSpec, Tier, Transport
+from mcpctl.trust.gate import admit
+from mcpctl.trust.state import (
+    Approval,
+    TrustState,
+    approved_definition,
+    diff,
+    state_of,
+    summary,
+)
+from tests.conftest import Cli
+from tests.tier_files import make_workspace, write_servers
+
+BASE: dict[str, Any] = {"transport": "stdio", "command": "npx", "args": ["-y", "pkg", "--ro"],
+                        "env": {"MODE": "safe"}, "cwd": None, "envFile": None, "url": None,
+                        "headers": {}, "files": {}}
+
+
+def changed(**fields: Any) -> dict[str, Any]:
+    return {**BASE, **fields}
+
+
+@pytest.mark.parametrize(("new_args", "expected"), [
+    (["-y", "pkg"], ['args[2] removed: "--ro"']),
+    (["-y"], ['args[1] removed: "pkg"', 'args[2] removed: "--ro"']),
+    ([], ['args[0] removed: "-y"', 'args[1] removed: "pkg"', 'args[2] removed: "--ro"']),
+    (["pkg", "--ro"], ['args[0]: "-y" → "pkg"', 'args[1]: "pkg" → "--ro"',
+                       'args[2] removed: "--ro"']),
+    (["-y", "pkg", "--ro", "--rw", "--eval=x"],
+     ['args[3] added: "--rw"', 'args[4] added: "--eval=x"']),
+    (["-y", "evil", "--ro", "a", "b", "c"],
+     ['args[1]: "pkg" → "evil"', 'args[3] added: "a"', 'args[4] added: "b"',
+      'args[5] added: "c"']),
+    (["-y", "pkg", "--ro"], []),
+], ids=["last removed", "two removed", "all removed", "first removed", "two added",
+        "changed and three added", "same"])
+def test_arguments_removed_and_added(new_args: list[str], expected: list[str]) -> None:
+    assert diff(BASE, changed(args=new_args)) == expected
+
+
+def test_arguments_added_to_none() -> None:
+    assert diff(changed(args=[]), changed(args=["a", "b"])) == [
+        'args[0] added: "a"', 'args[1] added: "b"']
+
+
+def test_every_kind_of_change_in_its_order() -> None:
+    new = changed(transport="sse", command="sh", args=["-y"], cwd="/tmp", envFile=".env",
+                  url="https://x.test", env={"MODE": "x", "NEW": "1"},
+                  headers={"A": "b"}, files={"a.sh": "sha256:2", "c.sh": "sha256:3"})
+    old = changed(headers={"Gone": "v"}, files={"a.sh": "sha256:1", "b.sh": "sha256:1"})
+    assert diff(old, new) == [
+        'transport: "stdio" → "sse"', 'command: "npx" → "sh"', 'cwd: null → "/tmp"',
+        'envFile: null → ".env"', 'url: null → "https://x.test"',
+        'args[1] removed: "pkg"', 'args[2] removed: "--ro"',
+        'env MODE: "safe" → "x"', 'env NEW added: "1"',
+        'header A added: "b"', "header Gone removed",
+        "file a.sh content changed", "file b.sh no longer pinned (gone, or no longer named)",
+        "file c.sh now pinned (newly named or created)",
+    ]
+
+
+@pytest.mark.parametrize(("old", "new"), [("sha256:1", "sha256:2"), ("sha256:2", "sha256:1")])
+def test_a_pinned_file_whose_digest_changes_either_way(old: str, new: str) -> None:
+    assert diff(changed(files={"s.sh": old}), changed(files={"s.sh": new})) == [
+        "file s.sh content changed"]
+
+
+def test_non_ascii_values_are_shown_as_written() -> None:
+    assert diff(BASE, changed(command="café", args=["-y", "pkg", "--ro", "日本"])) == [
+        'command: "npx" → "café"', 'args[3] added: "日本"']
+
+
+def test_an_approval_cannot_be_changed_after_it_is_read() -> None:
+    approval = Approval("sha256:a", "2026-01-01T00:00:00Z", BASE)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        approval.fingerprint = "sha256:b"  # type: ignore[misc]
+    assert approval.fingerprint == "sha256:a"
+
+
+def test_a_secret_looking_value_is_never_shown() -> None:
+    hashed = {"sha256": "0" * 64}
+    old = changed(env={"API_TOKEN": hashed}, args=["--token", hashed])
+    new = changed(env={"API_TOKEN": {"sha256": "1" * 64}}, args=["--token"])
+    assert diff(old, new) == ["args[1] removed: (a secret-looking value)",
+                              "env API_TOKEN: (a secret-looking value) → (a secret-looking value)"]
+
+
+def test_a_record_missing_fields_diffs_as_empty() -> None:
+    assert diff({}, {}) == []
+    assert diff({"command": "x"}, {"command": "x", "args": ["a"], "env": {"K": "v"},
+                                   "files": {"f": "d"}}) == [
+        'args[0] added: "a"', 'env K added: "v"', "file f now pinned (newly named or created)"]
+
+
+@pytest.mark.parametrize(("changes", "expected"), [
+    ([], ""), (["one"], "one"), (["one", "two"], "one (+1 more)"),
+    (["one", "two", "three"], "one (+2 more)"),
+])
+def test_summary(changes: list[str], expected: str) -> None:
+    assert summary(changes) == expected
+
+
+def test_state_of_each_case() -> None:
+    approval = Approval("sha256:a", "2026-01-01T00:00:00Z", BASE)
+    assert state_of(Tier.USER, "sha256:a", None) is TrustState.USER
+    assert state_of(Tier.USER, "sha256:b", approval) is TrustState.USER
+    assert state_of(Tier.WORKSPACE, "sha256:a", None) is TrustState.UNTRUSTED
+    assert state_of(Tier.WORKSPACE, "sha256:a", approval) is TrustState.TRUSTED
+    assert state_of(Tier.WORKSPACE, "sha256:b", approval) is TrustState.CHANGED
+    # A client tier's definition is never "user": it has no approval to be trusted by.
+    assert state_of(Tier.CLIENT, "sha256:a", None) is TrustState.UNTRUSTED
+    assert state_of(Tier.CLIENT, "sha256:b", approval) is TrustState.CHANGED
+
+
+def test_approved_definition_hashes_only_secret_looking_values() -> None:
+    token = "ghp_" + "A1b2C3d4E5" * 4
+    spec = ServerSpec("docs", Transport.STDIO, command="npx", args=("-y", "pkg"),
+                      env={"Z": "plain", "GITHUB_TOKEN": token}, headers={"X-Team": "core"})
+    digest = {"sha256": hashlib.sha256(token.encode()).hexdigest()}
+    assert approved_definition(spec, [("b.sh", "sha256:2"), ("a.sh", "sha256:1")]) == {
+        "transport": "stdio", "command": "npx", "args": ["-y", "pkg"],
+        "env": {"GITHUB_TOKEN": digest, "Z": "plain"}, "cwd": None, "envFile": None,
+        "url": None, "headers": {"X-Team": "core"},
+        "files": {"a.sh": "sha256:1", "b.sh": "sha256:2"}}
+    assert list(approved_definition(spec, [])["env"]) == ["GITHUB_TOKEN", "Z"]
+
+
+# --- end to end: every command that shows a diff, and the gate --------------------------
+
+DOCS: dict[str, Any] = {"command": "npx", "args": ["-y", "@acme/docs-mcp@2.4.0", "--ro"]}
+
+CHANGES = [
+    ("one removed", ["-y", "@acme/docs-mcp@2.4.0"], ['args[2] removed: "--ro"']),
+    ("all removed", [], ['args[0] removed: "-y"', 'args[1] removed: "@acme/docs-mcp@2.4.0"',
+                         'args[2] removed: "--ro"']),
+    ("two added", [*DOCS["args"], "--allow-write", "/"],
+     ['args[3] added: "--allow-write"', 'args[4] added: "/"']),
+]
+
+
+@pytest.fixture
+def ws(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    root = make_workspace(tmp_path, {}, name="ws")
+    write_servers(root, {"docs": DOCS})
+    monkeypatch.chdir(tmp_path)
+    return root
+
+
+@pytest.mark.parametrize(("args", "lines"), [c[1:] for c in CHANGES],
+                         ids=[c[0] for c in CHANGES])
+def test_list_show_trust_and_the_gate_over_removed_and_added_arguments(
+    cli: Cli, ws: Path, user_config: Path, mcpctl_home: Path, args: list[str],
+    lines: list[str],
+) -> None:
+    assert cli("trust", "docs", "--yes", "-w", "ws").code == 0
+    write_servers(ws, {"docs": {**DOCS, "args": args}})
+    note = summary(lines)
+    listed = json.loads(cli("list", "-w", "ws", "--json").out)["servers"]
+    assert [(r["state"], r["note"]) for r in listed] == [("changed", note)]
+    assert f"changed ({note})" in cli("list", "-w", "ws").out
+    shown = cli("show", "docs", "-w", "ws", "--json")
+    assert (shown.code, json.loads(shown.out)["definitions"][0]["changes"]) == (0, lines)
+    merged = find(load_view(ws, user_config).servers, "docs")
+    assert merged is not None
+    with pytest.raises(TrustRefused) as refused:
+        admit(merged, ws, mcpctl_home / "data" / "trust.json", environ=dict(os.environ),
+              home=Path.home())
+    assert str(refused.value) == (
+        f"server 'docs' changed since it was approved ({'; '.join(lines)}); review the change "
+        f"with: mcpctl trust docs --workspace {ws}")
+    again = cli("trust", "docs", "--yes", "-w", "ws")
+    assert again.code == 0
+    assert "  changed since approval:\n" + "".join(f"    {line}\n" for line in lines) in again.out
