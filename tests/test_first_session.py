@@ -14,12 +14,14 @@ import re
 import shutil
 import subprocess
 import sys
+import uuid
 from pathlib import Path
 
 import pytest
 
+from tests.components import missing, require_program
 from tests.conftest import REPO
-from tests.secret_service import SecretService, require
+from tests.secret_service import SecretService
 
 README = REPO / "README.md"
 URL_PLACEHOLDER = "<url of the mcpctl repository>"
@@ -43,8 +45,8 @@ UV_CACHE = _uv_cache()
 
 def user_env(home: Path) -> dict[str, str]:
     """The environment of a user with this machine's tools and an empty home."""
-    if not shutil.which("uv") or not shutil.which("git"):
-        require("uv and git")
+    require_program("uv")
+    require_program("git")
     env = {key: value for key, value in os.environ.items()
            if key not in ("VIRTUAL_ENV", "MCPCTL_HOME", "PYTHONPATH", "UV_PROJECT_ENVIRONMENT")}
     env.update({"HOME": str(home), "UV_CACHE_DIR": UV_CACHE, "UV_PYTHON": sys.executable,
@@ -96,10 +98,11 @@ def run_session(lines: list[str], cwd: Path, env: dict[str, str]) -> list[tuple[
 def test_a_first_session_follows_the_readme(tmp_path: Path,
                                             secret_service: SecretService) -> None:
     npm = REPO / "tests" / ".npm" / "node_modules" / "@modelcontextprotocol" / "server-memory"
-    if not npm.is_dir() or shutil.which("npx") is None:
-        require("npx and the npm reference servers")
+    require_program("npx")
+    if not npm.is_dir():
+        missing("the npm reference servers")
     home = Path(os.environ["HOME"])
-    env = {**user_env(home), "DOCS_TOKEN": "sk-fake-first-session-0123456789abcdef",
+    env = {**user_env(home), "DOCS_TOKEN": "sk-" + uuid.uuid4().hex + uuid.uuid4().hex[:8],
            "DBUS_SESSION_BUS_ADDRESS": secret_service.bus_address}
     lines = [line.replace(URL_PLACEHOLDER, str(REPO)) for line in
              readme_block("## A first session")]
