@@ -139,17 +139,18 @@ def test_cost_tools_is_one_aligned_table_costliest_first(user_config: Path,
     write_user_config(user_config, "".join(
         f'[servers.{name}]\ncommand = "{sys.executable}"\nargs = ["{SERVER}"]\n'
         f'env = {{ TOKEN_SERVER_EXTRA_TOOL = "{extra}" }}\n\n'
-        for name, extra in (("zeta", "a"), ("alpha", "b"))))
+        for name, extra in (("zeta", "add_item"), ("alpha", "add_note"))))
     result = run_mcpctl(["cost", "--tools", "--workspace", str(tmp_path)])
     assert result.code == 0
     lines = result.out.splitlines()
-    start = lines.index("SERVER  TOOL    TOKENS")
+    start = next(i for i, line in enumerate(lines) if line.split() == ["SERVER", "TOOL",
+                                                                         "TOKENS"])
     # whoami's description holds a 64-hex digest, so it costs more than "added later".
     whoami = o200k(json.dumps({"name": "whoami", "description": "token-sha256:" + "0" * 64,
                                "inputSchema": {"type": "object", "properties": {}}},
                               separators=(",", ":")))
     rows = [line.split() for line in lines[start + 1:start + 5]]
-    assert [row[:2] for row in rows] == [["alpha", "whoami"], ["alpha", "b"],
-                                         ["zeta", "whoami"], ["zeta", "a"]]
+    assert [row[:2] for row in rows] == [["alpha", "whoami"], ["alpha", "add_note"],
+                                         ["zeta", "whoami"], ["zeta", "add_item"]]
     assert int(rows[1][2]) < whoami - 5
     assert len({len(line) for line in lines[start:start + 5]}) == 1  # right-aligned column
