@@ -128,5 +128,4 @@ def test_a_first_session_follows_the_readme(tmp_path: Path,
     assert "trusted: tasks" in said("mcpctl trust tasks")
     claude = json.loads((home / ".claude.json").read_text())
     assert claude["mcpServers"]["memory"]["args"] == ["run", "memory"]
-    assert "docs" not in claude["mcpServers"]  # remote servers are not exported
     assert steps["mcpctl sync --check"][0] == 0
