@@ -35,7 +35,7 @@ def launched(cli: Cli, root: Path, user_config: Path, home: Path, name: str) -> 
     if merged.winner.source.tier.value == "workspace":
         assert cli("trust", name, "--yes", "-w", str(root)).code == 0
     admission = admit(merged, root, user_config.parent.parent / "data" / "trust.json",
-                      home=home)
+                      environ=dict(os.environ), home=home)
     return resolve_launch(admission, os.environ, home, SECRETS.get)
 
 
@@ -103,7 +103,8 @@ def test_a_file_the_resolved_launch_reaches_that_was_never_pinned_is_refused(
     merged = find(load_view(ws, user_config).servers, "s")
     assert merged is not None
     assert cli("trust", "s", "--yes", "-w", str(ws)).code == 0
-    admission = admit(merged, ws, user_config.parent.parent / "data" / "trust.json")
+    admission = admit(merged, ws, user_config.parent.parent / "data" / "trust.json",
+                      environ=dict(os.environ), home=Path.home())
     with pytest.raises(TrustRefused) as refused:
         resolve_launch(admission, os.environ, isolated_home, {"script": "evil.sh"}.get)
     assert str(refused.value) == (

@@ -43,7 +43,7 @@ SPAWNING: dict[str, frozenset[str]] = {
 DYNAMIC = "?"
 # The only places that may start a process, each reached only through an Admission.
 ALLOWED = {
-    ("mcpctl/cli/run_cmd.py", "os.execve"),  # after gate.admit + launch.resolve_launch
+    ("mcpctl/cli/run_start.py", "os.execve"),  # after gate.admit + launch.resolve_launch
     ("mcpctl/protocol/process.py", "loop.subprocess_exec"),  # runs probing's LaunchPlans
     ("mcpctl/pinning/git.py", "subprocess.run"),  # git ls-files, config neutralised; no server
 }
@@ -204,6 +204,6 @@ def test_launch_plans_and_resolved_launches_come_only_from_admissions() -> None:
                 builders[node.func.id].add(str(path.relative_to(REPO)))
     assert builders == {
         "LaunchPlan": {"mcpctl/probing/servers.py"},
-        "resolve_launch": {"mcpctl/probing/servers.py", "mcpctl/cli/run_cmd.py"},
+        "resolve_launch": {"mcpctl/probing/servers.py", "mcpctl/cli/run_start.py"},
         "Admission": {"mcpctl/trust/gate.py"},
     }

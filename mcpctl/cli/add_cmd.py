@@ -2,31 +2,28 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 import typer
 
 from mcpctl.cli import render
-from mcpctl.cli.options import ConfigOption, WorkspaceOption, context
+from mcpctl.cli.options import (
+    ConfigOption,
+    JsonOption,
+    OutputOption,
+    WorkspaceOption,
+    context,
+    json_output,
+)
 from mcpctl.cli.secret_cmd import read_secret_value
 from mcpctl.config.server_entry import EntryOptions, build_entry, check_name
-from mcpctl.credentials.argv import argv_warning
-from mcpctl.errors import ExitCode, UsageError
-
-if TYPE_CHECKING:
-    from mcpctl.cli.options import Context
-    from mcpctl.credentials.rotation import SecretAction
+from mcpctl.errors import UsageError
+from mcpctl.reports.user_tier import Edited, add_report, remove_report
 
 _NO_WORKSPACE_WRITES = (
     "mcpctl writes only the user tier (config.toml); a repo's MCP files belong to the "
     "repo and are never edited."
 )
-
-OutputOption = Annotated[
-    str, typer.Option("--output", help="text or json.", metavar="text|json")
-]
-
 
 def register(app: typer.Typer) -> None:
     app.command(
@@ -39,7 +36,8 @@ def register(app: typer.Typer) -> None:
             "  mcpctl add github -- docker run -i --rm ghcr.io/github/github-mcp-server\n\n"
             "  mcpctl add docs https://docs.example.com/mcp -H 'X-Team: core'\n\n"
             "  mcpctl add --transport sse events https://events.example.com/sse\n\n"
-            "  mcpctl add fs --command-line \"npx -y @scope/server '/Users/me/My Documents'\""
+            "  mcpctl add fs --command-line \"npx -y @scope/server '/Users/me/My Documents'\"\n\n"
+            "  mcpctl add mem --entry '{\"command\": \"npx\", \"args\": [\"-y\", \"mem\"]}' --json"
         ),
     )(add_command)
     app.command(
@@ -69,7 +67,8 @@ def add_command(
                                  "(the default) for a command.")
     ] = None,
     entry_json: Annotated[
-        str | None, typer.Option("--json", help="A whole entry in the usual mcpServers shape.")
+        str | None, typer.Option("--entry", help="A whole entry in the usual mcpServers shape "
+                                 "(also accepted as --json '{...}').")
     ] = None,
     command_line: Annotated[
         str | None,
@@ -94,34 +93,25 @@ def add_command(
     config: ConfigOption = None,
     workspace: WorkspaceOption = None,
     output: OutputOption = "text",
+    as_json: JsonOption = False,
 ) -> int:
-    from mcpctl.config.user_config_edit import add_server  # noqa: PLC0415 - tomlkit behind it
-
-    _check_output(output)  # before anything is written
+    as_json = json_output(as_json, output)  # before anything is written
     check_name(name)
     entry = build_entry(name, EntryOptions(
         argv=command or [], env=env or [], cwd=cwd, url=url, headers=header or [],
         transport=transport, entry_json=entry_json, command_line=command_line,
     ))
-    ctx = context(workspace, config)
+    machine = context(workspace, config)
     entry, found = _secrets_to_move(name, entry, secret_env or [], from_stdin, plain)
-    index = ctx.paths.secrets_index
-    done: list[SecretAction] = []
-    result = add_server(ctx.config_file, name, entry, replace=replace,
-                        before_write=(lambda: done.extend(_store(index, found, replace=True)))
-                        if found else None)
-    if result.status == "unchanged" and found:
-        done = _store(index, found, replace=replace)
-    _say_secrets(done)
-    _warn_argv(name, entry)
-    _report(output, {"name": name, "status": result.status, "path": str(ctx.config_file),
-                     "entry": entry if result.status != "unchanged" else result.previous,
-                     "secrets": [{"name": a.name, "action": a.action} for a in done]})
-    if output == "text":
-        verb = {"added": "added", "replaced": "replaced", "unchanged": "unchanged:"}
-        render.say(f"{verb[result.status]} {name} in {render.display_path(ctx.config_file)}"
-                   + (" (already defined like this)" if result.status == "unchanged" else ""))
-    return ExitCode.OK
+    return render.emit(add_report(machine, name, entry, found, replace=replace), as_json,
+                       _print_edit)
+
+
+def _print_edit(edit: Edited) -> None:
+    said = {"added": "added", "replaced": "replaced", "unchanged": "unchanged:",
+            "removed": "removed", "absent": "not present:"}[edit.status]
+    render.say(f"{said} {edit.name} in {render.display_path(edit.config_file)}"
+               + (" (already defined like this)" if edit.status == "unchanged" else ""))
 
 
 def remove_command(
@@ -136,33 +126,12 @@ def remove_command(
     config: ConfigOption = None,
     workspace: WorkspaceOption = None,
     output: OutputOption = "text",
+    as_json: JsonOption = False,
 ) -> int:
-    from mcpctl.config.user_config_edit import remove_server  # noqa: PLC0415
-    from mcpctl.config.workspace import load_workspace  # noqa: PLC0415
-
-    _check_output(output)
-    ctx = context(workspace, config)
-    result = remove_server(ctx.config_file, name)
-    if result.status == "absent":
-        in_workspace = [d for d in load_workspace(ctx.root).definitions if d.name == name]
-        if in_workspace:
-            where = in_workspace[0].source
-            raise UsageError(
-                f"server {name!r} is defined by the workspace ({render.display_path(where.path)}"
-                f":{where.line}), not the user tier; the repo owns that file and mcpctl never "
-                f"edits it; to withdraw an approval use: mcpctl revoke {name}"
-            )
-        if not missing_ok:
-            raise UsageError(f"no server named {name!r} in the user tier "
-                             f"({render.display_path(ctx.config_file)})")
-    secrets = _forget_secrets(ctx, name, result.previous, keep=keep_secrets)
-    _report(output, {"name": name, "status": result.status, "path": str(ctx.config_file),
-                     "secrets": [{"name": a.name, "action": a.action} for a in secrets]})
-    if output == "text":
-        said = "removed" if result.status == "removed" else "not present:"
-        render.say(f"{said} {name} in {render.display_path(ctx.config_file)}")
-    _say_secrets(secrets)
-    return ExitCode.OK
+    as_json = json_output(as_json, output)
+    report = remove_report(context(workspace, config), name, missing_ok=missing_ok,
+                           keep_secrets=keep_secrets, shown=render.display_path)
+    return render.emit(report, as_json, _print_edit)
 
 
 def _secrets_to_move(
@@ -187,75 +156,3 @@ def _secrets_to_move(
         found[secret] = read_secret_value(from_stdin, f"Value for {key}: ")
         entry = {**entry, "env": {**entry.get("env", {}), key: reference(secret)}}
     return entry, found
-
-
-def _store(index: Path, found: dict[str, str], *, replace: bool) -> list[SecretAction]:
-    """Store the entry's secrets; a different value already in the keyring is replaced
-    only with `replace` (else nothing is stored). A rerun onboarding script stores a
-    missing one and leaves an equal one alone."""
-    from mcpctl.credentials.rotation import plan_storage, store  # noqa: PLC0415
-
-    actions = plan_storage(found, replace=replace)
-    store(index, found, actions)
-    return actions
-
-
-def _forget_secrets(ctx: Context, name: str, previous: dict[str, Any] | None, *,
-                    keep: bool) -> list[SecretAction]:
-    """The secrets only the removed server referenced, removed (or kept with `keep`);
-    one still referenced by another server here is kept and named."""
-    from mcpctl.config.entries import EntryError, spec_from_entry  # noqa: PLC0415
-    from mcpctl.config.secret_refs import secret_references  # noqa: PLC0415
-    from mcpctl.config.view import load_view  # noqa: PLC0415
-    from mcpctl.credentials.rotation import SecretAction, forget  # noqa: PLC0415
-    from mcpctl.errors import KeyringUnavailable, McpctlError  # noqa: PLC0415
-    from mcpctl.variables import Kind, references_in  # noqa: PLC0415
-
-    if previous is None:
-        return []
-    try:
-        spec = spec_from_entry(name, previous)
-    except EntryError:
-        return []
-    referenced = [r.name for r in references_in(spec) if r.kind is Kind.SECRET]
-    if keep or not referenced:
-        return [SecretAction(secret, "kept", "--keep-secrets") for secret in referenced]
-    still_used = secret_references(load_view(ctx.root, ctx.config_file).servers)
-    try:
-        return forget(ctx.paths.secrets_index, referenced, still_used)
-    except McpctlError as error:
-        raise KeyringUnavailable(
-            f"removed {name} from {render.display_path(ctx.config_file)}, but its secrets "
-            f"({', '.join(referenced)}) could not be removed from the keyring: {error}") from None
-
-
-def _say_secrets(actions: list[SecretAction]) -> None:
-    said = {
-        "stored": "stored a secret-looking value in the OS keyring as {name!r}; config.toml "
-                  "references it as ${{secret:{name}}}",
-        "replaced": "replaced secret {name!r} in the OS keyring with the value given",
-        "removed": "removed secret {name!r} from the OS keyring",
-        "kept": "kept secret {name!r} in the OS keyring ({why})",
-    }
-    for action in actions:
-        if action.action in said:
-            render.warn(said[action.action].format(name=action.name, why=action.why))
-
-
-def _warn_argv(name: str, entry: dict[str, Any]) -> None:
-    """A secret expanded into argv is visible to every local user (`ps`); env is not."""
-    from mcpctl.credentials.argv import secrets_in_argv  # noqa: PLC0415
-
-    for secret in secrets_in_argv(entry):
-        render.warn(argv_warning(name, secret))
-
-
-def _check_output(output: str) -> None:
-    if output not in ("text", "json"):
-        raise UsageError(f"--output must be text or json, not {output!r}")
-
-
-def _report(output: str, document: dict[str, Any]) -> None:
-    _check_output(output)
-    if output == "json":
-        render.print_json(document)

@@ -9,8 +9,8 @@ from typing import Annotated
 import typer
 
 from mcpctl.cli import completion
-from mcpctl.cli.commands import register_for
-from mcpctl.cli.handler import guarded, say_error
+from mcpctl.cli.commands import normalised, register_for
+from mcpctl.cli.handler import fail, guarded, json_requested
 from mcpctl.errors import ExitCode
 
 app = typer.Typer(
@@ -48,11 +48,12 @@ def _group(
 
 def run(argv: Sequence[str] | None = None) -> int:
     """Run one command line and return its exit code; never raises for user errors."""
-    args = list(sys.argv[1:] if argv is None else argv)
-    return guarded(lambda: _invoke(args))
+    args = normalised(list(sys.argv[1:] if argv is None else argv))
+    as_json = json_requested(args)
+    return guarded(lambda: _invoke(args, as_json=as_json), as_json=as_json)
 
 
-def _invoke(args: list[str]) -> int:
+def _invoke(args: list[str], *, as_json: bool) -> int:
     # typer 0.27 carries its own copy of click; its exceptions are the ones raised.
     from typer._click.exceptions import ClickException  # noqa: PLC0415
 
@@ -63,10 +64,11 @@ def _invoke(args: list[str]) -> int:
     try:
         result = command.main(args=args, prog_name="mcpctl", standalone_mode=False)
     except typer.Abort:
-        say_error("interrupted")
-        return int(ExitCode.INTERRUPTED)
+        return fail("interrupted", int(ExitCode.INTERRUPTED), as_json=as_json)
     except ClickException as error:
-        error.show()
-        return int(ExitCode.USAGE if error.exit_code == 2 else error.exit_code)
+        code = int(ExitCode.USAGE if error.exit_code == 2 else error.exit_code)
+        if not as_json:
+            error.show()
+            return code
+        return fail(error.format_message(), code, as_json=True)
     return int(result or 0)
-

@@ -14,6 +14,7 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, NoReturn
 
+from mcpctl.cli.handler import say_error
 from mcpctl.errors import ConfigError, ExitCode, UsageError
 
 if TYPE_CHECKING:
@@ -69,6 +70,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--output", choices=OUTPUTS, default="text",
                         help="text (default), json (schemas/check-report.schema.json) "
                              "or github (workflow annotations)")
+    parser.add_argument("--json", dest="output", action="store_const", const="json",
+                        help="the same as --output json")
     parser.add_argument("--fail-on", choices=FAIL_ON, default="error", metavar="SEVERITY",
                         help="exit 1 on findings of this severity or worse: error "
                              "(default), warning or info")
@@ -107,6 +110,10 @@ def run_check(argv: Sequence[str]) -> int:
         sys.stderr.write(report.summary(result))
     if result.unreadable:
         reasons = "; ".join(f"{path}: {reason}" for path, reason in result.unreadable)
+        if options.output == "json":
+            # The document on stdout already lists them; a second one would break parsers.
+            say_error(f"cannot read {reasons}")
+            return int(ExitCode.INVALID_CONFIG)
         raise ConfigError(f"cannot read {reasons}")
     from mcpctl.lint.rules import Severity  # noqa: PLC0415
 

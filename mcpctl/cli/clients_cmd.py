@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -13,16 +13,20 @@ from mcpctl.cli.options import (
     JsonOption,
     WorkspaceOption,
     client_help,
-    client_machine,
     client_named,
     context,
 )
 from mcpctl.errors import ExitCode
+from mcpctl.reports.client_tier import (
+    CommandSetting,
+    SyncSetting,
+    clients_report,
+    command_setting_report,
+    sync_setting_report,
+)
 
 if TYPE_CHECKING:
     from mcpctl.clients.view import ClientsView
-
-SCHEMA_VERSION = 1
 
 clients_app = typer.Typer(invoke_without_command=True)
 
@@ -56,55 +60,10 @@ def clients_command(
     """
     if ctx.invoked_subcommand is not None:
         return ExitCode.OK
-    from mcpctl.clients.view import load_clients_view  # noqa: PLC0415
-
     for client_id in only or []:
         client_named(client_id)
-    view = load_clients_view(client_machine(workspace, config), tuple(only or ()))
-    if as_json:
-        render.print_json(_view_document(view))
-    else:
-        _print_view(view)
-        render.warn_problems(view.problems)
-    return ExitCode.INVALID_CONFIG if view.problems else ExitCode.OK
-
-
-def _view_document(view: ClientsView) -> dict[str, Any]:
-    from mcpctl.reports.listing import problem_document, source_document, spec_document  # noqa: PLC0415
-
-    return {
-        "schema_version": SCHEMA_VERSION,
-        "workspace": str(view.root),
-        "clients": [{
-            "id": report.client.id,
-            "title": report.client.title,
-            "files": [{"path": str(f.path), "scope": f.scope, "exists": f.exists}
-                      for f in report.files],
-            "sync": {"enabled": report.sync_enabled, "up_to_date": report.in_sync},
-            **({"folder_trust": {"trusted": report.folder_trust.trusted,
-                                 "reason": report.folder_trust.reason}}
-               if report.folder_trust else {}),
-            "servers": [{
-                "name": row.server.name,
-                "scope": row.server.scope,
-                "state": row.state,
-                "shadowed_by": row.shadowed_by,
-                "managed": row.server.managed,
-                "unsupported": list(row.server.unsupported),
-                "notes": list(row.server.notes),
-                **spec_document(row.server.spec),
-                "source": source_document(row.server.definition.source),
-            } for row in report.rows],
-        } for report in view.reports],
-        "differences": [{
-            "name": difference.name,
-            "clients": [{"client": server.client, "scope": server.scope,
-                         "managed": server.managed,
-                         "source": source_document(server.definition.source)}
-                        for server in difference.definitions],
-        } for difference in view.differences],
-        "problems": [problem_document(problem) for problem in view.problems],
-    }
+    return render.emit(clients_report(context(workspace, config), only or []), as_json,
+                       _print_view)
 
 
 def _print_view(view: ClientsView) -> None:
@@ -181,39 +140,24 @@ def command_command(
 
     Example: mcpctl clients command ~/.local/bin/mcpctl && mcpctl sync
     """
-    from mcpctl.clients.settings import read_client_settings, set_command  # noqa: PLC0415
-    from mcpctl.errors import UsageError  # noqa: PLC0415
+    report = command_setting_report(context(None, config), path, reset=reset)
+    return render.emit(report, as_json, _print_command)
 
-    if path is not None and reset:
-        raise UsageError("give a PATH or --reset, not both")
-    config_file = context(None, config).config_file
-    changed = False
-    if path is not None or reset:
-        changed = set_command(config_file, None if reset else path)
-    settings = read_client_settings(config_file)
-    if as_json:
-        render.print_json({"schema_version": SCHEMA_VERSION, "command": settings.command,
-                           "exported_command": settings.exported_command, "changed": changed,
-                           "path": str(config_file)})
-    else:
-        origin = "set in" if settings.command else "default; set one in"
-        render.say(f"exported entries run: {settings.exported_command} ({origin} "
-                   f"{render.display_path(config_file)})" + ("" if changed or not (
-                       path or reset) else " (already so)"))
-    return ExitCode.OK
+
+def _print_command(setting: CommandSetting) -> None:
+    origin = "set in" if setting.command else "default; set one in"
+    render.say(f"exported entries run: {setting.exported_command} ({origin} "
+               f"{render.display_path(setting.config_file)})"
+               + ("" if setting.changed or not setting.asked_to_change else " (already so)"))
 
 
 def _set_sync(client_id: str, config: Path | None, as_json: bool, *, enabled: bool) -> int:
-    from mcpctl.clients.settings import set_sync  # noqa: PLC0415
+    report = sync_setting_report(context(None, config), client_named(client_id),
+                                 enabled=enabled)
+    return render.emit(report, as_json, _print_setting)
 
-    client = client_named(client_id)
-    config_file = context(None, config).config_file
-    changed = set_sync(config_file, client.id, enabled=enabled)
-    word = "enabled" if enabled else "disabled"
-    if as_json:
-        render.print_json({"schema_version": SCHEMA_VERSION, "client": client.id,
-                           "sync": enabled, "changed": changed, "path": str(config_file)})
-    else:
-        render.say(f"{word} sync for {client.id} in {render.display_path(config_file)}"
-                   + ("" if changed else " (already so)"))
-    return ExitCode.OK
+
+def _print_setting(setting: SyncSetting) -> None:
+    word = "enabled" if setting.enabled else "disabled"
+    render.say(f"{word} sync for {setting.client} in {render.display_path(setting.config_file)}"
+               + ("" if setting.changed else " (already so)"))

@@ -26,8 +26,36 @@ MODULES: dict[str, str] = {
 }
 
 
+def normalised(argv: list[str]) -> list[str]:
+    """The command line with older spellings made current.
+
+    `add --json '{...}'` gave a whole entry before `--json` meant "print JSON" on every
+    command. A `--json` followed by a word that starts like a JSON document (`{`, `[`,
+    `"`) is still read as the entry (`--entry`); no server name, URL or option starts
+    so. Any other `--json` asks for JSON output.
+    """
+    if _first_word(argv) != "add":
+        return argv
+    words = list(argv)
+    end = words.index("--") if "--" in words else len(words)
+    for i in range(end):
+        word = words[i]
+        if word.startswith("--json="):
+            words[i] = "--entry=" + word[7:]
+        elif word == "--json" and i + 1 < end and words[i + 1].lstrip()[:1] in _DOCUMENT:
+            words[i] = "--entry"
+    return words
+
+
+_DOCUMENT = ("{", "[", '"')
+
+
+def _first_word(argv: Sequence[str]) -> str | None:
+    return next((arg for arg in argv if not arg.startswith("-")), None)
+
+
 def register_for(app: typer.Typer, argv: Sequence[str]) -> None:
-    first = next((arg for arg in argv if not arg.startswith("-")), None)
+    first = _first_word(argv)
     if first in MODULES:
         _register(app, [MODULES[first]])
     else:

@@ -60,7 +60,7 @@ def _completer(names: Callable[[dict[str, Any]], list[str]]) -> Callable[..., li
 
 
 def server_names(params: dict[str, Any]) -> list[str]:
-    from mcpctl.cli.options import context  # noqa: PLC0415
+    from mcpctl.cli.context import context  # noqa: PLC0415
     from mcpctl.config.view import load_view  # noqa: PLC0415
 
     ctx = context(_path(params.get("workspace")), _path(params.get("config")))

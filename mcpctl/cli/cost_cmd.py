@@ -12,10 +12,8 @@ from mcpctl.cli import render
 from mcpctl.cli.options import ConfigOption, JsonOption, WorkspaceOption, context
 from mcpctl.cli.progress import progress
 from mcpctl.config.entries import MAX_TIMEOUT
-from mcpctl.config.merge import MergedServer, find
-from mcpctl.config.view import load_view
-from mcpctl.errors import ExitCode, UsageError
-from mcpctl.probing.servers import Outcome, ProbeOptions, admit_all, probe_admitted
+from mcpctl.errors import UsageError
+from mcpctl.probing.servers import ProbeOptions
 
 KNOWN_CAPABILITIES = ("roots", "sampling", "elicitation")
 
@@ -54,18 +52,6 @@ def parse_capabilities(text: str) -> frozenset[str]:
     return chosen
 
 
-def select(servers: list[MergedServer], names: list[str]) -> list[MergedServer]:
-    if not names:
-        return servers
-    chosen = []
-    for name in dict.fromkeys(names):
-        server = find(servers, name)
-        if server is None:
-            raise UsageError(f"no server named {name!r} here (see: mcpctl list)")
-        chosen.append(server)
-    return chosen
-
-
 def cost_command(
     names: Annotated[list[str] | None, typer.Argument(help="Servers (default: all here).")
                      ] = None,
@@ -92,33 +78,28 @@ def cost_command(
 
     Example: mcpctl cost --tools --refresh
     """
-    from mcpctl.reports.cost import cost_document, report_for  # noqa: PLC0415
-    from mcpctl.trust.view import TrustStates  # noqa: PLC0415
+    from mcpctl.reports.cost import cost_report  # noqa: PLC0415
 
     options = ProbeOptions(parse_capabilities(capabilities), timeout, allow_insecure, refresh)
-    ctx = context(workspace, config)
-    view = load_view(ctx.root, ctx.config_file)
-    servers = select(view.servers, names or [])
-    states = TrustStates(ctx.root, ctx.paths.trust_file)  # one read, one pass: gate and report
-    outcomes = admit_all(servers, ctx.root, ctx.paths.trust_file, states)
-    started = sum(o.admission is not None for o in outcomes)
-    with progress("probing", started) as advance:
-        probe_admitted(outcomes, ctx.paths, options, advance)
-    report = report_for(outcomes)
-    state_by_name = {o.name: states.state_of(o.server.winner)[0] for o in outcomes}
-    document = cost_document(outcomes, report, state_by_name, options.capabilities)
-    if as_json:
-        render.print_json(document)
-    else:
-        _print_report(document, outcomes, tools)
-    if any(o.failed for o in outcomes):
-        return ExitCode.SERVER_FAILED
-    if names and any(o.refused for o in outcomes):
-        return ExitCode.TRUST_REFUSED
-    return ExitCode.OK
+    report = cost_report(context(workspace, config), names or [], options,
+                         lambda total: progress("probing", total))
+    return render.emit(report, as_json, lambda costs: _print_report(costs.document, tools))
 
 
-def _print_report(document: dict[str, Any], outcomes: list[Outcome], tools: bool) -> None:
+def _print_tools(measured: list[dict[str, Any]]) -> None:
+    """Every tool: by server, the costliest first, counts right-aligned to compare."""
+    rows = sorted(((s["name"], t["name"], t["tokens"]) for s in measured for t in s["tools"]),
+                  key=lambda row: (row[0], -row[2], row[1]))
+    if not rows:
+        return
+    digits = max(len(f"{tokens:,}") for _, _, tokens in rows)
+    width = max(digits, len("TOKENS"))
+    render.print_table(["SERVER", "TOOL", "TOKENS".rjust(width)],
+                       [[server, tool, f"{tokens:,}".rjust(width)]
+                        for server, tool, tokens in rows])
+
+
+def _print_report(document: dict[str, Any], tools: bool) -> None:
     servers = document["servers"]
     measured = [s for s in servers if s["total_tokens"] is not None]
     rows = [[s["name"], s["state"], f"{s['protocol_version']} ({s['style']})",
@@ -133,9 +114,8 @@ def _print_report(document: dict[str, Any], outcomes: list[Outcome], tools: bool
         if server["status"] == "cached":
             age = render.age(now - server["probed_at"])
             render.say(f"{server['name']}: from the probe {age} ago (--refresh probes again)")
-        if tools:
-            for tool in server["tools"]:
-                render.say(f"  {server['name']}  {tool['name']}  {tool['tokens']:,}")
+    if tools:
+        _print_tools(measured)
     for server in servers:
         if server["status"] == "failed":
             render.say(f"failed: {server['name']}: {server['error']}")
@@ -146,7 +126,3 @@ def _print_report(document: dict[str, Any], outcomes: list[Outcome], tools: bool
     render.say(f"total: {document['total_tools']} tools, {document['total_tokens']:,} tokens "
                f"in {len(measured)} server(s) (tokenizer {document['tokenizer']}; "
                f"capabilities declared: {', '.join(document['capabilities']) or 'none'})")
-    warnings = [(s["name"], w["message"]) for s in measured for w in s["warnings"]]
-    warnings += [("all", w["message"]) for w in document["warnings"]]
-    for who, message in warnings:
-        render.say(f"warning: {who}: {message}")

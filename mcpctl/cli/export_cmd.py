@@ -15,16 +15,13 @@ from mcpctl.cli.options import (
     NamesArgument,
     ReplaceOption,
     client_help,
-    client_machine,
     client_named,
+    context,
 )
-from mcpctl.errors import ExitCode
+from mcpctl.reports.client_tier import Exports, export_report, sync_report
 
 if TYPE_CHECKING:
     from mcpctl.clients.write.export import ExportReport
-    from mcpctl.clients.write.guard import GuardReport
-
-SCHEMA_VERSION = 1
 
 CommandOption = Annotated[
     str | None, typer.Option("--command", help="The command exported entries run (default: "
@@ -61,13 +58,9 @@ def export_command(
 
     Example: mcpctl export --to cursor github --dry-run
     """
-    from mcpctl.clients.write.export import export_to_client  # noqa: PLC0415
-
-    client = client_named(target)
-    report = export_to_client(client_machine(None, config), client, names or [],
-                              replace=replace, dry_run=dry_run, command=command, file=file)
-    _show_exports([report], as_json, dry_run=dry_run, check=False)
-    return ExitCode.FINDINGS if report.plan.conflicts else ExitCode.OK
+    report = export_report(context(None, config), client_named(target), names or [],
+                           replace=replace, dry_run=dry_run, command=command, file=file)
+    return render.emit(report, as_json, _show_exports)
 
 
 def sync_command(
@@ -93,54 +86,20 @@ def sync_command(
 
     Example: mcpctl add github -- github-mcp-server stdio && mcpctl sync
     """
-    from mcpctl.clients.write.export import sync_clients  # noqa: PLC0415
-    from mcpctl.clients.write.guard import refresh_guards  # noqa: PLC0415
-
-    machine = client_machine(None, config)
-    reports: list[ExportReport | GuardReport] = [
-        *sync_clients(machine, check=check, dry_run=dry_run, replace=replace, command=command)]
-    guard = refresh_guards(machine, dry_run=check or dry_run)
-    if guard is not None and (guard.error or guard.plan.changes):  # no workspace: no line
-        reports.append(guard)
-    _show_exports(reports, as_json, dry_run=dry_run, check=check)
-    codes = [int(r.error.exit_code) for r in reports if r.error is not None]
-    if any(r.plan.conflicts or (check and r.plan.writes) for r in reports):
-        codes.append(ExitCode.FINDINGS)
-    return max(codes, default=ExitCode.OK)
+    report = sync_report(context(None, config), check=check, dry_run=dry_run, replace=replace,
+                         command=command)
+    return render.emit(report, as_json, _show_exports)
 
 
-def _export_document(report: ExportReport | GuardReport) -> dict[str, Any]:
-    from mcpctl.clients.write.guard import GuardReport  # noqa: PLC0415
-
-    return {
-        "client": report.client.id,
-        "guard": isinstance(report, GuardReport),
-        "path": str(report.path),
-        "written": report.written,
-        "backup": str(report.backup) if report.backup else None,
-        "up_to_date": report.error is None and not report.plan.writes
-        and not report.plan.conflicts,
-        "changes": [{"name": c.name, "status": c.status, "reason": c.reason,
-                     **({"workspace": c.workspace} if c.workspace else {})}
-                    for c in report.plan.changes],
-        "diff": report.diff or None,
-        "error": str(report.error) if report.error else None,
-    }
-
-
-def _show_exports(reports: list[ExportReport | GuardReport], as_json: bool, *, dry_run: bool,
-                  check: bool) -> None:
-    if as_json:
-        render.print_json({"schema_version": SCHEMA_VERSION, "dry_run": dry_run or check,
-                           "clients": [_export_document(report) for report in reports]})
-        return
-    for report in reports:
-        if dry_run and report.diff:
+def _show_exports(exports: Exports) -> None:
+    for report in exports.reports:
+        if exports.dry_run and report.diff:
             render.say_block(report.diff.rstrip("\n"))
-        _print_export(report, out=render.warn if dry_run else render.say, check=check)
+        _print_export(report, out=render.warn if exports.dry_run else render.say,
+                      check=exports.check)
 
 
-def _backup_note(report: ExportReport | GuardReport) -> str:
+def _backup_note(report: ExportReport) -> str:
     if report.backup_skipped:
         return ", no backup (the old file held a secret mcpctl could not take out of it)"
     if report.backup is None:
@@ -152,7 +111,7 @@ def _backup_note(report: ExportReport | GuardReport) -> str:
     return note
 
 
-def _print_export(report: ExportReport | GuardReport, *, out: Any, check: bool) -> None:
+def _print_export(report: ExportReport, *, out: Any, check: bool) -> None:
     where = render.display_path(report.path)
     if report.error is not None:
         render.warn(f"{report.client.id}: {where}: error: {report.error}")

@@ -14,19 +14,18 @@ from mcpctl.cli import render
 from mcpctl.errors import McpctlError
 
 if TYPE_CHECKING:
-    from mcpctl.cli.options import Context
+    from mcpctl.machine import Machine
 
 _SAID = {"added": "now starts {name!r} in {where} through mcpctl's gate",
          "updated": "now starts {name!r} in {where} through mcpctl's gate",
          "removed": "no longer routes {name!r} in {where} through mcpctl ({reason})"}
 
 
-def keep_guards_current(ctx: Context) -> None:
-    from mcpctl.clients.machine import Machine  # noqa: PLC0415
+def keep_guards_current(machine: Machine) -> None:
     from mcpctl.clients.write.guard import refresh_guards  # noqa: PLC0415
 
     try:
-        report = refresh_guards(Machine.current(ctx.paths, ctx.config_file, ctx.root))
+        report = refresh_guards(machine)
     except McpctlError as error:
         render.warn(f"warning: the guard was not updated: {error}")
         return

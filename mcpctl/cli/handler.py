@@ -1,38 +1,71 @@
 """The one error handler: McpctlError → a one-line message and its exit code.
 
-Typer-free, so the `check` fast path (a pre-commit hook) shares it without paying
-for typer's import.
+In JSON mode (`--json`, or `--output json`) the error is also a JSON object on stdout
+(`{"error": {"message", "type"}, "exit_code"}`, schemas/error.schema.json), so a
+script reading stdout never has to parse prose. Typer-free, so the `check` fast path
+(a pre-commit hook) shares it without paying for typer's import.
 """
 
 from __future__ import annotations
 
+import itertools
+import json
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
+from mcpctl.cli.messages import say_error
 from mcpctl.errors import ExitCode, McpctlError
-from mcpctl.reports.printable import printable
+
+__all__ = ["fail", "guarded", "json_requested", "say_error", "unexpected"]
 
 
-def say_error(message: str) -> None:
-    sys.stderr.write(f"mcpctl: error: {printable(message)}\n")
-    sys.stderr.flush()
+def json_requested(argv: Sequence[str]) -> bool:
+    """`--json`, `--output json` or `--output=json` before a `--` (after it is a server's
+    own command line)."""
+    words = list(argv)
+    words = words[:words.index("--")] if "--" in words else words
+    return "--json" in words or "--output=json" in words or any(
+        word == "--output" and following == "json" for word, following in itertools.pairwise(words))
 
 
-def guarded(command: Callable[[], int]) -> int:
+def fail(message: str, code: int, *, as_json: bool) -> int:
+    """Report a failure that ends the command: stderr always, stdout too in JSON mode."""
+    say_error(message)
+    if as_json:
+        from mcpctl.reports.report import error_document  # noqa: PLC0415 - JSON mode only
+
+        kind = ExitCode(code).name.lower() if code in ExitCode._value2member_map_ else "error"
+        try:
+            sys.stdout.write(json.dumps(error_document(message, kind, code)) + "\n")
+            sys.stdout.flush()
+        except BrokenPipeError:
+            pass
+    return code
+
+
+def _problems_behind(error: McpctlError) -> None:
+    """The config problems an error says may explain it, listed first (on stderr)."""
+    problems = getattr(error, "problems", ())
+    if problems:
+        from mcpctl.cli.render import warn_problems  # noqa: PLC0415 - only then
+
+        warn_problems(problems)
+
+
+def guarded(command: Callable[[], int], *, as_json: bool = False) -> int:
     """Run `command`; no exception reaches the user as a traceback."""
     try:
         return command()
     except McpctlError as error:
-        say_error(str(error))
-        return int(error.exit_code)
+        _problems_behind(error)
+        return fail(str(error), int(error.exit_code), as_json=as_json)
     except KeyboardInterrupt:
-        say_error("interrupted")
-        return int(ExitCode.INTERRUPTED)
+        return fail("interrupted", int(ExitCode.INTERRUPTED), as_json=as_json)
     except BrokenPipeError:
         return int(ExitCode.OK)
     except Exception as error:  # noqa: BLE001 - the last line of defence: no traceback for users
-        return unexpected(error)
+        return unexpected(error, as_json=as_json)
 
 
 def crash_header() -> str:
@@ -48,7 +81,8 @@ def crash_header() -> str:
             f"{platform.platform()}\n")
 
 
-def unexpected(error: BaseException) -> int:
+def unexpected(error: BaseException, *, as_json: bool = False) -> int:
+    """Log the traceback (0600) and say where, in one line."""
     import traceback  # noqa: PLC0415
 
     from mcpctl.paths import Paths  # noqa: PLC0415
@@ -63,5 +97,5 @@ def unexpected(error: BaseException) -> int:
         where = f"details in {log}"
     except OSError:
         where = "no log could be written"
-    say_error(f"unexpected {type(error).__name__}: {error} ({where})")
-    return int(ExitCode.INTERNAL)
+    return fail(f"unexpected {type(error).__name__}: {error} ({where})",
+                int(ExitCode.INTERNAL), as_json=as_json)

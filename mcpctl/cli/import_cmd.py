@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -15,15 +15,13 @@ from mcpctl.cli.options import (
     ReplaceOption,
     WorkspaceOption,
     client_help,
-    client_machine,
     client_named,
+    context,
 )
-from mcpctl.errors import ExitCode
+from mcpctl.reports.client_tier import import_report
 
 if TYPE_CHECKING:
     from mcpctl.clients.importing import ImportReport
-
-SCHEMA_VERSION = 1
 
 
 def register(app: typer.Typer) -> None:
@@ -49,40 +47,9 @@ def import_command(
 
     Example: mcpctl import --from claude-desktop github filesystem
     """
-    from mcpctl.clients.importing import import_from_client  # noqa: PLC0415
-
-    client = client_named(source)
-    report = import_from_client(client_machine(workspace, config), client, names or [],
-                                replace=replace, file=file)
-    if as_json:
-        render.print_json(_import_document(report))
-    else:
-        _print_import(report)
-    if report.problems:
-        return ExitCode.INVALID_CONFIG
-    refused = any(result.status == "refused" for result in report.results)
-    return ExitCode.FINDINGS if refused else ExitCode.OK
-
-
-def _import_document(report: ImportReport) -> dict[str, Any]:
-    from mcpctl.reports.listing import problem_document, source_document  # noqa: PLC0415
-
-    return {
-        "schema_version": SCHEMA_VERSION,
-        "client": report.client.id,
-        "files": [str(path) for path in report.files],
-        "config": str(report.config_file),
-        "servers": [{
-            "name": result.name,
-            "status": result.status,
-            "reason": result.reason,
-            "secrets": list(result.secrets),
-            "notes": list(result.server.notes) if result.server else [],
-            "source": source_document(result.server.definition.source)
-            if result.server else None,
-        } for result in report.results],
-        "problems": [problem_document(problem) for problem in report.problems],
-    }
+    report = import_report(context(workspace, config), client_named(source), names or [],
+                           replace=replace, file=file)
+    return render.emit(report, as_json, _print_import)
 
 
 def _print_import(report: ImportReport) -> None:
@@ -99,4 +66,3 @@ def _print_import(report: ImportReport) -> None:
         render.print_table(["STATUS", "NAME", "DETAIL"], rows)
     else:
         render.say("no servers to import")
-    render.warn_problems(report.problems)

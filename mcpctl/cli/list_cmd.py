@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import Annotated, Any
 
 import typer
@@ -9,21 +10,12 @@ import typer
 from mcpctl.cli import render
 from mcpctl.cli.options import ConfigOption, JsonOption, WorkspaceOption, context
 from mcpctl.clients.precedence import RepoStarter
-from mcpctl.config.merge import MergedServer, find
-from mcpctl.config.view import load_view
-from mcpctl.errors import ConfigError, ExitCode, UsageError
+from mcpctl.config.merge import MergedServer
 from mcpctl.model import Tier
 from mcpctl.reports import listing
-from mcpctl.reports.list_extras import (
-    last_probe,
-    starters_document,
-    starters_of,
-    unguarded_here,
-    weak_approvals_here,
-)
-from mcpctl.trust.state import NEEDS_ATTENTION
+from mcpctl.reports.file_syntax import field_line
+from mcpctl.reports.servers import Listing, ServerDetail, list_report, show_report
 from mcpctl.trust.status import Status
-from mcpctl.trust.view import TrustStates
 from mcpctl.variables import references_in
 
 
@@ -32,12 +24,21 @@ def register(app: typer.Typer) -> None:
     app.command("show")(show_command)
 
 
+class ListedTier(StrEnum):
+    """The tiers `list` merges; the client tier is `mcpctl clients`' (it was accepted
+    here and listed nothing, issue 15)."""
+
+    USER = "user"
+    WORKSPACE = "workspace"
+
+
 def list_command(
     workspace: WorkspaceOption = None,
     config: ConfigOption = None,
     as_json: JsonOption = False,
     tier: Annotated[
-        Tier | None, typer.Option("--tier", help="Only this tier: user or workspace.")
+        ListedTier | None, typer.Option("--tier", help="Only this tier: user or workspace "
+                                        "(what other clients start: mcpctl clients).")
     ] = None,
     needs_attention: Annotated[
         bool, typer.Option("--needs-attention",
@@ -59,55 +60,10 @@ def list_command(
     Example: mcpctl list --workspace ~/src/project --json
     """
 
-    ctx = context(workspace, config)
-    view = load_view(ctx.root, ctx.config_file, frozenset({tier}) if tier else None)
-    states = TrustStates(ctx.root, ctx.paths.trust_file)
-    rows = list(listing.rows(view.servers, states.state_of))
-    probes = {s.name: last_probe(ctx.paths, states, s) for s in view.servers}
-    weak = weak_approvals_here(ctx.root, view.servers)
-    starters = starters_of(view.servers, weak)
-    unguarded = unguarded_here(ctx.paths, ctx.config_file, ctx.root, weak)
-    problems = [*view.problems, *states.problems, *weak.problems]
-    if as_json:
-        render.print_json({
-            "schema_version": listing.LIST_SCHEMA_VERSION,
-            "workspace": str(view.root),
-            "user_config": str(view.config_file),
-            "servers": [{**listing.row_document(row),
-                         "last_probe": probes[row.name] if row.shadowed_by is None else None,
-                         **starters_document(starters.of(row.definition))}
-                        for row in rows],
-            "unguarded": unguarded,
-            "weak_approvals": [{"server": a.server, "setting": a.setting, "path": str(a.path),
-                                "line": a.line, "message": a.message()}
-                               for a in weak.approvals],
-            "problems": [listing.problem_document(p) for p in problems],
-        })
-    else:
-        _print_rows(rows, probes)
-        for definition, found in starters.items_by_definition(view.servers):
-            for starter in found:
-                render.warn(f"note: {render.display_path(definition.source.path)}:"
-                            f"{definition.source.line}: {definition.name!r} is shadowed by "
-                            f"the user tier here, but: {starter.why}")
-        for name in unguarded:
-            render.warn(f"warning: Claude Code would start .mcp.json server {name!r} without "
-                        "mcpctl's gate: it is not wired yet; run `mcpctl sync`")
-        for approval in weak.approvals:
-            render.warn(f"warning: {render.display_path(approval.path)}:{approval.line}: "
-                        f"{approval.message()}")
-        render.warn_problems(problems)
-    if problems:
-        return ExitCode.INVALID_CONFIG
-    attention = [f"{row.name} ({row.state})" for row in rows if row.state in NEEDS_ATTENTION]
-    attention += [f"{a.server or 'every .mcp.json server'} (approved by name in "
-                  f"{render.display_path(a.path)})" for a in weak.approvals]
-    attention += [f"{name} (not guarded in Claude Code)" for name in unguarded]
-    if needs_attention and attention:
-        render.warn(f"{len(attention)} workspace server(s) need attention: " + ", ".join(attention)
-                    + "; review with `mcpctl show NAME`, approve with `mcpctl trust NAME`")
-        return ExitCode.FINDINGS
-    return ExitCode.OK
+    report = list_report(context(workspace, config), Tier(tier) if tier else None,
+                         needs_attention=needs_attention,
+                         shown=render.display_path)
+    return render.emit(report, as_json, _print_listing)
 
 
 def _cost_cell(probe: dict[str, Any] | None) -> str:
@@ -115,6 +71,21 @@ def _cost_cell(probe: dict[str, Any] | None) -> str:
         return "-"
     return (f"{probe['tokens']:,} tok, {probe['tools']} tools "
             f"({render.age(probe['age_seconds'])} ago)")
+
+
+def _print_listing(listed: Listing) -> None:
+    _print_rows(listed.rows, listed.probes)
+    for definition, found in listed.starters.items_by_definition(listed.servers):
+        for starter in found:
+            render.warn(f"note: {render.display_path(definition.source.path)}:"
+                        f"{definition.source.line}: {definition.name!r} is shadowed by "
+                        f"the user tier here, but: {starter.why}")
+    for name in listed.unguarded:
+        render.warn(f"warning: Claude Code would start .mcp.json server {name!r} without "
+                    "mcpctl's gate: it is not wired yet; run `mcpctl sync`")
+    for approval in listed.weak:
+        render.warn(f"warning: {render.display_path(approval.path)}:{approval.line}: "
+                    f"{approval.message()}")
 
 
 def _print_rows(rows: list[listing.Row], probes: dict[str, dict[str, Any] | None]) -> None:
@@ -134,13 +105,9 @@ def _print_rows(rows: list[listing.Row], probes: dict[str, dict[str, Any] | None
     if not table:
         render.say("no servers")
         return
-    headers = ["NAME", "TIER", "STATE", "TRANSPORT", "COMMAND", "SOURCE", "COST"]
-    fixed = sum(max(len(h), *(len(r[i]) for r in table)) + 2
-                for i, h in enumerate(headers) if i != 4)
-    limit = max(20, render.width() - fixed - 2)
-    for line in table:
-        line[4] = render.middle_truncate(line[4], limit)
-    render.print_table(headers, table)
+    # print_table fits it to a terminal: COMMAND cut in the middle, NAME and SOURCE never.
+    render.print_table(["NAME", "TIER", "STATE", "TRANSPORT", "COMMAND", "SOURCE", "COST"],
+                       table)
 
 
 def show_command(
@@ -154,37 +121,12 @@ def show_command(
     Example: mcpctl show github --json
     """
 
-    ctx = context(workspace, config)
-    view = load_view(ctx.root, ctx.config_file)
-    server = find(view.servers, name)
-    if server is None:
-        if view.problems:
-            render.warn_problems(view.problems)
-            raise ConfigError(f"no server named {name!r} here, and {len(view.problems)} config "
-                              "file problem(s) may hide it (see above)")
-        raise UsageError(f"no server named {name!r} here (see: mcpctl list)")
-    states = TrustStates(ctx.root, ctx.paths.trust_file)
-    weak = weak_approvals_here(ctx.root, [server]) if server.shadowed else None
-    starters = starters_of([server], weak)
-    problems = [*view.problems, *states.problems]
-    rows = list(listing.rows([server], states.state_of))
-    if as_json:
-        render.print_json({
-            "schema_version": listing.LIST_SCHEMA_VERSION,
-            "name": name,
-            "why": listing.why_wins(server),
-            "definitions": [{**listing.row_document(row),
-                             **listing.trust_document(states.status(row.definition)),
-                             **starters_document(starters.of(row.definition))}
-                            for row in rows],
-            "problems": [listing.problem_document(p) for p in problems],
-        })
-    else:
-        for row in rows:
-            _print_definition(row, server, states.status(row.definition),
-                              starters.of(row.definition))
-        render.warn_problems(problems)
-    return ExitCode.INVALID_CONFIG if problems else ExitCode.OK
+    return render.emit(show_report(context(workspace, config), name), as_json, _print_detail)
+
+
+def _print_detail(detail: ServerDetail) -> None:
+    for row, status in zip(detail.rows, detail.statuses, strict=True):
+        _print_definition(row, detail.server, status, detail.starters.of(row.definition))
 
 
 def _print_definition(row: listing.Row, server: MergedServer, status: Status,
@@ -205,7 +147,7 @@ def _print_definition(row: listing.Row, server: MergedServer, status: Status,
     for label, value in listing.spec_lines(spec):
         render.say(f"  {label + ':':<10} {value}")
     for key, value in spec.extra.items():
-        render.say(f"  other:     {key} = {value!r}")
+        render.say(f"  other:     {field_line(key, value, source.tier)}")
     refs = references_in(spec)
     if refs:
         render.say("  variables: " + ", ".join(f"{r.text} ({r.kind.value})" for r in refs))

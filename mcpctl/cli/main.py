@@ -1,8 +1,8 @@
 """The `mcpctl` entry point.
 
 `mcpctl check` (a pre-commit hook, run on every commit) goes straight to its own
-argparse front end and never imports typer; every other command goes through the
-typer app.
+argparse front end and never imports typer; so does a plain `mcpctl run NAME` (every
+client start of every server). Every other command line goes through the typer app.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
-from mcpctl.cli.handler import guarded
+from mcpctl.cli.handler import guarded, json_requested
 
 
 def run(argv: Sequence[str] | None = None) -> int:
@@ -18,7 +18,13 @@ def run(argv: Sequence[str] | None = None) -> int:
     if args[:1] == ["check"]:
         from mcpctl.cli.check_cmd import run_check  # noqa: PLC0415
 
-        return guarded(lambda: run_check(args[1:]))
+        return guarded(lambda: run_check(args[1:]), as_json=json_requested(args))
+    if args[:1] == ["run"]:
+        from mcpctl.cli.run_start import parse_fast, start_line  # noqa: PLC0415
+
+        line = parse_fast(args[1:])
+        if line is not None:
+            return guarded(lambda: start_line(line))
     from mcpctl.cli import app  # noqa: PLC0415
 
     return app.run(args)

@@ -1,18 +1,15 @@
-"""Options shared by several commands, and the per-invocation context they build."""
+"""Options shared by several commands, and the one `Machine` an invocation builds."""
 
 from __future__ import annotations
 
-import os
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from mcpctl.paths import Paths
+from mcpctl.cli.context import context
 
 if TYPE_CHECKING:
-    from mcpctl.clients.machine import Machine
     from mcpctl.clients.table import ClientFormat
 
 WorkspaceOption = Annotated[
@@ -27,21 +24,24 @@ ConfigOption = Annotated[
     typer.Option("--config", help="User-tier config file (default: <config dir>/config.toml)."),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print a JSON document (see schemas/).")]
+OutputOption = Annotated[
+    str, typer.Option("--output", help="text or json (--output json is --json).",
+                      metavar="text|json")
+]
 
 
-@dataclass(frozen=True)
-class Context:
-    paths: Paths
-    root: Path
-    config_file: Path
+
+def json_output(as_json: bool, output: str) -> bool:
+    """`--json`, or `--output json` (the older spelling, still accepted)."""
+    from mcpctl.errors import UsageError  # noqa: PLC0415
+
+    if output not in ("text", "json"):
+        raise UsageError(f"--output must be text or json, not {output!r}")
+    return as_json or output == "json"
 
 
-def context(workspace: Path | None, config: Path | None) -> Context:
-    from mcpctl.config.workspace import find_workspace_root  # noqa: PLC0415
-
-    paths = Paths.from_environment(os.environ)
-    root = workspace.resolve() if workspace is not None else find_workspace_root(Path.cwd())
-    return Context(paths, root, config.absolute() if config is not None else paths.config_file)
+__all__ = ["ConfigOption", "JsonOption", "OutputOption", "WorkspaceOption", "context",
+           "json_output"]
 
 
 # ---- other clients' configs: clients, import, export, sync ------------------------------
@@ -69,14 +69,6 @@ def client_named(client_id: str) -> ClientFormat:
     if client is None:
         raise UsageError(f"unknown client {client_id!r} (known: {_known_clients()})")
     return client
-
-
-def client_machine(workspace: Path | None, config: Path | None) -> Machine:
-    """This machine as the client commands see it: OS, home, environment and mcpctl's paths."""
-    from mcpctl.clients.machine import Machine  # noqa: PLC0415
-
-    ctx = context(workspace, config)
-    return Machine.current(ctx.paths, ctx.config_file, ctx.root)
 
 
 def _known_clients() -> str:

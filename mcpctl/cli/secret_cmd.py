@@ -9,9 +9,8 @@ import typer
 
 from mcpctl.cli import render
 from mcpctl.cli.options import ConfigOption, JsonOption, WorkspaceOption, context
-from mcpctl.config.secret_refs import secret_references
-from mcpctl.config.view import load_view
 from mcpctl.errors import ExitCode, UsageError
+from mcpctl.reports.secrets import SecretNames, list_report, rm_report, set_report
 
 secret_app = typer.Typer(
     help="Secrets in the OS keyring, referenced from config as ${secret:NAME}.\n\n"
@@ -44,18 +43,19 @@ def set_command(
         bool, typer.Option("--stdin", help="Read one value from stdin (one trailing newline "
                            "is stripped).")
     ] = False,
+    as_json: JsonOption = False,
 ) -> int:
     """Store a secret in the OS keyring (hidden prompt, or --stdin for scripts).
 
     Example: mcpctl secret set github-pat
     """
-    from mcpctl.credentials.keyring_store import check_secret_name, set_secret  # noqa: PLC0415
+    from mcpctl.credentials.keyring_store import check_secret_name  # noqa: PLC0415
 
     check_secret_name(name)
-    paths = context(None, None).paths
-    set_secret(paths.secrets_index, name, read_secret_value(from_stdin, f"Value for {name}: "))
-    render.say(f"stored secret {name} in the OS keyring (reference it as ${{secret:{name}}})")
-    return ExitCode.OK
+    machine = context(None, None)
+    report = set_report(machine, name, read_secret_value(from_stdin, f"Value for {name}: "))
+    return render.emit(report, as_json, lambda stored: render.say(
+        f"stored secret {stored} in the OS keyring (reference it as ${{secret:{stored}}})"))
 
 
 @secret_app.command("get")
@@ -84,22 +84,14 @@ def rm_command(
     name: Annotated[str, typer.Argument(help="Secret name.")],
     workspace: WorkspaceOption = None,
     config: ConfigOption = None,
+    as_json: JsonOption = False,
 ) -> int:
     """Delete a secret from the keyring (warns when a server still references it).
 
     Example: mcpctl secret rm github-pat
     """
-    from mcpctl.credentials.keyring_store import delete_secret  # noqa: PLC0415
-
-    ctx = context(workspace, config)
-    if not delete_secret(ctx.paths.secrets_index, name):
-        raise UsageError(f"no secret named {name!r} in the keyring")
-    render.say(f"removed secret {name}")
-    users = secret_references(load_view(ctx.root, ctx.config_file).servers).get(name, [])
-    if users:
-        render.warn(f"warning: still referenced by {', '.join(users)}; those servers will "
-                    f"not start until it is set again (mcpctl secret set {name})")
-    return ExitCode.OK
+    return render.emit(rm_report(context(workspace, config), name), as_json,
+                       lambda removed: render.say(f"removed secret {removed}"))
 
 
 @secret_app.command("list")
@@ -114,24 +106,16 @@ def list_command(
 
     Example: mcpctl secret list --json
     """
-    from mcpctl.credentials.keyring_store import indexed_names  # noqa: PLC0415
+    return render.emit(list_report(context(workspace, config)), as_json, _print_names)
 
-    ctx = context(workspace, config)
-    stored = indexed_names(ctx.paths.secrets_index)
-    references = secret_references(load_view(ctx.root, ctx.config_file).servers)
-    names = sorted(set(stored) | set(references))
-    entries = [{"name": n, "stored": n in stored, "referenced_by": references.get(n, []),
-                "unreferenced": n in stored and not references.get(n)} for n in names]
-    if as_json:
-        render.print_json({"secrets": entries})
-        return ExitCode.OK
-    if not entries:
+
+def _print_names(secrets: SecretNames) -> None:
+    if not secrets.names:
         render.say("no secrets")
-    rows = [[n, _status(n in stored, bool(references.get(n))),
-             ", ".join(references.get(n, [])) or "-"] for n in names]
-    if rows:
-        render.print_table(["NAME", "STATUS", "REFERENCED BY"], rows)
-    return ExitCode.OK
+        return
+    rows = [[n, _status(n in secrets.stored, bool(secrets.references.get(n))),
+             ", ".join(secrets.references.get(n, [])) or "-"] for n in secrets.names]
+    render.print_table(["NAME", "STATUS", "REFERENCED BY"], rows)
 
 
 def _status(stored: bool, referenced: bool) -> str:

@@ -3,22 +3,16 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
-from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
 from mcpctl.cli import render
 from mcpctl.cli.guarding import keep_guards_current
 from mcpctl.cli.options import ConfigOption, JsonOption, WorkspaceOption, context
-from mcpctl.config.merge import MergedServer, find
-from mcpctl.config.view import load_view
-from mcpctl.errors import ExitCode, TrustRefused, UsageError
-from mcpctl.model import Tier
+from mcpctl.config.merge import MergedServer
 from mcpctl.reports import listing
-from mcpctl.trust.gate import unpinnable_message
-from mcpctl.trust.state import TrustState
+from mcpctl.reports.approvals import Approvals, Revoked, revoke_report, trust_report
 from mcpctl.trust.status import Status
 
 
@@ -58,112 +52,35 @@ def trust_command(
 
     Example: mcpctl trust memory tasks --ignore-changes-in docs --workspace ~/src/project
     """
-    from mcpctl.trust import actions as trust_actions  # noqa: PLC0415
-
-    ctx = context(workspace, config)
-    view = load_view(ctx.root, ctx.config_file)
-    servers = _select(view.servers, names or [], all_servers)
     interactive = sys.stdin.isatty() and not yes and not as_json
-    if not yes and not interactive:
-        raise TrustRefused("not a terminal: nothing approved; review with `mcpctl show NAME` "
-                           "and approve non-interactively with --yes")
-    ignored = _folders(ignore_changes_in or [], ctx.root) if ignore_changes_in else None
-    pending = trust_actions.statuses(servers, ctx.root, ctx.paths.trust_file, ignored)
-    results = _review(pending, interactive=interactive, as_json=as_json,
-                      approve=lambda server, status: trust_actions.approve(
-                          server, status, ctx.root, ctx.paths.trust_file))
-    if as_json:
-        render.print_json({"workspace": str(ctx.root), "results": results,
-                           "problems": [listing.problem_document(p) for p in view.problems]})
-    else:
-        for result in results:
-            render.say(f"{result['status']}: {result['name']} ({result['fingerprint']})")
-        if not results:
-            render.say("no workspace servers here to trust")
-        render.warn_problems(view.problems)
-    keep_guards_current(ctx)
-    if any(result["status"] == "unpinnable" for result in results):
-        return ExitCode.TRUST_REFUSED
-    # A broken file may hide servers that were meant to be reviewed: say so by exit code.
-    return ExitCode.INVALID_CONFIG if view.problems else ExitCode.OK
 
-
-def _review(pending: list[tuple[MergedServer, Status]], *, interactive: bool, as_json: bool,
-            approve: Callable[[MergedServer, Status], None]) -> list[dict[str, Any]]:
-    """Show what is asked (the changed files once), ask once, approve the approvable."""
-    results: list[dict[str, Any]] = []
-    asking = [(server, status) for server, status in pending
-              if status.state is not TrustState.TRUSTED]
-    if not as_json:
-        _describe_file_changes([status for _, status in asking])
-    approvable = []
-    for server, status in pending:
-        if status.state is TrustState.TRUSTED:
-            results.append(_result(server, status, "already-trusted"))
-            continue
+    def review(asking: list[tuple[MergedServer, Status]]) -> None:
         if not as_json:
-            _describe(server, status)
-        if status.state is TrustState.UNPINNABLE:
-            # Never approvable; the others still are, and the exit code says it at the end.
-            render.warn(f"mcpctl: error: {unpinnable_message(server.name, status.unpinned)}")
-            results.append(_result(server, status, "unpinnable"))
-            continue
-        approvable.append((server, status))
-    names_asked = ", ".join(repr(server.name) for server, _ in approvable)
-    declined = bool(approvable) and interactive and not typer.confirm(
-        f"Trust {names_asked}?", default=False)
-    for server, status in approvable:
-        if declined:
-            results.append(_result(server, status, "declined"))
-            continue
-        approve(server, status)
-        results.append(_result(server, status, "trusted"))
-    return results
+            _describe_file_changes([status for _, status in asking])
+            for server, status in asking:
+                _describe(server, status)
+
+    def confirm(servers: list[MergedServer]) -> bool:
+        asked = ", ".join(repr(server.name) for server in servers)
+        return typer.confirm(f"Trust {asked}?", default=False)
+
+    machine = context(workspace, config)
+    report = trust_report(machine, names or [], all_servers, review=review,
+                          confirm=None if yes else confirm, can_ask=interactive,
+                          ignore_changes_in=ignore_changes_in or ())
+    code = render.emit(report, as_json, _print_results)
+    keep_guards_current(machine)
+    return code
 
 
-def _select(servers: list[MergedServer], names: list[str], all_servers: bool
-            ) -> list[MergedServer]:
-    if bool(names) == all_servers:
-        raise UsageError("name the servers to trust, or give --all (not both)")
-    if all_servers:
-        return [s for s in servers if s.winner.source.tier is Tier.WORKSPACE]
-    chosen = []
-    for name in dict.fromkeys(names):
-        server = find(servers, name)
-        if server is None:
-            raise UsageError(f"no server named {name!r} in this workspace (see: mcpctl list)")
-        if server.winner.source.tier is Tier.USER:
-            raise UsageError(f"server {name!r} is in your user tier, which is trusted as written; "
-                             "only workspace servers need approval")
-        chosen.append(server)
-    return chosen
-
-
-def _result(server: MergedServer, status: Status, outcome: str) -> dict[str, Any]:
-    return {"name": server.name, "status": outcome, "fingerprint": status.fingerprint,
-            "source": listing.source_document(server.winner.source)}
+def _print_results(approvals: Approvals) -> None:
+    for result in approvals.results:
+        render.say(f"{result['status']}: {result['name']} ({result['fingerprint']})")
+    if not approvals.results:
+        render.say("no workspace servers here to trust")
 
 
 MAX_FILES_SHOWN = 200  # of the files changed; the rest are counted
-
-
-def _folders(texts: list[str], root: Path) -> list[str]:
-    """Workspace-relative folders, `/`-separated; anything else is a usage error."""
-    folders = []
-    for text in texts:
-        relative = Path(text)
-        if relative.is_absolute():
-            try:
-                relative = relative.relative_to(root)
-            except ValueError:
-                raise UsageError(f"--ignore-changes-in {text!r} is not inside the workspace "
-                                 f"{root}") from None
-        parts = relative.parts
-        if not parts or parts == (".",) or ".." in parts:
-            raise UsageError(f"--ignore-changes-in {text!r}: name a folder inside the "
-                             "workspace (not the root, no `..`)")
-        folders.append("/".join(p for p in parts if p != ".") + "/")
-    return sorted(set(folders))
 
 
 def _describe_file_changes(statuses: list[Status]) -> None:
@@ -219,26 +136,18 @@ def revoke_command(
 
     Example: mcpctl revoke --stale
     """
-    from mcpctl.trust import actions as trust_actions  # noqa: PLC0415
+    machine = context(workspace, config)
+    report = revoke_report(machine, names or [], whole_workspace=whole_workspace,
+                           all_approvals=all_approvals, stale=stale)
+    code = render.emit(report, as_json, _print_revoked)
+    keep_guards_current(machine)
+    return code
 
-    modes = [bool(names), whole_workspace, all_approvals, stale]
-    if sum(modes) != 1:
-        raise UsageError("give server names, or one of --whole-workspace, --all, --stale")
-    ctx = context(workspace, config)
-    store = ctx.paths.trust_file
-    if stale:
-        removed = trust_actions.revoke_stale(store)
-    elif all_approvals:
-        removed = trust_actions.revoke_all(store)
+
+def _print_revoked(revoked: Revoked) -> None:
+    for item in revoked.removed:
+        render.say(f"revoked: {item['name']} in {item['workspace']} ({item['reason']})")
+    if not revoked.removed:
+        render.say("nothing to revoke")
     else:
-        removed = trust_actions.revoke_in(store, ctx.root, names or None)
-    if as_json:
-        render.print_json({"revoked": removed, "running_servers_stopped": False})
-    else:
-        for item in removed:
-            render.say(f"revoked: {item['name']} in {item['workspace']} ({item['reason']})")
-        if not removed:
-            render.say("nothing to revoke")
         render.say("note: servers already running are not stopped; restart your MCP client.")
-    keep_guards_current(ctx)
-    return ExitCode.OK

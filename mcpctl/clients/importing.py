@@ -15,13 +15,13 @@ from typing import TYPE_CHECKING, Any
 
 from mcpctl.clients.load import load_client
 from mcpctl.clients.server import ClientServer
-from mcpctl.clients.table import ClientFormat
+from mcpctl.clients.table import ClientFormat, client_path
 from mcpctl.clients.write.export import user_servers
 from mcpctl.errors import UsageError
 from mcpctl.model import Problem, ServerSpec
 
 if TYPE_CHECKING:
-    from mcpctl.clients.machine import Machine
+    from mcpctl.machine import Machine
 
 
 @dataclass(frozen=True)
@@ -45,7 +45,7 @@ class ImportReport:
 def import_from_client(machine: Machine, client: ClientFormat, names: Sequence[str], *,
                        replace: bool, file: Path | None = None) -> ImportReport:
     """Copy the client's own servers (`names`, default all) into the user tier."""
-    path = machine.client_path(client, file)
+    path = client_path(machine, client, file)
     if not path.exists() and not path.is_symlink():
         raise UsageError(f"no {client.title} config at {path} (nothing to import)")
     load = load_client(client, machine.root, machine.os_key, machine.environ, machine.home,

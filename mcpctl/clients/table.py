@@ -17,6 +17,10 @@ from enum import StrEnum
 from pathlib import Path, PurePath
 from typing import Any
 
+from mcpctl.machine import Machine, os_name
+
+__all__ = ["os_name"]  # re-exported: the rows are keyed by it
+
 
 class Syntax(StrEnum):
     JSON = "json"
@@ -197,15 +201,6 @@ def client_by_id(client_id: str) -> ClientFormat | None:
     return next((client for client in CLIENTS if client.id == client_id), None)
 
 
-def os_name(platform: str) -> str:
-    """`sys.platform` → the row's OS key."""
-    if platform.startswith("win"):
-        return "windows"
-    if platform == "darwin":
-        return "macos"
-    return "linux"
-
-
 def client_file(client: ClientFormat, os_key: str, environ: Mapping[str, str],
                 home: Path) -> Path:
     """Where `client` keeps its user file: the first env override that is set, else
@@ -220,6 +215,13 @@ def client_file(client: ClientFormat, os_key: str, environ: Mapping[str, str],
         "appdata": environ.get("APPDATA") or str(home / "AppData" / "Roaming"),
     }
     return _path(client.locations[os_key].format(**values), os_key)
+
+
+def client_path(machine: Machine, client: ClientFormat, override: Path | None = None) -> Path:
+    """The file `client` keeps on `machine`, or `override` (a `--file`) made absolute."""
+    if override is not None:
+        return override.absolute()
+    return client_file(client, machine.os_key, machine.environ, machine.home)
 
 
 def _path(text: str, os_key: str) -> Path:

@@ -14,14 +14,14 @@ from typing import TYPE_CHECKING
 
 from mcpctl.clients.load import ClientFile, ClientLoad, load_client
 from mcpctl.clients.rows import ClientRow, Difference, ProjectState, client_rows, differences
-from mcpctl.clients.table import CLIENTS, ClientFormat
+from mcpctl.clients.table import CLIENTS, ClientFormat, client_path
 from mcpctl.errors import McpctlError
 from mcpctl.model import Problem, ServerSpec
 
 if TYPE_CHECKING:
     from mcpctl.clients.folder_trust import FolderTrust
-    from mcpctl.clients.machine import Machine
     from mcpctl.clients.settings import ClientSettings
+    from mcpctl.machine import Machine
 
 
 @dataclass
@@ -85,7 +85,7 @@ def _folder_trust(machine: Machine, client: ClientFormat,
 
     if not client.folder_trust:
         return None
-    trust = load_folder_trust(machine.root, machine.client_path(client), machine.environ)
+    trust = load_folder_trust(machine.root, client_path(machine, client), machine.environ)
     view.problems += trust.problems
     return trust
 
@@ -113,7 +113,7 @@ def _in_sync(machine: Machine, client: ClientFormat, user_specs: Mapping[str, Se
     )
     from mcpctl.clients.write.plan import plan_export  # noqa: PLC0415
 
-    path = machine.client_path(client)
+    path = client_path(machine, client)
     text = read_client_text(path) if path.exists() else None
     if isinstance(text, Problem):
         return None

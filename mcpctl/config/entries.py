@@ -21,6 +21,17 @@ KNOWN_FIELDS = frozenset(
 MAX_TIMEOUT = 600
 
 
+def _near_miss(fields: Mapping[str, Any]) -> str:
+    """` (did you mean 'command' for 'comand'?)` when a key is a typo of the missing one."""
+    from difflib import get_close_matches  # noqa: PLC0415 - only for a broken entry
+
+    for key in fields:
+        match = get_close_matches(key.lower(), ["command", "url"], n=1, cutoff=0.6)
+        if match and key not in KNOWN_FIELDS:
+            return f" (did you mean {match[0]!r} for {key!r}?)"
+    return ""
+
+
 class EntryError(ValueError):
     """An entry that does not describe a server; `field` names the culprit."""
 
@@ -48,7 +59,8 @@ def spec_from_entry(
     has_url = fields.get("url") is not None
     if has_command == has_url:
         which = "both 'command' and 'url'" if has_command else "neither 'command' nor 'url'"
-        raise EntryError(f"server {name!r} has {which}; it needs exactly one")
+        raise EntryError(f"server {name!r} has {which}; it needs exactly one"
+                         + ("" if has_command else _near_miss(fields)))
     transport = _transport(name, fields.get("type"), remote=has_url)
     timeout = _timeout(name, fields.get("timeout"))
     return ServerSpec(

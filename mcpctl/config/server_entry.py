@@ -58,7 +58,7 @@ def build_entry(name: str, options: EntryOptions) -> dict[str, Any]:
 def _refuse_nulls(value: Any, where: str) -> None:
     """TOML has no null: refuse it here rather than fail while writing config.toml."""
     if value is None:
-        raise UsageError(f"--json: {where!r} is null, which config.toml cannot hold; leave it out")
+        raise UsageError(f"--entry: {where!r} is null, which config.toml cannot hold; leave it out")
     if isinstance(value, dict):
         for key, item in value.items():
             _refuse_nulls(item, f"{where}.{key}" if where else key)
@@ -70,18 +70,18 @@ def _refuse_nulls(value: Any, where: str) -> None:
 def _raw_entry(options: EntryOptions) -> dict[str, Any]:
     options = _url_from_argv(options)
     given = [flag for flag, value in (("-- COMMAND", options.argv), ("URL", options.url),
-                                      ("--json", options.entry_json),
+                                      ("--entry", options.entry_json),
                                       ("--command-line", options.command_line)) if value]
     if len(given) != 1:
         raise UsageError("give exactly one of: -- COMMAND..., a URL (or --url), "
-                         "--command-line, --json"
+                         "--command-line, --entry"
                          + (f" (got {', '.join(given)})" if given else ""))
     if options.transport not in (None, *TRANSPORTS):
         raise UsageError(f"--transport must be one of {', '.join(TRANSPORTS)}, "
                          f"not {options.transport!r}")
     if options.entry_json:
         if options.env or options.headers or options.cwd or options.transport:
-            raise UsageError("--json takes the whole entry; put env, headers and cwd inside it")
+            raise UsageError("--entry takes the whole entry; put env, headers and cwd inside it")
         return _json_entry(options.entry_json)
     if options.url:
         return _remote_entry(options, options.url)
@@ -170,7 +170,7 @@ def _json_entry(text: str) -> dict[str, Any]:
     try:
         value = load_object_pairs_strict(text)
     except ValueError as error:
-        raise UsageError(f"--json: {error}") from None
+        raise UsageError(f"--entry: {error}") from None
     if not isinstance(value, dict):
-        raise UsageError("--json must be a JSON object (one server entry)")
+        raise UsageError("--entry must be a JSON object (one server entry)")
     return value

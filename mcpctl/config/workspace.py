@@ -22,9 +22,23 @@ def find_workspace_root(start: Path) -> Path:
     return start
 
 
+def is_home(root: Path) -> bool:
+    try:
+        return root.resolve() == Path.home().resolve()
+    except (OSError, RuntimeError):  # no home folder at all: nothing to confuse it with
+        return False
+
+
 def load_workspace(root: Path) -> TierLoad:
-    """Every workspace format's file under `root`; a bad file never hides the others."""
+    """Every workspace format's file under `root`; a bad file never hides the others.
+
+    The home folder is never a workspace: `~/.cursor/mcp.json` is Cursor's global file
+    and `~/.mcp.json` no repo's; from `~` (or a folder of a dotfiles repo at `~`) they
+    would be listed as a repo's servers, to be approved (issue 15).
+    """
     load = TierLoad()
+    if is_home(root):
+        return load
     for precedence, fmt in enumerate(WORKSPACE_FORMATS, start=1):
         if not fmt.workspace:
             continue

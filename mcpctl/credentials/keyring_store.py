@@ -10,10 +10,12 @@ tried and the fix, with exit 5; there is never a fallback to a plaintext file.
 from __future__ import annotations
 
 import json
+import os
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from mcpctl.credentials import secret_service
 from mcpctl.errors import ConfigError, KeyringUnavailable, UsageError
 from mcpctl.files.atomic import atomic_write_text, file_lock
 from mcpctl.variables import SECRET_NAME
@@ -99,6 +101,12 @@ def _call(action: str, function: Any, *args: str) -> Any:
 
 
 def get_secret(name: str) -> str | None:
+    # Straight from the Secret Service when that is what keyring would pick: skipping
+    # keyring's backend discovery is most of `mcpctl run`'s cost with a secret.
+    if secret_service.applies(os.environ):
+        found = secret_service.read(SERVICE, name)
+        if found is not None:
+            return found
     value = _call("read a secret", "get_password", SERVICE, name)
     return value if isinstance(value, str) else None
 

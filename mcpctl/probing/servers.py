@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -25,6 +25,7 @@ from mcpctl.credentials.keyring_store import get_secret
 from mcpctl.credentials.redact import redact
 from mcpctl.errors import McpctlError, TrustRefused
 from mcpctl.launch import Launch, child_environment, resolve_launch
+from mcpctl.machine import Machine
 from mcpctl.model import Tier
 from mcpctl.paths import Paths
 from mcpctl.probing.redaction import hidden_values
@@ -66,9 +67,11 @@ class Outcome:
 
 
 def plan_for(
-    launch: Launch, options: ProbeOptions, *, cwd: Path, secrets: Sequence[str] = ()
+    launch: Launch, options: ProbeOptions, *, cwd: Path, environ: Mapping[str, str],
+    secrets: Sequence[str] = (),
 ) -> LaunchPlan:
-    """`cwd` is where a server without its own `cwd` runs (see `default_cwd`)."""
+    """`cwd` is where a server without its own `cwd` runs (see `default_cwd`); `environ`
+    is the one the launch was resolved with."""
     from mcpctl.protocol.probe import LaunchPlan  # noqa: PLC0415
 
     return LaunchPlan(
@@ -76,7 +79,7 @@ def plan_for(
         # PATH again and could fall through to a file nobody pinned.
         name=launch.name, transport=launch.transport,
         argv=(launch.program or launch.argv[0], *launch.argv[1:]) if launch.argv else (),
-        env=child_environment(os.environ, launch), cwd=launch.cwd or str(cwd),
+        env=child_environment(environ, launch), cwd=launch.cwd or str(cwd),
         url=launch.url, headers=launch.headers,
         timeout=options.timeout or launch.timeout or DEFAULT_TIMEOUT,
         roots=(launch.root.as_uri(),), secrets=tuple(secrets),
@@ -93,25 +96,27 @@ def default_cwd(tier: Tier, root: Path, home: Path) -> Path:
     return home if home.is_dir() else Path(os.sep)
 
 
-def admit_all(servers: Sequence[MergedServer], root: Path, trust_file: Path,
+def admit_all(servers: Sequence[MergedServer], machine: Machine,
               states: TrustStates | None = None) -> list[Outcome]:
     """One store read and one pass over the workspace for all of them (issue 10)."""
-    states = states or TrustStates(root, trust_file)
+    states = states or TrustStates.on(machine)
     outcomes = []
     for server in servers:
         try:
-            outcomes.append(Outcome(server, admission=admit(server, root, trust_file,
-                                                            states=states)))
+            admission = admit(server, machine.root, machine.paths.trust_file,
+                              environ=machine.environ, home=machine.home, states=states)
+            outcomes.append(Outcome(server, admission=admission))
         except TrustRefused as refusal:
             outcomes.append(Outcome(server, refused=str(refusal)))
     return outcomes
 
 
 def probe_admitted(
-    outcomes: list[Outcome], paths: Paths, options: ProbeOptions,
+    outcomes: list[Outcome], machine: Machine, options: ProbeOptions,
     on_done: Callable[[str], None] | None = None,
 ) -> list[Outcome]:
     """Resolve and probe each admitted outcome in place; returns the same list."""
+    paths = machine.paths
     from mcpctl.probing import cache as probe_cache  # noqa: PLC0415
 
     runnable: list[tuple[Outcome, LaunchPlan]] = []
@@ -126,17 +131,18 @@ def probe_admitted(
                 continue
         admission = outcome.admission
         try:
-            launch = resolve_launch(admission, os.environ, Path.home(), get_secret)
+            launch = resolve_launch(admission, machine.environ, machine.home, get_secret)
         except TrustRefused as refusal:  # the resolved launch reaches an unapproved file
             outcome.admission, outcome.refused = None, str(refusal)
             continue
         except McpctlError as error:
             outcome.failed = redact(str(error), ())
             continue
-        cwd = default_cwd(admission.definition.source.tier, admission.root, Path.home())
+        cwd = default_cwd(admission.definition.source.tier, admission.root, machine.home)
         secrets = hidden_values(admission.definition.spec, launch)
         outcome.secrets = tuple(secrets)
-        runnable.append((outcome, plan_for(launch, options, cwd=cwd, secrets=secrets)))
+        runnable.append((outcome, plan_for(launch, options, cwd=cwd,
+                                                  environ=machine.environ, secrets=secrets)))
     if runnable:
         _probe_concurrently(runnable, options, on_done)
     for outcome in outcomes:

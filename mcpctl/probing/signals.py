@@ -1,5 +1,10 @@
-"""SIGTERM or SIGHUP while servers are probed stops them the way Ctrl-C does; the caller
-then exits with 128 + the signal's number."""
+"""Ctrl-C, SIGTERM or SIGHUP while servers are probed stops them; the caller then says
+so and exits with 128 + the signal's number.
+
+SIGINT is taken through the event loop like the others (issue 15): left to asyncio's
+runner, a Ctrl-C said nothing, and one delivered to a helper thread could leave the
+loop asleep until the probe timeout.
+"""
 
 from __future__ import annotations
 
@@ -10,26 +15,28 @@ from collections.abc import Iterator
 from mcpctl.errors import ExitCode, McpctlError
 
 # SIGHUP: the terminal closed. Windows has neither this nor process groups to stop.
-STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP")
+STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP")
                      if hasattr(signal, name))
 
 
 class ProbingStopped(McpctlError):
-    """SIGTERM or SIGHUP arrived while servers ran; they were stopped like on Ctrl-C."""
+    """Ctrl-C, SIGTERM or SIGHUP arrived while servers ran; they were stopped."""
 
     exit_code = ExitCode.INTERRUPTED
 
     def __init__(self, signum: int) -> None:
         name = signal.Signals(signum).name
-        super().__init__(f"stopped by {name}; the servers being probed were stopped")
+        said = "interrupted (Ctrl-C)" if name == "SIGINT" else f"stopped by {name}"
+        super().__init__(f"{said}; the servers being probed were stopped")
         # The shell's convention for "ended by this signal", from the one exit-code table;
         # the one error handler reports it like any other error.
-        self.exit_code = ExitCode.TERMINATED if name == "SIGTERM" else ExitCode.HANGUP
+        self.exit_code = {"SIGINT": ExitCode.INTERRUPTED, "SIGTERM": ExitCode.TERMINATED}.get(
+            name, ExitCode.HANGUP)
 
 
 @contextlib.contextmanager
 def stopping_on_signals(received: list[int]) -> Iterator[None]:
-    """While the block runs, SIGTERM and SIGHUP cancel the current task, which kills
+    """While the block runs, SIGINT, SIGTERM and SIGHUP cancel the current task, which kills
     every server's process group (as Ctrl-C does) and ends `asyncio.run` with
     CancelledError; `received` says which signal it was."""
     import asyncio  # noqa: PLC0415

@@ -1,11 +1,19 @@
-"""The cost report as data for `cost --json` and the table (pure)."""
+"""What `cost` reports: each server's tools and their tokens, as a `Report`."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
 from typing import Any
 
-from mcpctl.probing.servers import Outcome
+from mcpctl.config.merge import MergedServer, named
+from mcpctl.config.view import load_view
+from mcpctl.errors import ExitCode
+from mcpctl.machine import Machine
+from mcpctl.model import Problem
+from mcpctl.probing.servers import Outcome, ProbeOptions, admit_all, probe_admitted
+from mcpctl.reports.report import Report, problems_exit
 from mcpctl.tokens.cost import CostReport, ServerCost, build_report
 
 COST_SCHEMA_VERSION = 1
@@ -76,3 +84,46 @@ def cost_document(outcomes: Sequence[Outcome], report: CostReport, states: dict[
         "servers": [server_document(o, costs.get(o.name), states[o.name]) for o in outcomes],
         "warnings": [{"code": w.code, "message": w.message} for w in report.warnings],
     }
+
+
+Probing = Callable[[int], AbstractContextManager[Callable[[str], None]]]  # progress display
+
+
+@dataclass(frozen=True)
+class Costs:
+    document: dict[str, Any]
+
+
+def cost_report(machine: Machine, names: list[str], options: ProbeOptions,
+                probing: Probing) -> Report[Costs]:
+    """Probe (or reuse the cached probe of) each chosen server and count its tokens."""
+    from mcpctl.trust.view import TrustStates  # noqa: PLC0415
+
+    view = load_view(machine.root, machine.config_file)
+    servers = chosen(view.servers, names, view.problems)
+    states = TrustStates.on(machine)  # one store read, one pass: gate and report
+    outcomes = admit_all(servers, machine, states)
+    with probing(sum(o.admission is not None for o in outcomes)) as advance:
+        probe_admitted(outcomes, machine, options, advance)
+    report = report_for(outcomes)
+    state_by_name = {o.name: states.state_of(o.server.winner)[0] for o in outcomes}
+    document = cost_document(outcomes, report, state_by_name, options.capabilities)
+    warnings = [f"warning: {s['name']}: {w['message']}" for s in document["servers"]
+                if s["total_tokens"] is not None for w in s["warnings"]]
+    warnings += [f"warning: all: {w['message']}" for w in document["warnings"]]
+    code = ExitCode.OK
+    if any(o.failed for o in outcomes):
+        code = ExitCode.SERVER_FAILED
+    elif names and any(o.refused for o in outcomes):
+        code = ExitCode.TRUST_REFUSED
+    body = {key: value for key, value in document.items() if key != "schema_version"}
+    return Report("cost", body, Costs(document), problems_exit(code, view.problems),
+                  view.problems, warnings=warnings, version=COST_SCHEMA_VERSION)
+
+
+def chosen(servers: list[MergedServer], names: list[str], problems: Sequence[Problem]
+           ) -> list[MergedServer]:
+    """The servers named (each once, in the order given), or all of them."""
+    if not names:
+        return servers
+    return [named(servers, name, problems) for name in dict.fromkeys(names)]

@@ -5,14 +5,13 @@ and which client starts a repo's definition that mcpctl shadows with the user's.
 
 from __future__ import annotations
 
-import os
 import time
-from pathlib import Path
 from typing import Any
 
 from mcpctl.clients.precedence import RepoStarter, repo_starters
 from mcpctl.clients.weak_approvals import WeakApprovals, load_weak_approvals
 from mcpctl.config.merge import MergedServer
+from mcpctl.machine import Machine
 from mcpctl.model import Definition
 from mcpctl.paths import Paths
 from mcpctl.probing import cache as probe_cache
@@ -30,10 +29,10 @@ def last_probe(paths: Paths, states: TrustStates, server: MergedServer) -> dict[
             "capabilities": list(cached.capabilities), "tokenizer": cached.tokenizer}
 
 
-def weak_approvals_here(root: Path, servers: list[MergedServer]) -> WeakApprovals:
+def weak_approvals_here(machine: Machine, servers: list[MergedServer]) -> WeakApprovals:
     """Claude Code's name-only approvals of this workspace's `.mcp.json` servers."""
     project = [d.name for s in servers for d in s.definitions if d.source.format_id == "claude"]
-    return load_weak_approvals(root, project, os.environ, Path.home())
+    return load_weak_approvals(machine.root, project, machine.environ, machine.home)
 
 
 class Starters(dict[tuple[str, int, str], list[RepoStarter]]):
@@ -70,8 +69,7 @@ def starters_document(starters: list[RepoStarter]) -> dict[str, Any]:
                                    for s in starters]}
 
 
-def unguarded_here(paths: Paths, config_file: Path, root: Path,
-                   claude: WeakApprovals) -> list[str]:
+def unguarded_here(machine: Machine, claude: WeakApprovals) -> list[str]:
     """`.mcp.json` servers Claude Code would start without mcpctl's gate although the
     guard is on for this workspace: added since the wiring was last kept current.
     Nothing is read unless the folder has a `.mcp.json`."""
@@ -80,11 +78,12 @@ def unguarded_here(paths: Paths, config_file: Path, root: Path,
     from mcpctl.errors import McpctlError  # noqa: PLC0415
     from mcpctl.trust.store import read_store, workspace_key  # noqa: PLC0415
 
+    root = machine.root
     if not (root / GUARDED_FILE).exists():
         return []
     try:
-        if GUARDED_CLIENT not in read_client_settings(config_file).sync or \
-                workspace_key(root) not in read_store(paths.trust_file)["workspaces"]:
+        if GUARDED_CLIENT not in read_client_settings(machine.config_file).sync or \
+                workspace_key(root) not in read_store(machine.paths.trust_file)["workspaces"]:
             return []
     except McpctlError:  # reported by the user tier's or the store's own reading
         return []

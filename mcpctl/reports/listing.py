@@ -9,7 +9,7 @@ from typing import Any
 
 from mcpctl.config.merge import MergedServer
 from mcpctl.credentials.masking import masked_args, masked_map, masked_tree, masked_url
-from mcpctl.model import Definition, Problem, ServerSpec, Source, Tier
+from mcpctl.model import Definition, ServerSpec, Source, Tier
 from mcpctl.trust.status import Status
 from mcpctl.variables import Kind, expandable_fields, references, references_in
 
@@ -117,11 +117,6 @@ def row_document(row: Row) -> dict[str, Any]:
         "shadowed_by": source_document(row.shadowed_by) if row.shadowed_by else None,
         "variables": [ref.text for ref in references_in(spec)],
     }
-
-
-def problem_document(problem: Problem) -> dict[str, Any]:
-    return {"path": str(problem.path), "line": problem.line, "column": problem.column,
-            "message": problem.message}
 
 
 def why_wins(server: MergedServer) -> str:

@@ -11,6 +11,7 @@ from typing import Any
 from mcpctl.config.merge import MergedServer, merge
 from mcpctl.config.workspace import load_workspace
 from mcpctl.errors import TrustRefused
+from mcpctl.machine import Machine
 from mcpctl.pinning.workspace import Entry
 from mcpctl.trust.gate import unpinnable_message
 from mcpctl.trust.state import Approval, TrustState, approved_definition
@@ -26,14 +27,16 @@ from mcpctl.trust.store import (
 from mcpctl.trust.view import TrustStates
 
 
-def statuses(servers: list[MergedServer], root: Path, trust_file: Path,
+def statuses(servers: list[MergedServer], machine: Machine,
              ignored: Sequence[str] | None = None) -> list[tuple[MergedServer, Status]]:
-    """Pinned with what a launch from this process would expand (DESIGN §4), with one
-    store read and one pass over the workspace for all of them."""
-    states = TrustStates(root, trust_file)
+    """Pinned with what a launch on `machine` would expand (DESIGN §4), with one store
+    read and one pass over the workspace for all of them; `ignored` replaces the
+    folders each approval excludes (`trust --ignore-changes-in`)."""
+    states = TrustStates.on(machine)
     if states.store_error is not None:
         raise TrustStoreError(states.store_error)
     return [(server, states.status(server.winner, ignored)) for server in servers]
+
 
 
 def approve(server: MergedServer, status: Status, root: Path, trust_file: Path) -> None:
@@ -79,8 +82,9 @@ def revoke_all(trust_file: Path) -> list[dict[str, Any]]:
     return update_store(trust_file, mutate)
 
 
-def stale_records(store: Store, trust_file: Path) -> list[dict[str, Any]]:
-    """Records that are changed, or orphaned (workspace gone, server no longer defined)."""
+def stale_records(store: Store, machine: Machine) -> list[dict[str, Any]]:
+    """Records that are changed, or orphaned (workspace gone, server no longer defined);
+    pinned with what a launch on `machine` would expand."""
     stale: list[dict[str, Any]] = []
     for key, records in store["workspaces"].items():
         root = Path(key)
@@ -88,7 +92,7 @@ def stale_records(store: Store, trust_file: Path) -> list[dict[str, Any]]:
             stale += [{"workspace": key, "name": n, "reason": TrustState.ORPHANED.value,
                        "detail": "workspace folder is gone"} for n in records]
             continue
-        states = TrustStates(root, trust_file)
+        states = TrustStates.on(machine, root)
         # The approval is of the winning definition; a shadowed one in a later file is not it.
         winners = {s.name: s.winner for s in merge(load_workspace(root).definitions)}
         for name in records:
@@ -106,9 +110,9 @@ def stale_records(store: Store, trust_file: Path) -> list[dict[str, Any]]:
     return stale
 
 
-def revoke_stale(trust_file: Path) -> list[dict[str, Any]]:
+def revoke_stale(machine: Machine) -> list[dict[str, Any]]:
     def mutate(store: Store) -> list[dict[str, Any]]:
-        stale = stale_records(store, trust_file)
+        stale = stale_records(store, machine)
         for item in stale:
             records = store["workspaces"][item["workspace"]]
             records.pop(item["name"], None)
@@ -116,4 +120,4 @@ def revoke_stale(trust_file: Path) -> list[dict[str, Any]]:
                 del store["workspaces"][item["workspace"]]
         return stale
 
-    return update_store(trust_file, mutate)
+    return update_store(machine.paths.trust_file, mutate)

@@ -33,12 +33,13 @@ class Admission:
 
 
 def admit(server: MergedServer, root: Path, trust_file: Path, *,
-          environ: Mapping[str, str] | None = None, home: Path | None = None,
+          environ: Mapping[str, str], home: Path, cache_dir: Path | None = None,
           states: TrustStates | None = None) -> Admission:
     """Allow the server's winning definition to start, or raise TrustRefused.
 
-    `environ` and `home` (default: this process's) must be what the launch will use:
+    `environ` and `home` (the invocation's `Machine`) must be what the launch will use:
     they decide which workspace files the definition reaches, and so its fingerprint.
+    `cache_dir`: the digest cache's folder (None: hash everything).
     `states` shares one store read and one workspace pass among a command's servers.
     """
     definition = server.winner
@@ -48,7 +49,7 @@ def admit(server: MergedServer, root: Path, trust_file: Path, *,
     if definition.source.tier is not Tier.WORKSPACE:
         raise TrustRefused(f"server {name!r}: {definition.source.tier} servers are not started")
     if states is None or states.root != root or states.trust_file != trust_file:
-        states = TrustStates(root, trust_file, environ=environ, home=home)
+        states = TrustStates(root, trust_file, environ=environ, home=home, cache_dir=cache_dir)
     if states.store_error is not None:
         raise TrustRefused(f"server {name!r} not started: {states.store_error}")
     status = states.status(definition)

@@ -62,8 +62,8 @@ def status_of(
     lookups: Lookups | None = None, manifests: Manifests = _no_manifests,
     ignored: Sequence[str] | None = None,
 ) -> Status:
-    """`environ` and `home` are what the launch will expand with (pass `os.environ` and
-    `Path.home()`): they decide which files are pinned, never the definition's values.
+    """`environ` and `home` are what the launch will expand with (the invocation's
+    `Machine`): they decide which files are pinned, never the definition's values.
     One `lookups` serves every server of one command (one listing of the workspace).
     `ignored`: the folders to exclude (default: those the approval excludes)."""
     spec = definition.spec

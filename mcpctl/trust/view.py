@@ -10,12 +10,11 @@ as untrusted — nothing is trusted — and the gate refuses them all.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from mcpctl.machine import Machine
 from mcpctl.model import Definition, Problem
-from mcpctl.paths import Paths
 from mcpctl.pinning.pinned_files import Lookups
 from mcpctl.pinning.workspace import Entry
 from mcpctl.trust.state import Approval, TrustState, summary
@@ -27,15 +26,14 @@ class TrustStates:
     """Statuses of definitions in one workspace, computed once each."""
 
     def __init__(self, root: Path, trust_file: Path, *,
-                 environ: Mapping[str, str] | None = None, home: Path | None = None,
-                 cache_dir: Path | None = None) -> None:
+                 environ: Mapping[str, str], home: Path,
+                 cache_dir: Path | None) -> None:
         self.root = root
         self.trust_file = trust_file
         # What a launch from here would expand with (DESIGN §4: it decides the pinned files).
-        self.environ = os.environ if environ is None else environ
-        self.home = Path.home() if home is None else home
-        if cache_dir is None:  # mcpctl's own folders follow this process, not the launch's env
-            cache_dir = Paths.from_environment(os.environ).cache_dir
+        self.environ = environ
+        self.home = home
+        # mcpctl's own cache follows this process (the Machine), not the launch's env.
         self._lookups = Lookups(cache_dir, self.environ)
         self.problems: list[Problem] = []
         self.store_error: str | None = None
@@ -47,6 +45,14 @@ class TrustStates:
         except TrustStoreError as error:
             self.store_error = str(error)
             self.problems.append(Problem(trust_file, 1, 1, str(error)))
+
+    @classmethod
+    def on(cls, machine: Machine, root: Path | None = None) -> TrustStates:
+        """For a command on `machine` (in `root`, default the machine's workspace): what
+        a launch there would expand with, and mcpctl's own digest cache."""
+        return cls(machine.root if root is None else root, machine.paths.trust_file,
+                   environ=machine.environ, home=machine.home,
+                   cache_dir=machine.paths.cache_dir)
 
     def manifest(self, digest: str) -> Mapping[str, Entry] | None:
         if digest not in self._manifests:

@@ -154,8 +154,8 @@ def test_longest_valid_name(cli: Cli, user_config: Path) -> None:
 
 @pytest.mark.parametrize(("argv", "message"), [
     (["--url", "u", "--", "y"], "give exactly one of: -- COMMAND..., a URL (or --url), "
-                                "--command-line, --json (got -- COMMAND, URL)"),
-    ([], "give exactly one of: -- COMMAND..., a URL (or --url), --command-line, --json"),
+                                "--command-line, --entry (got -- COMMAND, URL)"),
+    ([], "give exactly one of: -- COMMAND..., a URL (or --url), --command-line, --entry"),
     (["--url", "u", "--env", "A=b"], "--env and --cwd are for servers started by command, "
                                      "not a URL"),
     (["--header", "A=b", "--", "y"],
@@ -171,17 +171,17 @@ def test_longest_valid_name(cli: Cli, user_config: Path) -> None:
      "--header takes 'Name: value' or Name=value, got 'no-separator'"),
     (["-H", "A: 1", "-H", "A=2", "https://h/mcp"], "--header A is given twice"),
     (["--json", '{"command": "y"}', "--cwd", "d"],
-     "--json takes the whole entry; put env, headers and cwd inside it"),
+     "--entry takes the whole entry; put env, headers and cwd inside it"),
     (["--env", "A", "--", "y"], "--env takes KEY=VALUE, got 'A'"),
     (["--env", "=v", "--", "y"], "--env takes KEY=VALUE, got '=v'"),
     (["--env", "A=1", "--env", "A=2", "--", "y"], "--env A is given twice"),
     (["--command-line", "a 'b"], "--command-line: No closing quotation"),
-    (["--json", "[1]"], "--json must be a JSON object (one server entry)"),
-    (["--json", '{"command": "y", "command": "z"}'], "--json: duplicate key 'command'"),
+    (["--json", "[1]"], "--entry must be a JSON object (one server entry)"),
+    (["--json", '{"command": "y", "command": "z"}'], "--entry: duplicate key 'command'"),
     (["--json", '{"args": ["y"]}'], "server 'x' has neither 'command' nor 'url'; "
                                     "it needs exactly one"),
     (["--json", '{"command": "y", "meta": {"a": null}}'],
-     "--json: 'meta.a' is null, which config.toml cannot hold; leave it out"),
+     "--entry: 'meta.a' is null, which config.toml cannot hold; leave it out"),
     (["--url", "u", "--transport", "stdio"],
      "--transport stdio is for a command; a URL is http or sse"),
     (["--output", "yaml", "--", "y"], "--output must be text or json, not 'yaml'"),
@@ -206,7 +206,7 @@ def test_add_again_identically_is_unchanged_and_leaves_the_file_alone(
     assert user_config.read_bytes() == before
     assert user_config.stat().st_ino == inode
     as_json = cli("add", "fs", "--output", "json", "--", "npx", "-y", "fs")
-    assert json.loads(as_json.out) == {"name": "fs", "status": "unchanged",
+    assert json.loads(as_json.out) == {"schema_version": 1, "name": "fs", "status": "unchanged",
                                        "path": str(user_config),
                                        "entry": {"command": "npx", "args": ["-y", "fs"]},
                                        "secrets": []}
@@ -339,7 +339,7 @@ def test_remove_an_unknown_name(cli: Cli, user_config: Path) -> None:
     ok = cli("remove", "ghost", "--missing-ok")
     assert (ok.code, ok.out, ok.err) == (0, f"not present: ghost in {SHOWN}\n", "")
     as_json = cli("remove", "ghost", "--missing-ok", "--output", "json")
-    assert json.loads(as_json.out) == {"name": "ghost", "status": "absent",
+    assert json.loads(as_json.out) == {"schema_version": 1, "name": "ghost", "status": "absent",
                                        "path": str(user_config), "secrets": []}
 
 
@@ -383,7 +383,8 @@ def test_exact_message_for_an_unparseable_config(cli: Cli, user_config: Path) ->
 def test_add_output_json(cli: Cli, user_config: Path) -> None:
     result = cli("add", "a", "--output", "json", "--", "x", "y")
     assert result.code == 0
-    assert json.loads(result.out) == {"name": "a", "status": "added", "path": str(user_config),
+    assert json.loads(result.out) == {"schema_version": 1, "name": "a", "status": "added",
+                                      "path": str(user_config),
                                       "entry": {"command": "x", "args": ["y"]}, "secrets": []}
 
 

@@ -84,8 +84,10 @@ def test_refresh_reports_tools_that_changed_since_last_probe(
     monkeypatch.setenv("TOKEN_SERVER_EXTRA_TOOL", "exfiltrate")
     result = cli("cost", "--refresh", "--workspace", str(tmp_path))
     assert result.code == 0
-    assert ("warning: tok: tool definitions changed since the last probe: added exfiltrate"
-            in result.out)
+    # Warnings go to stderr, as in every command; stdout stays the report.
+    assert result.err == ("warning: tok: tool definitions changed since the last probe: "
+                          "added exfiltrate\n")
+    assert "warning" not in result.out
     listed = json.loads(cli("cost", "--workspace", str(tmp_path), "--json").out)
     assert [t["name"] for t in listed["servers"][0]["tools"]] == ["whoami", "exfiltrate"]
 
@@ -130,3 +132,25 @@ def test_doctor_probes_a_healthy_server(user_config: Path, tmp_path: Path, cli: 
     assert lines[1].startswith("  ok    trust: user (user tier, ")
     assert lines[3].startswith("  ok    probe: first answer in ")
     assert lines[3].endswith(" s, 2025-11-25 (initialize), 1 tools")
+
+
+def test_cost_tools_is_one_aligned_table_costliest_first(user_config: Path,
+                                                         tmp_path: Path) -> None:
+    write_user_config(user_config, "".join(
+        f'[servers.{name}]\ncommand = "{sys.executable}"\nargs = ["{SERVER}"]\n'
+        f'env = {{ TOKEN_SERVER_EXTRA_TOOL = "{extra}" }}\n\n'
+        for name, extra in (("zeta", "add_item"), ("alpha", "add_note"))))
+    result = run_mcpctl(["cost", "--tools", "--workspace", str(tmp_path)])
+    assert result.code == 0
+    lines = result.out.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.split() == ["SERVER", "TOOL",
+                                                                         "TOKENS"])
+    # whoami's description holds a 64-hex digest, so it costs more than "added later".
+    whoami = o200k(json.dumps({"name": "whoami", "description": "token-sha256:" + "0" * 64,
+                               "inputSchema": {"type": "object", "properties": {}}},
+                              separators=(",", ":")))
+    rows = [line.split() for line in lines[start + 1:start + 5]]
+    assert [row[:2] for row in rows] == [["alpha", "whoami"], ["alpha", "add_note"],
+                                         ["zeta", "whoami"], ["zeta", "add_item"]]
+    assert int(rows[1][2]) < whoami - 5
+    assert len({len(line) for line in lines[start:start + 5]}) == 1  # right-aligned column

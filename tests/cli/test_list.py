@@ -235,7 +235,7 @@ def test_config_option_overrides_the_user_config(cli: Cli, small: Path, tmp_path
 
 def test_unknown_fields_are_shown(cli: Cli, small: Path) -> None:
     result = cli("show", "memory", "-w", "ws")
-    assert "  other:     disabled = False\n" in result.out
+    assert "  other:     \"disabled\": false\n" in result.out  # the JSON file's own syntax
 
 
 def test_secret_looking_values_are_masked(cli: Cli, tmp_path: Path) -> None:
@@ -322,8 +322,10 @@ def test_show_reports_config_problems(cli: Cli, small: Path) -> None:
                          "(comments and trailing commas are not allowed here)\n"
     hidden = cli("show", "hidden", "-w", "ws")
     assert hidden.code == 3
-    assert hidden.err.endswith("mcpctl: error: no server named 'hidden' here, and 1 config "
-                               "file problem(s) may hide it (see above)\n")
+    assert hidden.err == ("ws/mcp.json:1:43: error: Expecting ',' delimiter (comments and "
+                          "trailing commas are not allowed here)\n"
+                          "mcpctl: error: no server named 'hidden' here, and 1 config file "
+                          "problem(s) may hide it (see above)\n")
 
 
 def test_list_in_a_real_process_without_a_terminal(small: Path, tmp_path: Path) -> None:

@@ -123,7 +123,8 @@ def test_command_not_found_exits_6(user_config: Path, tmp_path: Path) -> None:
 
 def test_unknown_server(tmp_path: Path) -> None:
     result = run(tmp_path, "nope")
-    assert (result.code, result.err) == (2, "mcpctl: error: no server named 'nope' here\n")
+    assert (result.code, result.err) == (
+        2, "mcpctl: error: no server named 'nope' here (see: mcpctl list)\n")
 
 
 @pytest.mark.usefixtures("secret_service")

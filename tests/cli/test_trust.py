@@ -112,8 +112,7 @@ def test_trusting_a_user_tier_or_unknown_name_is_an_error(
                         "as written; only workspace servers need approval\n")
     unknown = cli("trust", "ghost", "--yes", "-w", "ws")
     assert (unknown.code, unknown.out) == (2, "")
-    assert unknown.err == ("mcpctl: error: no server named 'ghost' in this workspace "
-                           "(see: mcpctl list)\n")
+    assert unknown.err == "mcpctl: error: no server named 'ghost' here (see: mcpctl list)\n"
     both = cli("trust", "docs", "--all", "--yes", "-w", "ws")
     assert (both.code, both.err) == (
         2, "mcpctl: error: name the servers to trust, or give --all (not both)\n")
@@ -250,7 +249,7 @@ def test_rename_orphans_the_old_record_and_the_new_name_is_untrusted(
     assert states(cli, ws)["docs-v2"] == ("untrusted", "")
     assert list(trust_store(mcpctl_home)["workspaces"][str(ws.resolve())]) == ["docs"]
     result = cli("revoke", "--stale", "--json")
-    assert json.loads(result.out) == {"revoked": [
+    assert json.loads(result.out) == {"schema_version": 1, "revoked": [
         {"workspace": str(ws.resolve()), "name": "docs", "reason": "orphaned",
          "detail": "no longer defined in the workspace"}], "running_servers_stopped": False}
     assert trust_store(mcpctl_home)["workspaces"] == {}
@@ -281,7 +280,8 @@ def test_revoke_one_name(cli: Cli, ws: Path, mcpctl_home: Path) -> None:
     assert states(cli, ws)["docs"] == ("untrusted", "")
     assert states(cli, ws)["tasks"] == ("trusted", "")
     nothing = cli("revoke", "docs", "-w", "ws")
-    assert nothing.out == f"nothing to revoke\n{NOT_STOPPED}"
+    # Nothing was revoked, so there is nothing running to warn about.
+    assert (nothing.code, nothing.out) == (0, "nothing to revoke\n")
 
 
 def test_revoke_whole_workspace_and_all(cli: Cli, ws: Path, tmp_path: Path,
@@ -367,7 +367,7 @@ def run_with_terminal(argv: list[str], answers: str) -> tuple[int, str]:
 
 def test_trust_asks_on_a_terminal(cli: Cli, ws: Path) -> None:
     code, out = run_with_terminal(["trust", "docs", "tasks", "-w", str(ws)], "n\n")
-    assert code == 0
+    assert code == 4  # declined: refused by trust, so `trust x && run x` stops
     assert out.count("Trust 'docs', 'tasks'? [y/N]: ") == 1  # one question for all
     assert "declined: docs (" in out
     assert "declined: tasks (" in out
@@ -377,6 +377,16 @@ def test_trust_asks_on_a_terminal(cli: Cli, ws: Path) -> None:
     assert "trusted: docs (" in out
     assert "trusted: tasks (" in out
     assert states(cli, ws)["tasks"] == ("trusted", "")
+
+
+def test_declining_every_prompt_exits_4_and_approves_nothing(cli: Cli, ws: Path) -> None:
+    code, out = run_with_terminal(["trust", "docs", "-w", str(ws)], "n\n")
+    assert code == 4
+    assert "declined: docs (" in out
+    assert states(cli, ws)["docs"] == ("untrusted", "")
+    code, _ = run_with_terminal(["trust", "docs", "-w", str(ws)], "y\n")
+    assert code == 0
+    assert states(cli, ws)["docs"] == ("trusted", "")
 
 
 def test_trust_shows_the_env_file_it_pins(cli: Cli, ws: Path) -> None:

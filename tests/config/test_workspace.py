@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -10,6 +11,7 @@ import pytest
 from mcpctl.config.tier_load import MAX_CONFIG_BYTES
 from mcpctl.config.workspace import find_workspace_root, load_workspace
 from mcpctl.model import Problem, Source, Tier, Transport
+from tests.conftest import run_mcpctl
 from tests.tier_files import make_workspace
 
 
@@ -206,3 +208,31 @@ def test_unicode_line_separators_in_strings_do_not_shift_lines(tmp_path: Path) -
         ".mcp.json": '{"mcpServers": {\n"a": {"command": "x\u2028y\u0085z"},\n'
                      '"b": {"command": "y"}}}'})
     assert names_and_lines(root) == [("a", ".mcp.json", 2), ("b", ".mcp.json", 3)]
+
+
+def test_the_home_folder_is_not_a_workspace(tmp_path: Path) -> None:
+    """`~/.cursor/mcp.json` is Cursor's global file, not a repo's (issue 15)."""
+    home = Path(os.environ["HOME"])
+    (home / ".cursor").mkdir(parents=True)
+    (home / ".cursor" / "mcp.json").write_text('{"mcpServers": {"g": {"command": "x"}}}')
+    assert load_workspace(home).definitions == []
+    listed = run_mcpctl(["list", "--json"], cwd=home)
+    assert (listed.code, json.loads(listed.out)["servers"]) == (0, [])
+    # The control: the same file in a real folder is a workspace server.
+    repo = tmp_path / "repo"
+    (repo / ".cursor").mkdir(parents=True)
+    (repo / ".cursor" / "mcp.json").write_text('{"mcpServers": {"g": {"command": "x"}}}')
+    assert [d.name for d in load_workspace(repo).definitions] == ["g"]
+
+
+def test_paths_outside_the_current_folder_print_with_a_tilde_or_absolute(
+        user_config: Path) -> None:
+    user_config.parent.mkdir(parents=True, exist_ok=True)
+    user_config.write_text('[servers.u]\ncommand = "x"\n')
+    home = Path(os.environ["HOME"])
+    from_root = run_mcpctl(["show", "u"], cwd=Path("/"))
+    assert f"u  [user] {user_config}:1\n" in from_root.out  # absolute, never tmp/…
+    moved = home / "cfg.toml"
+    moved.write_text('[servers.u]\ncommand = "x"\n')
+    from_home = run_mcpctl(["show", "u", "--config", str(moved)], cwd=home)
+    assert "u  [user] ~/cfg.toml:1\n" in from_home.out

@@ -32,7 +32,8 @@ def test_set_get_list_rm_roundtrip(mcpctl_home: Path) -> None:
                          f"${{secret:{name}}})\n"
     assert mcpctl("secret", "get", name, "--reveal").out == "s3cr3t-value\n"
     listed = json.loads(mcpctl("secret", "list", "--json").out)
-    assert listed == {"secrets": [{"name": name, "stored": True, "referenced_by": [],
+    assert listed == {"schema_version": 1, "problems": [],
+                      "secrets": [{"name": name, "stored": True, "referenced_by": [],
                                    "unreferenced": True}]}
     index = mcpctl_home / "data" / "secrets.json"
     assert stat.S_IMODE(index.stat().st_mode) == 0o600

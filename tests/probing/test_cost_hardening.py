@@ -288,11 +288,11 @@ def test_timeout_option_must_be_finite_and_at_most_600(
     assert result.err.splitlines()[-1] == f"Error: {message}"
 
 
-# --- C8: SIGTERM and SIGHUP stop every server, like Ctrl-C ------------------------------
+# --- C8: Ctrl-C, SIGTERM and SIGHUP stop every server and say so -----------------------
 
 
 @pytest.mark.timeout(60)  # start 15 s + the signal's answer 10 s, with room for load
-@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
 def test_a_signal_to_cost_stops_every_server_group(
     user_config: Path, tmp_path: Path, signum: signal.Signals
 ) -> None:
@@ -311,8 +311,9 @@ def test_a_signal_to_cost_stops_every_server_group(
                      what="the server and its grandchild start")
             out, err = signal_and_wait(runner, signum, within=10)
             assert (runner.returncode, out) == (128 + signum, "")
-            assert err == (f"mcpctl: error: stopped by {signum.name}; the servers being "
-                           "probed were stopped\n")
+            said = "interrupted (Ctrl-C)" if signum == signal.SIGINT \
+                else f"stopped by {signum.name}"
+            assert err == f"mcpctl: error: {said}; the servers being probed were stopped\n"
             assert survivors_after_settling(marker) == []
     finally:
         kill_all(survivors(marker))

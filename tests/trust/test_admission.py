@@ -69,7 +69,8 @@ def test_the_gate_pins_with_the_home_it_is_given(
 ) -> None:
     assert cli("trust", "tasks", "--yes", "-w", str(home_ws)).code == 0
     tasks = server(home_ws, user_config)
-    admitted = admit(tasks, home_ws, trust_file(mcpctl_home))  # this process's home
+    admitted = admit(tasks, home_ws, trust_file(mcpctl_home), environ=dict(os.environ),
+                     home=isolated_home)  # this process's home
     assert admitted.status.state is TrustState.TRUSTED
     assert [path for path, _ in admitted.status.files] == ["server.sh"]
     elsewhere = tmp_path / "other-home"
@@ -77,4 +78,4 @@ def test_the_gate_pins_with_the_home_it_is_given(
     # Another home names no server.sh: the headline changes, so the fingerprint does.
     with pytest.raises(TrustRefused, match=r"^server 'tasks' changed since it was approved "
                                            r'\(named: \["server\.sh"\] → \[\]\)'):
-        admit(tasks, home_ws, trust_file(mcpctl_home), home=elsewhere)
+        admit(tasks, home_ws, trust_file(mcpctl_home), environ=dict(os.environ), home=elsewhere)

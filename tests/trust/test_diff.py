@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -195,7 +196,8 @@ def test_list_show_trust_and_the_gate_over_removed_and_added_arguments(
     merged = find(load_view(ws, user_config).servers, "docs")
     assert merged is not None
     with pytest.raises(TrustRefused) as refused:
-        admit(merged, ws, mcpctl_home / "data" / "trust.json")
+        admit(merged, ws, mcpctl_home / "data" / "trust.json", environ=dict(os.environ),
+              home=Path.home())
     assert str(refused.value) == (
         f"server 'docs' changed since it was approved ({'; '.join(lines)}); review the change "
         f"with: mcpctl trust docs --workspace {ws}")

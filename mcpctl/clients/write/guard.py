@@ -29,13 +29,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mcpctl.clients.table import ClientFormat, client_by_id, is_guard_run
+from mcpctl.clients.table import ClientFormat, client_by_id, client_path, is_guard_run
 from mcpctl.clients.write.export import ExportReport
 from mcpctl.clients.write.plan import EntryChange, ExportPlan, Projects
 from mcpctl.errors import McpctlError
 
 if TYPE_CHECKING:
-    from mcpctl.clients.machine import Machine
+    from mcpctl.machine import Machine
 
 GUARDED_CLIENT = "claude-code"
 GUARDED_FILE = ".mcp.json"  # the repo file Claude Code reads (the others are not its)
@@ -123,7 +123,7 @@ def refresh_guards(machine: Machine, *, dry_run: bool = False) -> GuardReport | 
     settings = read_client_settings(machine.config_file)
     if client is None or client.id not in settings.sync:
         return None
-    report = GuardReport(client, machine.client_path(client))
+    report = GuardReport(client, client_path(machine, client))
     try:
         workspaces = _workspaces(machine)
         _write(machine, client, report, workspaces, settings.exported_command,

@@ -1,0 +1,135 @@
+"""`mcpctl run NAME` without typer: parse the common line, resolve the server, exec it.
+
+Every client start of every server goes through here, so the common command line
+(`run NAME`, with `--print`, `-w`/`--workspace`, `--config`) is parsed by hand in
+`parse_fast` and never imports typer, which alone costs several times a bare interpreter
+(issue 15). Anything else (`--help`, a typo, a workspace that is not a folder) goes to
+the typer command in `run_cmd.py`, which gives the usual help and errors.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from mcpctl.cli.context import context
+from mcpctl.config.merge import named
+from mcpctl.config.view import load_view
+from mcpctl.credentials.extraction import reference
+from mcpctl.credentials.keyring_store import get_secret
+from mcpctl.credentials.masking import masked_url
+from mcpctl.credentials.redact import redact
+from mcpctl.errors import ExitCode, ServerFailed
+from mcpctl.launch import Launch, child_environment, resolve_launch
+from mcpctl.probing.redaction import hidden_values
+from mcpctl.trust.gate import Admission, admit
+
+HELP = """Start a server with its variables and secrets resolved, replacing mcpctl itself.
+
+    stdin, stdout and stderr pass straight to the server, so an MCP client can start
+    any server through mcpctl and no client file holds a token:
+    {"command": "mcpctl", "args": ["run", "github"]}. mcpctl writes nothing to stdout;
+    errors go to stderr. A remote (url) server is bridged: each JSON-RPC line on stdin
+    is sent to it over Streamable HTTP with its headers resolved from the keyring, and
+    each message it returns is written to stdout as one line. Workspace servers must be
+    trusted at their current fingerprint (see: mcpctl trust).
+
+    Example: mcpctl run github
+    """
+_FLAGS = {"--print": "print_remote", "--allow-insecure": "allow_insecure"}
+_VALUED = {"-w": "workspace", "--workspace": "workspace", "--config": "config"}
+
+
+@dataclass(frozen=True)
+class RunLine:
+    name: str
+    print_remote: bool = False
+    allow_insecure: bool = False
+    workspace: Path | None = None
+    config: Path | None = None
+
+
+def parse_fast(args: Sequence[str]) -> RunLine | None:
+    """`run`'s arguments parsed without typer; None when the line needs typer's parser."""
+    name: str | None = None
+    found: dict[str, str] = {}
+    flags: set[str] = set()
+    items = iter(args)
+    for arg in items:
+        option, equals, value = arg.partition("=")
+        if arg in _FLAGS:
+            flags.add(_FLAGS[arg])
+        elif option in _VALUED and _VALUED[option] not in found:
+            value = value if equals else next(items, "")
+            if not value or value.startswith("-"):
+                return None
+            found[_VALUED[option]] = value
+        elif arg.startswith("-") or name is not None or not arg:
+            return None
+        else:
+            name = arg
+    workspace = Path(found["workspace"]) if "workspace" in found else None
+    if name is None or (workspace is not None and not workspace.is_dir()):
+        return None
+    config = Path(found["config"]) if "config" in found else None
+    return RunLine(name, "print_remote" in flags, "allow_insecure" in flags, workspace, config)
+
+
+def start_line(line: RunLine) -> int:
+    return start(line.name, print_remote=line.print_remote, allow_insecure=line.allow_insecure,
+                 workspace=line.workspace, config=line.config)
+
+
+def start(name: str, *, print_remote: bool, allow_insecure: bool, workspace: Path | None,
+          config: Path | None) -> int:
+    """Resolve server `name` and exec it, or bridge a URL server (with `print_remote`:
+    print its resolved URL and header names instead)."""
+    machine = context(workspace, config)
+    view = load_view(machine.root, machine.config_file)
+    server = named(view.servers, name, view.problems)
+    admission = admit(server, machine.root, machine.paths.trust_file, environ=machine.environ,
+                      home=machine.home, cache_dir=machine.paths.cache_dir)
+    if server.winner.spec.url is not None and print_remote:
+        # Variables resolved, secrets left as their references: nothing secret printed.
+        remote = resolve_launch(admission, machine.environ, machine.home, reference)
+        sys.stdout.write(masked_url(remote.url or "") + "\n")
+        for header in remote.headers:
+            sys.stdout.write(f"header: {header}\n")
+        return ExitCode.OK
+    launch = resolve_launch(admission, machine.environ, machine.home, get_secret)
+    if launch.url is not None:
+        return _bridge(admission, launch, allow_insecure=allow_insecure)
+    # The resolved command and cwd may hold a secret: errors quote them redacted, as
+    # `cost` and `doctor` do (issue 14).
+    hidden = hidden_values(admission.definition.spec, launch)
+    env = child_environment(machine.environ, launch)
+    if launch.cwd is not None:
+        try:
+            os.chdir(launch.cwd)
+        except OSError as error:
+            raise ServerFailed(redact(f"server {name!r}: cannot enter cwd {launch.cwd}: "
+                                      f"{error.strerror}", hidden)) from None
+    program = launch.program  # found once, as pinned: exec'd as it is, never searched again
+    if program is None:
+        raise ServerFailed(redact(f"server {name!r}: command {launch.argv[0]!r} not found on "
+                                  "PATH", hidden))
+    sys.stdout.flush()
+    sys.stderr.flush()
+    try:
+        os.execve(program, list(launch.argv), env)  # noqa: S606 - argv, never a shell
+    except OSError as error:
+        raise ServerFailed(redact(f"server {name!r}: cannot start {program}: {error.strerror}",
+                                  hidden)) from None
+    return ExitCode.SERVER_FAILED  # not reached: execve replaced this process
+
+
+def _bridge(admission: Admission, launch: Launch, *, allow_insecure: bool) -> int:
+    """A url server: stdio on this side, Streamable HTTP on the other (no process)."""
+    from mcpctl.protocol.bridge import remote_of, serve  # noqa: PLC0415 - asyncio, httpx
+
+    secrets = tuple(hidden_values(admission.definition.spec, launch))
+    serve(remote_of(launch, secrets, allow_insecure=allow_insecure))
+    return ExitCode.OK

@@ -1,0 +1,105 @@
+"""Reading one secret straight from the Secret Service, without `keyring` (issue 15).
+
+`mcpctl run` reads a secret on every client start of a server that references one.
+`keyring` spends most of that time before the first D-Bus message: importing its
+plugin machinery, discovering every backend through entry points, and asking each
+whether it is viable. On Linux with no choice of backend configured, keyring picks the
+Secret Service, so this module asks it directly (jeepney, the D-Bus library keyring's
+own Secret Service backend uses underneath), for the item keyring's backend stores:
+attributes `service` and `username` in the default collection.
+
+It answers only when that is certainly what keyring would answer; anything else —
+another platform, `PYTHON_KEYRING_BACKEND` or a `keyringrc.cfg`, a KDE session (KWallet
+may rank first), a `keyrings.*` plugin installed, no session bus, a locked collection or
+item, an item not found, any D-Bus error — returns `None` and `keyring_store` asks
+keyring as before, with its refusal of plaintext backends. This never reads a file.
+
+The value crosses the session bus with the "plain" algorithm: the bus is private to
+the user, whose processes could read the keyring anyway.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+_BUS_NAME = "org.freedesktop.secrets"
+_ROOT = "/org/freedesktop/secrets"
+_DEFAULT = "/org/freedesktop/secrets/aliases/default"
+# Every D-Bus call is bounded: a hung daemon must not hang a client's server start.
+_TIMEOUT = 5.0
+
+
+def applies(environ: Mapping[str, str]) -> bool:
+    """True when keyring, left to itself, would choose the Secret Service backend."""
+    if not sys.platform.startswith("linux") or not environ.get("DBUS_SESSION_BUS_ADDRESS"):
+        return False
+    if environ.get("PYTHON_KEYRING_BACKEND"):
+        return False
+    if "KDE" in environ.get("XDG_CURRENT_DESKTOP", "").split(":"):
+        return False
+    config_home = environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    if (Path(config_home) / "python_keyring" / "keyringrc.cfg").exists():
+        return False
+    # Third-party backends (keyrings.alt and others) live in the `keyrings` namespace.
+    return importlib.util.find_spec("keyrings") is None
+
+
+def read(service: str, username: str) -> str | None:
+    """The value keyring's Secret Service backend would return, or None to ask keyring."""
+    try:
+        from jeepney.io.blocking import open_dbus_connection  # noqa: PLC0415
+    except ImportError:
+        return None
+    try:
+        with open_dbus_connection(bus="SESSION") as connection:
+            return _read(connection, service, username)
+    except Exception:  # noqa: BLE001 - any trouble here means: let keyring decide
+        return None
+
+
+def _read(connection: Any, service: str, username: str) -> str | None:
+    from jeepney import DBusAddress, Properties  # noqa: PLC0415
+
+    def call(path: str, interface: str, method: str, signature: str | None = None,
+             body: tuple[Any, ...] = ()) -> tuple[Any, ...]:
+        return _call(connection, DBusAddress(path, _BUS_NAME, interface), method,
+                     signature, body)
+
+    def locked(path: str, interface: str) -> bool:
+        message = Properties(DBusAddress(path, _BUS_NAME, interface)).get("Locked")
+        return bool(_unwrap(connection.send_and_get_reply(message, timeout=_TIMEOUT))[0][1])
+
+    collection_interface = "org.freedesktop.Secret.Collection"
+    if locked(_DEFAULT, collection_interface):
+        return None
+    (items,) = call(_DEFAULT, collection_interface, "SearchItems", "a{ss}",
+                    ({"service": service, "username": username},))
+    if not items or locked(items[0], "org.freedesktop.Secret.Item"):
+        return None
+    _output, session = call(_ROOT, "org.freedesktop.Secret.Service", "OpenSession", "sv",
+                            ("plain", ("s", "")))
+    try:
+        ((_session, _params, value, _type),) = call(items[0], "org.freedesktop.Secret.Item",
+                                                   "GetSecret", "o", (session,))
+    finally:
+        call(session, "org.freedesktop.Secret.Session", "Close")
+    return bytes(value).decode("utf-8")
+
+
+def _call(connection: Any, address: Any, method: str, signature: str | None,
+          body: tuple[Any, ...]) -> tuple[Any, ...]:
+    from jeepney import new_method_call  # noqa: PLC0415
+
+    message = new_method_call(address, method, signature, body)
+    return _unwrap(connection.send_and_get_reply(message, timeout=_TIMEOUT))
+
+
+def _unwrap(reply: Any) -> tuple[Any, ...]:
+    from jeepney.wrappers import unwrap_msg  # noqa: PLC0415
+
+    body: tuple[Any, ...] = unwrap_msg(reply)
+    return body

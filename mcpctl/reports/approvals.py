@@ -1,0 +1,140 @@
+"""What `trust` and `revoke` report: approvals made or forgotten, as `Report`s."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from mcpctl.config.merge import MergedServer, named
+from mcpctl.config.view import load_view
+from mcpctl.errors import ExitCode, TrustRefused, UsageError
+from mcpctl.machine import Machine
+from mcpctl.model import Problem, Tier
+from mcpctl.reports import listing
+from mcpctl.reports.report import Report
+from mcpctl.trust.gate import unpinnable_message
+from mcpctl.trust.state import TrustState
+from mcpctl.trust.status import Status
+
+Review = Callable[[list[tuple[MergedServer, Status]]], None]  # show what will be asked
+Confirm = Callable[[list[MergedServer]], bool]  # the user's one answer for all of them
+
+
+@dataclass(frozen=True)
+class Approvals:
+    results: list[dict[str, Any]]
+
+
+def trust_report(machine: Machine, names: list[str], all_servers: bool, *,
+                 review: Review, confirm: Confirm | None, can_ask: bool,
+                 ignore_changes_in: Sequence[str] = ()) -> Report[Approvals]:
+    """Approve the chosen workspace servers at their current fingerprint. `review` is
+    shown every server not yet trusted (unpinnable ones too), `confirm` asks once for
+    the approvable ones (None: --yes); with neither a way to ask nor --yes, nothing is
+    approved. `ignore_changes_in`: folders the approval leaves out."""
+    from mcpctl.trust import actions as trust_actions  # noqa: PLC0415
+
+    view = load_view(machine.root, machine.config_file)
+    servers = select_to_trust(view.servers, names, all_servers, view.problems)
+    if confirm is not None and not can_ask:
+        raise TrustRefused("not a terminal: nothing approved; review with `mcpctl show NAME` "
+                           "and approve non-interactively with --yes")
+    ignored = ignored_folders(ignore_changes_in, machine.root) if ignore_changes_in else None
+    pending = trust_actions.statuses(servers, machine, ignored)
+    asking = [(server, status) for server, status in pending
+              if status.state is not TrustState.TRUSTED]
+    review(asking)
+    results: list[dict[str, Any]] = []
+    errors: list[str] = []
+    approvable = []
+    for server, status in pending:
+        if status.state is TrustState.TRUSTED:
+            results.append(_result(server, status, "already-trusted"))
+        elif status.state is TrustState.UNPINNABLE:
+            # Never approvable; the others still are, and the exit code says it at the end.
+            errors.append(unpinnable_message(server.name, status.unpinned))
+            results.append(_result(server, status, "unpinnable"))
+        else:
+            approvable.append((server, status))
+    declined = bool(approvable) and confirm is not None \
+        and not confirm([server for server, _ in approvable])
+    for server, status in approvable:
+        if declined:
+            results.append(_result(server, status, "declined"))
+            continue
+        trust_actions.approve(server, status, machine.root, machine.paths.trust_file)
+        results.append(_result(server, status, "trusted"))
+    # A declined prompt approved nothing the user asked for: the same exit as a refusal
+    # without a terminal, so `mcpctl trust x && mcpctl run x` stops there (issue 15).
+    if errors or declined:
+        code = ExitCode.TRUST_REFUSED
+    else:
+        # A broken file may hide servers that were meant to be reviewed: say so by exit code.
+        code = ExitCode.INVALID_CONFIG if view.problems else ExitCode.OK
+    return Report("trust", {"workspace": str(machine.root), "results": results},
+                  Approvals(results), code, view.problems, errors=errors)
+
+
+def ignored_folders(texts: Sequence[str], root: Path) -> list[str]:
+    """Workspace-relative folders, `/`-separated; anything else is a usage error."""
+    folders = []
+    for text in texts:
+        relative = Path(text)
+        if relative.is_absolute():
+            try:
+                relative = relative.relative_to(root)
+            except ValueError:
+                raise UsageError(f"--ignore-changes-in {text!r} is not inside the workspace "
+                                 f"{root}") from None
+        parts = relative.parts
+        if not parts or parts == (".",) or ".." in parts:
+            raise UsageError(f"--ignore-changes-in {text!r}: name a folder inside the "
+                             "workspace (not the root, no `..`)")
+        folders.append("/".join(p for p in parts if p != ".") + "/")
+    return sorted(set(folders))
+
+
+def select_to_trust(servers: list[MergedServer], names: list[str], all_servers: bool,
+                    problems: Sequence[Problem]) -> list[MergedServer]:
+    if bool(names) == all_servers:
+        raise UsageError("name the servers to trust, or give --all (not both)")
+    if all_servers:
+        return [s for s in servers if s.winner.source.tier is Tier.WORKSPACE]
+    chosen = []
+    for name in dict.fromkeys(names):
+        server = named(servers, name, problems)
+        if server.winner.source.tier is Tier.USER:
+            raise UsageError(f"server {name!r} is in your user tier, which is trusted as written; "
+                             "only workspace servers need approval")
+        chosen.append(server)
+    return chosen
+
+
+def _result(server: MergedServer, status: Status, outcome: str) -> dict[str, Any]:
+    return {"name": server.name, "status": outcome, "fingerprint": status.fingerprint,
+            "source": listing.source_document(server.winner.source)}
+
+
+@dataclass(frozen=True)
+class Revoked:
+    removed: list[dict[str, Any]]
+
+
+def revoke_report(machine: Machine, names: list[str], *, whole_workspace: bool,
+                  all_approvals: bool, stale: bool) -> Report[Revoked]:
+    """Forget approvals: by name here, all of this workspace, all, or the stale ones."""
+    from mcpctl.trust import actions as trust_actions  # noqa: PLC0415
+
+    if sum([bool(names), whole_workspace, all_approvals, stale]) != 1:
+        raise UsageError("give server names, or one of --whole-workspace, --all, --stale")
+    store = machine.paths.trust_file
+    if stale:
+        removed = trust_actions.revoke_stale(machine)
+    elif all_approvals:
+        removed = trust_actions.revoke_all(store)
+    else:
+        removed = trust_actions.revoke_in(store, machine.root, names or None)
+    return Report("revoke", {"revoked": removed, "running_servers_stopped": False},
+                  Revoked(removed))

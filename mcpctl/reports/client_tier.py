@@ -1,0 +1,204 @@
+"""What `clients`, `clients enable|disable`, `import`, `export` and `sync` report."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from mcpctl.errors import ExitCode, UsageError
+from mcpctl.machine import Machine
+from mcpctl.reports.listing import source_document, spec_document
+from mcpctl.reports.report import Report
+
+if TYPE_CHECKING:
+    from mcpctl.clients.importing import ImportReport
+    from mcpctl.clients.table import ClientFormat
+    from mcpctl.clients.view import ClientsView
+    from mcpctl.clients.write.export import ExportReport
+
+SCHEMA_VERSION = 1
+
+
+def clients_report(machine: Machine, only: Sequence[str]) -> Report[ClientsView]:
+    """What each client would start here; exit 3 when a file cannot be read."""
+    from mcpctl.clients.view import load_clients_view  # noqa: PLC0415
+
+    view = load_clients_view(machine, tuple(only))
+    return Report("clients", _view_body(view), view,
+                  ExitCode.INVALID_CONFIG if view.problems else ExitCode.OK, view.problems,
+                  version=SCHEMA_VERSION)
+
+
+def _view_body(view: ClientsView) -> dict[str, Any]:
+    return {
+        "workspace": str(view.root),
+        "clients": [{
+            "id": report.client.id,
+            "title": report.client.title,
+            "files": [{"path": str(f.path), "scope": f.scope, "exists": f.exists}
+                      for f in report.files],
+            "sync": {"enabled": report.sync_enabled, "up_to_date": report.in_sync},
+            **({"folder_trust": {"trusted": report.folder_trust.trusted,
+                                 "reason": report.folder_trust.reason}}
+               if report.folder_trust else {}),
+            "servers": [{
+                "name": row.server.name,
+                "scope": row.server.scope,
+                "state": row.state,
+                "shadowed_by": row.shadowed_by,
+                "managed": row.server.managed,
+                "unsupported": list(row.server.unsupported),
+                "notes": list(row.server.notes),
+                **spec_document(row.server.spec),
+                "source": source_document(row.server.definition.source),
+            } for row in report.rows],
+        } for report in view.reports],
+        "differences": [{
+            "name": difference.name,
+            "clients": [{"client": server.client, "scope": server.scope,
+                         "managed": server.managed,
+                         "source": source_document(server.definition.source)}
+                        for server in difference.definitions],
+        } for difference in view.differences],
+    }
+
+
+@dataclass(frozen=True)
+class SyncSetting:
+    client: str
+    enabled: bool
+    changed: bool
+    config_file: Path
+
+
+def sync_setting_report(machine: Machine, client: ClientFormat, *, enabled: bool
+                        ) -> Report[SyncSetting]:
+    """Add `client` to `[clients] sync` in config.toml, or take it out."""
+    from mcpctl.clients.settings import set_sync  # noqa: PLC0415
+
+    changed = set_sync(machine.config_file, client.id, enabled=enabled)
+    body = {"client": client.id, "sync": enabled, "changed": changed,
+            "path": str(machine.config_file)}
+    return Report("clients-sync", body, SyncSetting(client.id, enabled, changed,
+                                                    machine.config_file),
+                  version=SCHEMA_VERSION)
+
+
+@dataclass(frozen=True)
+class CommandSetting:
+    command: str | None  # as set in config.toml, None for the default
+    exported_command: str
+    changed: bool
+    asked_to_change: bool
+    config_file: Path
+
+
+def command_setting_report(machine: Machine, path: str | None, *, reset: bool
+                           ) -> Report[CommandSetting]:
+    """Show `[clients] command`, or set it (`path`) or forget it (`reset`)."""
+    from mcpctl.clients.settings import read_client_settings, set_command  # noqa: PLC0415
+
+    if path is not None and reset:
+        raise UsageError("give a PATH or --reset, not both")
+    changed = False
+    if path is not None or reset:
+        changed = set_command(machine.config_file, None if reset else path)
+    settings = read_client_settings(machine.config_file)
+    body = {"command": settings.command, "exported_command": settings.exported_command,
+            "changed": changed, "path": str(machine.config_file)}
+    return Report("clients-command", body, CommandSetting(
+        settings.command, settings.exported_command, changed, path is not None or reset,
+        machine.config_file), version=SCHEMA_VERSION)
+
+
+def import_report(machine: Machine, client: ClientFormat, names: Sequence[str], *,
+                  replace: bool, file: Path | None) -> Report[ImportReport]:
+    """Copy servers from a client's own file into the user tier."""
+    from mcpctl.clients.importing import import_from_client  # noqa: PLC0415
+
+    report = import_from_client(machine, client, names, replace=replace, file=file)
+    body = {
+        "client": report.client.id,
+        "files": [str(path) for path in report.files],
+        "config": str(report.config_file),
+        "servers": [{
+            "name": result.name,
+            "status": result.status,
+            "reason": result.reason,
+            "secrets": list(result.secrets),
+            "notes": list(result.server.notes) if result.server else [],
+            "source": source_document(result.server.definition.source)
+            if result.server else None,
+        } for result in report.results],
+    }
+    code = ExitCode.OK
+    if report.problems:
+        code = ExitCode.INVALID_CONFIG
+    elif any(result.status == "refused" for result in report.results):
+        code = ExitCode.FINDINGS
+    return Report("import", body, report, code, report.problems, version=SCHEMA_VERSION)
+
+
+@dataclass(frozen=True)
+class Exports:
+    reports: list[ExportReport]
+    dry_run: bool
+    check: bool
+
+
+def export_report(machine: Machine, client: ClientFormat, names: Sequence[str], *,
+                  replace: bool, dry_run: bool, command: str | None, file: Path | None
+                  ) -> Report[Exports]:
+    """Write user-tier servers into one client's file; exit 1 on a conflict."""
+    from mcpctl.clients.write.export import export_to_client  # noqa: PLC0415
+
+    report = export_to_client(machine, client, list(names), replace=replace, dry_run=dry_run,
+                              command=command, file=file)
+    return _exports([report], dry_run=dry_run, check=False,
+                    code=ExitCode.FINDINGS if report.plan.conflicts else ExitCode.OK)
+
+
+def sync_report(machine: Machine, *, check: bool, dry_run: bool, replace: bool,
+                command: str | None) -> Report[Exports]:
+    """Bring every enabled client up to date, and the guard of this workspace's
+    `.mcp.json` servers in Claude Code; the worst client's exit code wins."""
+    from mcpctl.clients.write.export import sync_clients  # noqa: PLC0415
+    from mcpctl.clients.write.guard import refresh_guards  # noqa: PLC0415
+
+    reports = sync_clients(machine, check=check, dry_run=dry_run, replace=replace,
+                           command=command)
+    guard = refresh_guards(machine, dry_run=check or dry_run)
+    if guard is not None and (guard.error or guard.plan.changes):  # no workspace: no line
+        reports.append(guard)
+    codes = [int(r.error.exit_code) for r in reports if r.error is not None]
+    if any(r.plan.conflicts or (check and r.plan.writes) for r in reports):
+        codes.append(ExitCode.FINDINGS)
+    return _exports(reports, dry_run=dry_run, check=check, code=max(codes, default=ExitCode.OK))
+
+
+def _exports(reports: list[ExportReport], *, dry_run: bool, check: bool, code: int
+             ) -> Report[Exports]:
+    body = {"dry_run": dry_run or check, "clients": [_export_document(r) for r in reports]}
+    return Report("export", body, Exports(reports, dry_run, check), code,
+                  version=SCHEMA_VERSION)
+
+
+def _export_document(report: ExportReport) -> dict[str, Any]:
+    from mcpctl.clients.write.guard import GuardReport  # noqa: PLC0415
+
+    return {
+        "client": report.client.id,
+        "guard": isinstance(report, GuardReport),
+        "path": str(report.path),
+        "written": report.written,
+        "backup": str(report.backup) if report.backup else None,
+        "up_to_date": report.error is None and not report.plan.writes
+        and not report.plan.conflicts,
+        "changes": [{"name": c.name, "status": c.status, "reason": c.reason,
+                     **({"workspace": c.workspace} if c.workspace else {})}
+                    for c in report.plan.changes],
+        "diff": report.diff or None,
+        "error": str(report.error) if report.error else None,
+    }

@@ -1,0 +1,104 @@
+"""What `doctor` reports: for each server, why it would or would not start."""
+
+from __future__ import annotations
+
+import functools
+import shutil
+from dataclasses import dataclass
+from typing import Any
+
+from mcpctl.clients.weak_approvals import WeakApprovals
+from mcpctl.config.unknown_keys import unknown_keys
+from mcpctl.config.view import load_view
+from mcpctl.errors import ExitCode, McpctlError
+from mcpctl.machine import Machine
+from mcpctl.probing.diagnosis import FAIL, OK, WARN, Check, Environment, static_checks
+from mcpctl.probing.servers import Outcome, ProbeOptions, admit_all, probe_admitted
+from mcpctl.reports.cost import Probing, chosen
+from mcpctl.reports.list_extras import weak_approvals_here
+from mcpctl.reports.report import Report, problems_exit
+
+
+@dataclass(frozen=True)
+class Diagnoses:
+    servers: list[dict[str, Any]]
+
+
+def doctor_report(machine: Machine, names: list[str], options: ProbeOptions | None,
+                  probing: Probing) -> Report[Diagnoses]:
+    """Static checks for each chosen server, then a probe of those that pass (None: no
+    probe). Exit 6 when a probe failed, else 1 when a check failed."""
+    view = load_view(machine.root, machine.config_file)
+    outcomes = admit_all(chosen(view.servers, names, view.problems), machine)
+    path = machine.environ.get("PATH")
+    environment = Environment(machine.root, machine.home, machine.environ,
+                              lambda cmd: shutil.which(cmd, path=path), _secret_exists,
+                              functools.cache(_keyring_check))
+    weak = weak_approvals_here(machine, view.servers)
+    checks = {o.name: [*_checks(o, environment), *_weak_checks(o.name, weak)]
+              for o in outcomes}
+    probeable = [o for o in outcomes
+                 if o.admission is not None and options is not None
+                 and all(c.status != FAIL for c in checks[o.name])]
+    with probing(len(probeable)) as advance:
+        if options is not None:
+            probe_admitted(probeable, machine, options, advance)
+    documents = [_document(o, checks[o.name], o in probeable) for o in outcomes]
+    code = ExitCode.OK
+    if any(d["probe"] and d["probe"]["status"] == "failed" for d in documents):
+        code = ExitCode.SERVER_FAILED
+    elif any(c["status"] == FAIL for d in documents for c in d["checks"]):
+        code = ExitCode.FINDINGS
+    warnings = [unknown.message() for unknown in
+                unknown_keys(o.server.winner for o in outcomes)]
+    return Report("doctor", {"workspace": str(machine.root), "servers": documents},
+                  Diagnoses(documents), problems_exit(code, view.problems), view.problems,
+                  warnings)
+
+
+def _secret_exists(name: str) -> bool | str:
+    from mcpctl.credentials.keyring_store import get_secret  # noqa: PLC0415
+
+    try:
+        return get_secret(name) is not None
+    except McpctlError as error:
+        return str(error)
+
+
+def _keyring_check() -> Check:
+    """Can secrets be read here? The backend keyring would use, or the exit-5 message
+    with the headless recipe (a machine with no desktop session has no keyring)."""
+    from mcpctl.credentials.keyring_store import backend_name  # noqa: PLC0415
+
+    try:
+        return Check("keyring", OK, f"secrets are read from {backend_name()}")
+    except McpctlError as error:
+        return Check("keyring", FAIL, str(error))
+
+
+def _checks(outcome: Outcome, environment: Environment) -> list[Check]:
+    source = outcome.server.winner.source
+    if outcome.admission is None:
+        trust = Check("trust", FAIL, outcome.refused or "not admitted")
+    else:
+        trust = Check("trust", OK, f"{outcome.admission.status.state} "
+                      f"({source.tier} tier, {source.location()})")
+    return [trust, *static_checks(outcome.server.winner.spec, environment)]
+
+
+def _weak_checks(name: str, weak: WeakApprovals) -> list[Check]:
+    return [Check("other clients", WARN, approval.message()) for approval in weak.approvals
+            if approval.server == name or (approval.server is None and name in approval.covers)]
+
+
+def _document(outcome: Outcome, checks: list[Check], probed: bool) -> dict[str, Any]:
+    probe: dict[str, Any] | None = None
+    if probed and outcome.failed is not None:
+        probe = {"status": "failed", "error": outcome.failed,
+                 "stderr_tail": list(outcome.stderr_tail)}
+    elif probed and outcome.result is not None:
+        result = outcome.result
+        probe = {"status": "ok", "first_answer_seconds": round(result.first_answer, 3),
+                 "style": result.style, "protocol_version": result.protocol_version,
+                 "tool_count": len(result.tools), "stderr_head": list(result.stderr_head)}
+    return {"name": outcome.name, "checks": [c.__dict__ for c in checks], "probe": probe}

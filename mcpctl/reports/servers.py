@@ -1,0 +1,114 @@
+"""What `list` and `show` report: the merged tiers with trust states, as `Report`s."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from mcpctl.clients.weak_approvals import WeakApproval
+from mcpctl.config.merge import MergedServer, named
+from mcpctl.config.unknown_keys import unknown_keys
+from mcpctl.config.view import load_view
+from mcpctl.errors import ExitCode
+from mcpctl.machine import Machine
+from mcpctl.model import Tier
+from mcpctl.reports import listing
+from mcpctl.reports.list_extras import (
+    Starters,
+    last_probe,
+    starters_document,
+    starters_of,
+    unguarded_here,
+    weak_approvals_here,
+)
+from mcpctl.reports.report import Report
+from mcpctl.trust.state import NEEDS_ATTENTION
+from mcpctl.trust.status import Status
+from mcpctl.trust.view import TrustStates
+
+Shown = Callable[[Path], str]  # how a path reads in a message (relative, ~/…)
+
+
+@dataclass(frozen=True)
+class Listing:
+    rows: list[listing.Row]
+    probes: dict[str, dict[str, Any] | None]
+    weak: list[WeakApproval]
+    starters: Starters  # clients that start a shadowed repo definition instead
+    unguarded: list[str]  # .mcp.json servers Claude Code would start past the gate
+    servers: list[MergedServer]
+
+
+@dataclass(frozen=True)
+class ServerDetail:
+    server: MergedServer
+    rows: list[listing.Row]
+    statuses: list[Status]
+    starters: Starters
+
+
+def list_report(machine: Machine, tier: Tier | None, *, needs_attention: bool,
+                shown: Shown) -> Report[Listing]:
+    """Every definition here with its state; exit 3 on a problem, 1 on attention asked."""
+    view = load_view(machine.root, machine.config_file, frozenset({tier}) if tier else None)
+    states = TrustStates.on(machine)
+    rows = list(listing.rows(view.servers, states.state_of))
+    probes = {s.name: last_probe(machine.paths, states, s) for s in view.servers}
+    weak = weak_approvals_here(machine, view.servers)
+    starters = starters_of(view.servers, weak)
+    unguarded = unguarded_here(machine, weak)
+    problems = [*view.problems, *states.problems, *weak.problems]
+    body = {
+        "workspace": str(view.root),
+        "user_config": str(view.config_file),
+        "servers": [{**listing.row_document(row),
+                     "last_probe": probes[row.name] if row.shadowed_by is None else None,
+                     **starters_document(starters.of(row.definition))}
+                    for row in rows],
+        "unguarded": unguarded,
+        "weak_approvals": [{"server": a.server, "setting": a.setting, "path": str(a.path),
+                            "line": a.line, "message": a.message()} for a in weak.approvals],
+    }
+    code = ExitCode.OK
+    attention = [f"{row.name} ({row.state})" for row in rows if row.state in NEEDS_ATTENTION]
+    attention += [f"{a.server or 'every .mcp.json server'} (approved by name in "
+                  f"{shown(a.path)})" for a in weak.approvals]
+    attention += [f"{name} (not guarded in Claude Code)" for name in unguarded]
+    warnings = [unknown.message() for unknown in
+                unknown_keys(d for s in view.servers for d in s.definitions)]
+    if problems:
+        code = ExitCode.INVALID_CONFIG
+    elif needs_attention and attention:
+        code = ExitCode.FINDINGS
+        warnings.append(f"{len(attention)} workspace server(s) need attention: "
+                        + ", ".join(attention) + "; review with `mcpctl show NAME`, approve "
+                        "with `mcpctl trust NAME`")
+    listed = Listing(rows, probes, weak.approvals, starters, unguarded, view.servers)
+    return Report("list", body, listed, code, problems,
+                  warnings, version=listing.LIST_SCHEMA_VERSION)
+
+
+def show_report(machine: Machine, name: str) -> Report[ServerDetail]:
+    """Every definition of `name`, which wins and why, with trust details."""
+    view = load_view(machine.root, machine.config_file)
+    server = named(view.servers, name, view.problems)
+    states = TrustStates.on(machine)
+    weak = weak_approvals_here(machine, [server]) if server.shadowed else None
+    starters = starters_of([server], weak)
+    problems = [*view.problems, *states.problems]
+    rows = list(listing.rows([server], states.state_of))
+    statuses = [states.status(row.definition) for row in rows]
+    body = {
+        "name": name,
+        "why": listing.why_wins(server),
+        "definitions": [{**listing.row_document(row), **listing.trust_document(status),
+                         **starters_document(starters.of(row.definition))}
+                        for row, status in zip(rows, statuses, strict=True)],
+    }
+    return Report("show", body, ServerDetail(server, rows, statuses, starters),
+                  ExitCode.INVALID_CONFIG if problems else ExitCode.OK, problems,
+                  [unknown.message() for unknown in unknown_keys(server.definitions)],
+                  version=listing.LIST_SCHEMA_VERSION)
+

@@ -1,0 +1,45 @@
+"""`mcpctl run NAME` starts every server of every client: it imports only what it needs."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import run_mcpctl
+
+HEAVY = ("typer", "click", "rich", "keyring", "jsonschema", "tomlkit", "httpx", "asyncio",
+         "tiktoken", "secretstorage", "cryptography")
+
+
+def imported_by_run(name: str) -> set[str]:
+    """Top-level packages `mcpctl run NAME` imported before it became the server."""
+    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "mcpctl", "run", name],
+                          capture_output=True, text=True, timeout=60, check=False,
+                          env={**os.environ})
+    assert done.returncode == 0, done.stderr[-500:]
+    return {line.rsplit("|", 1)[1].strip().split(".")[0]
+            for line in done.stderr.splitlines() if line.startswith("import time:")}
+
+
+def test_run_without_a_secret_imports_nothing_heavy(user_config: Path) -> None:
+    user_config.parent.mkdir(parents=True, exist_ok=True)
+    user_config.write_text(f'[servers.plain]\ncommand = "{shutil.which("true")}"\n')
+    assert imported_by_run("plain") & set(HEAVY) == set()
+
+
+@pytest.mark.usefixtures("secret_service")
+def test_run_with_a_keyring_secret_skips_keyring_itself(user_config: Path) -> None:
+    name = f"imports-{uuid.uuid4().hex[:12]}"
+    assert run_mcpctl(["secret", "set", name, "--stdin"], stdin="value\n").code == 0
+    user_config.parent.mkdir(parents=True, exist_ok=True)
+    user_config.write_text(f'[servers.withsecret]\ncommand = "{shutil.which("true")}"\n'
+                           f'env = {{ TOKEN = "${{secret:{name}}}" }}\n')
+    modules = imported_by_run("withsecret")
+    assert "jeepney" in modules
+    assert modules & set(HEAVY) == set()

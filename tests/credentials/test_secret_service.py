@@ -1,0 +1,77 @@
+"""The direct Secret Service read `run` uses, against a real gnome-keyring."""
+
+from __future__ import annotations
+
+import os
+import sys
+import uuid
+from pathlib import Path
+
+import pytest
+
+from mcpctl.credentials import secret_service
+from mcpctl.credentials.keyring_store import SERVICE
+from tests.conftest import run_mcpctl
+from tests.secret_service import SecretService
+
+
+def stored(value: str) -> str:
+    """A fresh secret name holding `value`, stored through keyring (`secret set`)."""
+    name = f"direct-{uuid.uuid4().hex[:12]}"
+    assert run_mcpctl(["secret", "set", name, "--stdin"], stdin=value + "\n").code == 0
+    return name
+
+
+@pytest.mark.usefixtures("secret_service")
+def test_reads_exactly_what_keyring_stored() -> None:
+    value = "line one\nline two — ünïcode\tand a tab"
+    name = stored(value)
+    assert secret_service.applies(os.environ)
+    assert secret_service.read(SERVICE, name) == value
+    assert secret_service.read(SERVICE, f"{name}-absent") is None
+    assert secret_service.read("another-service", name) is None
+
+
+def test_applies_only_where_keyring_would_pick_the_secret_service(tmp_path: Path) -> None:
+    base = {"DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent",
+            "XDG_CONFIG_HOME": str(tmp_path)}
+    assert secret_service.applies(base) is sys.platform.startswith("linux")
+    assert not secret_service.applies({**base, "DBUS_SESSION_BUS_ADDRESS": ""})
+    assert not secret_service.applies({**base, "PYTHON_KEYRING_BACKEND": "x.Keyring"})
+    assert not secret_service.applies({**base, "XDG_CURRENT_DESKTOP": "ubuntu:KDE"})
+    (tmp_path / "python_keyring").mkdir()
+    (tmp_path / "python_keyring" / "keyringrc.cfg").write_text("[backend]\n")
+    assert not secret_service.applies(base)
+
+
+def test_no_bus_reads_nothing_and_never_raises() -> None:
+    env = {"DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent/bus"}
+    saved = os.environ.get("DBUS_SESSION_BUS_ADDRESS")
+    os.environ.update(env)
+    try:
+        assert secret_service.read(SERVICE, "anything") is None
+    finally:
+        if saved is None:
+            del os.environ["DBUS_SESSION_BUS_ADDRESS"]
+        else:
+            os.environ["DBUS_SESSION_BUS_ADDRESS"] = saved
+
+
+def test_a_configured_backend_is_obeyed_even_when_the_secret_service_has_it(
+        secret_service: SecretService, user_config: Path, tmp_path: Path) -> None:
+    # The user chose the null backend: without the `applies` check the direct read
+    # would hand the server the Secret Service's copy anyway.
+    name = stored("sk-live-abcdefabcdefabcdefabcdef")
+    marker = tmp_path / "started"
+    user_config.parent.mkdir(parents=True, exist_ok=True)
+    user_config.write_text(f'[servers.gh]\ncommand = "{sys.executable}"\n'
+                           f'args = ["-c", "open({str(marker)!r}, \\"w\\")"]\n'
+                           f'env = {{ T = "${{secret:{name}}}" }}\n')
+    refused = run_mcpctl(["run", "gh"], env={
+        "PYTHON_KEYRING_BACKEND": "keyring.backends.null.Keyring"})
+    assert refused.code == 5
+    assert "no OS keyring available (keyring chose keyring.backends.null.Keyring)" in refused.err
+    assert not marker.exists()
+    # The control: left to keyring's own choice, the same server starts.
+    assert run_mcpctl(["run", "gh"]).code == 0
+    assert marker.exists()
