@@ -24,6 +24,9 @@ ALLOWED = {
     "lint/__init__.py": "check's fast path: the workspace root from the current folder",
     "paths.py": "~ in MCPCTL_HOME",
     "launch.py": "~ in a server's cwd or envFile (Path.expanduser)",
+    "config/user_config.py": "~ in a per-workspace server's `workspace`, as launch.py's cwd",
+    "clients/folder_trust.py": "~ in Gemini's trustedFolders.json entries, as Gemini reads them",
+    "protocol/process.py": "whether the platform has a child subreaper (Linux)",
     "files/atomic.py": "the platform's way to lock a file",
     "cli/completion.py": "whether a shell asked for completions (_MCPCTL_COMPLETE)",
     # A comparison only, never a path read: the home folder is not a workspace.

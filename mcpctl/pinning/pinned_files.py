@@ -76,7 +76,7 @@ class Lookups:
     def workspace(self, root: Path) -> WorkspaceFiles:
         real_root = self.real_root(root)
         if real_root not in self.workspaces:
-            self.workspaces[real_root] = workspace_files(real_root, self.environ or os.environ,
+            self.workspaces[real_root] = workspace_files(real_root, self.environ,
                                                          self.cache_dir)
         return self.workspaces[real_root]
 

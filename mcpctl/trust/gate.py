@@ -8,6 +8,7 @@ an `Admission`, so no code path can start a server without passing this gate.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -32,6 +33,21 @@ class Admission:
         self.status = status
 
 
+def _refuse_a_repo_user_tier(definition: Definition, root: Path, home: Path) -> None:
+    """The user tier starts as written, so its file must be the user's: a config.toml
+    inside the workspace (`--config repo/cfg.toml` in a client entry the repo wrote) is
+    the repo's to change after approval. A root that holds the home folder (`~`, `/`)
+    is no repo's."""
+    real_root = Path(os.path.realpath(root))
+    source = Path(os.path.realpath(definition.source.path))
+    if Path(os.path.realpath(home)).is_relative_to(real_root) \
+            or not source.is_relative_to(real_root):
+        return
+    raise TrustRefused(f"server {definition.name!r} comes from {definition.source.path}, a "
+                       f"user-tier file inside the workspace {root}, which the repo can "
+                       "change; keep config.toml outside any checkout")
+
+
 def admit(server: MergedServer, root: Path, trust_file: Path, *,
           environ: Mapping[str, str], home: Path, cache_dir: Path | None = None,
           states: TrustStates | None = None) -> Admission:
@@ -45,7 +61,9 @@ def admit(server: MergedServer, root: Path, trust_file: Path, *,
     definition = server.winner
     name = definition.name
     if definition.source.tier is Tier.USER:
-        return Admission(definition, root, status_of(definition, root, {}), _GATE_KEY)
+        _refuse_a_repo_user_tier(definition, root, home)
+        status = status_of(definition, root, {}, environ, home)
+        return Admission(definition, root, status, _GATE_KEY)
     if definition.source.tier is not Tier.WORKSPACE:
         raise TrustRefused(f"server {name!r}: {definition.source.tier} servers are not started")
     if states is None or states.root != root or states.trust_file != trust_file:

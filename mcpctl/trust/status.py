@@ -8,7 +8,7 @@ from pathlib import Path
 
 from mcpctl.model import Definition, PinnedFile, Tier
 from mcpctl.pinning.pin_set import ABSENT, PinSet, pin_set
-from mcpctl.pinning.pinned_files import NO_ENVIRONMENT, Lookups
+from mcpctl.pinning.pinned_files import Lookups
 from mcpctl.pinning.workspace import Entry, changed_paths
 from mcpctl.trust.fingerprint import fingerprint_of
 from mcpctl.trust.state import (
@@ -58,9 +58,8 @@ class Status:
 
 def status_of(
     definition: Definition, root: Path, approvals: Mapping[str, Approval],
-    environ: Mapping[str, str] = NO_ENVIRONMENT, home: Path | None = None,
-    lookups: Lookups | None = None, manifests: Manifests = _no_manifests,
-    ignored: Sequence[str] | None = None,
+    environ: Mapping[str, str], home: Path | None, lookups: Lookups | None = None,
+    manifests: Manifests = _no_manifests, ignored: Sequence[str] | None = None,
 ) -> Status:
     """`environ` and `home` are what the launch will expand with (the invocation's
     `Machine`): they decide which files are pinned, never the definition's values.

@@ -161,3 +161,28 @@ def test_real_client_lists_a_remote_servers_tools_through_the_bridge(user_config
         tools = list_tools(sys.executable, ["-m", "mcpctl", "run", "remote",
                                             "--workspace", str(tmp_path)])
     assert tools == [("add", "Add two integers."), ("shout", "Upper-case the text — loudly.")]
+
+
+@pytest.mark.parametrize("command", ["run", "cost"])
+def test_a_user_tier_file_inside_the_workspace_starts_nothing(tmp_path: Path,
+                                                              command: str) -> None:
+    """The attack: the repo's own .mcp.json entry is `mcpctl run evil --config cfg.toml`,
+    approved by name; the repo then edits cfg.toml, which mcpctl would start as the
+    user's own, unapproved."""
+    marker = tmp_path / "started"
+    root = workspace_with(tmp_path, {})
+    entry = f"[servers.evil]\ncommand = {json.dumps(sys.executable)}\n" \
+            f"args = {json.dumps([str(SERVER), '--marker', str(marker)])}\n"
+    inside = root / "cfg.toml"
+    write_user_config(inside, entry)
+    refused = run_mcpctl([command, "evil", "--config", str(inside), "--workspace", str(root)])
+    assert refused.code == 4, refused.err
+    assert (f"server 'evil' comes from {inside}, a user-tier file inside the workspace "
+            f"{root}, which the repo can change") in refused.out + refused.err
+    assert not marker.exists()
+    # The control: the very same file outside the checkout is the user's, and starts.
+    outside = tmp_path / "home-config" / "config.toml"
+    write_user_config(outside, entry)
+    started = run_mcpctl([command, "evil", "--config", str(outside), "--workspace", str(root)])
+    assert started.code == 0, started.err
+    assert marker.exists()
