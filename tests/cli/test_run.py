@@ -78,20 +78,23 @@ def test_unreadable_trust_store_starts_nothing(tmp_path: Path, mcpctl_home: Path
     assert not marker.exists()
 
 
-def test_secret_reference_without_keyring_exits_5(no_keyring: None, user_config: Path) -> None:
+def test_secret_reference_without_keyring_exits_5(no_keyring: None, user_config: Path,
+                                                  tmp_path: Path) -> None:
     write_user_config(user_config, '[servers.gh]\ncommand = "true"\n'
                                    'env = { T = "${secret:gh-token}" }\n')
-    result = run(user_config.parent, "gh")
+    (tmp_path / "ws").mkdir()
+    result = run(tmp_path / "ws", "gh")
     assert (result.code, result.out) == (5, "")
     assert result.err.startswith("mcpctl: error: no OS keyring available")
 
 
 @pytest.mark.usefixtures("secret_service")
-def test_missing_secret_in_real_keyring(user_config: Path) -> None:
+def test_missing_secret_in_real_keyring(user_config: Path, tmp_path: Path) -> None:
     name = f"absent-{uuid.uuid4().hex[:8]}"
     write_user_config(user_config, f'[servers.gh]\ncommand = "true"\n'
                                    f'env = {{ T = "${{secret:{name}}}" }}\n')
-    result = run(user_config.parent, "gh")
+    (tmp_path / "ws").mkdir()
+    result = run(tmp_path / "ws", "gh")
     assert (result.code, result.out) == (3, "")
     assert result.err == (f"mcpctl: error: server 'gh' env T: secret {name!r} is not in the "
                           f"keyring (set it with: mcpctl secret set {name})\n")
