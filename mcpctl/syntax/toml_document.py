@@ -28,4 +28,8 @@ def parse_toml(text: str) -> JsonDocument:
         found = _POSITION.search(message)
         line, column = (int(found[1]), int(found[2])) if found else (1, 1)
         raise JsonSyntaxError(re.sub(r"\s*\(at .*\)$", "", message), line, column) from None
+    except RecursionError:
+        # tomllib recurses once per nested array or inline table: a few hundred `[` in a
+        # repo's file would otherwise stop `list` and `check` with an internal error.
+        raise JsonSyntaxError("nested too deeply", 1, 1) from None
     return JsonDocument(value, key_positions=key_positions(text))

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mcpctl.syntax.jsonc import JsonPath
+from mcpctl.syntax.jsonc import JsonPath, JsonSyntaxError
 from mcpctl.syntax.toml_document import parse_toml
 from mcpctl.syntax.toml_keys import MAX_DEPTH, key_positions, tokens
 from tests.conftest import run_mcpctl
@@ -215,6 +215,15 @@ def test_a_valid_megabyte_string_full_of_decoys() -> None:
     assert key_positions(text) == {("x",): (1, 1), ("y",): (50_002, 1)}
 
 
+@pytest.mark.parametrize("shape", [("[", "]"), ("{a = ", "}")])
+def test_deep_nesting_is_a_syntax_error(shape: tuple[str, str]) -> None:
+    opening, closing = shape
+    with pytest.raises(JsonSyntaxError) as raised:
+        parse_toml("a = " + opening * 1_000 + "1" + closing * 1_000 + "\n")
+    assert (raised.value.message, raised.value.line, raised.value.column) == (
+        "nested too deeply", 1, 1)
+
+
 # ---- what the commands show ------------------------------------------------------------------
 
 CODEX = '''model = "m"
@@ -240,3 +249,17 @@ def test_list_and_check_show_the_true_line(tmp_path: Path) -> None:
     findings = json.loads(checked.out)["findings"]
     assert [(f["path"], f["line"], f["code"]) for f in findings] == [
         (".codex/config.toml", 10, "MCP020")]
+
+
+def test_list_and_check_report_a_deeply_nested_file(tmp_path: Path) -> None:
+    root = make_workspace(tmp_path, {
+        ".codex/config.toml": "args = " + "[" * 1_000 + "]" * 1_000 + "\n",
+        ".mcp.json": '{"mcpServers": {"ok": {"command": "ok-server"}}}\n'})
+    listed = run_mcpctl(["list", "--json", "--workspace", str(root)])
+    report = json.loads(listed.out)
+    assert [server["name"] for server in report["servers"]] == ["ok"]
+    assert report["problems"] == [{"path": str(root / ".codex/config.toml"), "line": 1,
+                                   "column": 1, "message": "nested too deeply"}]
+    checked = run_mcpctl(["check"], cwd=root)
+    assert checked.code == 1
+    assert checked.out.startswith(".codex/config.toml:1:1: MCP001 error: nested too deeply ")
