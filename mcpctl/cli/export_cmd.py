@@ -130,10 +130,20 @@ def _export_document(report: ExportReport | GuardReport) -> dict[str, Any]:
 
 def _show_exports(reports: list[ExportReport | GuardReport], as_json: bool, *, dry_run: bool,
                   check: bool) -> None:
+    # One command for all: export has one report, sync passes the same to every client.
+    chosen = next((report.command for report in reports if report.command), None)
+    warnings = [chosen.warning] if chosen and chosen.warning else []
+    notes = [chosen.note] if chosen and chosen.note else []
     if as_json:
         render.print_json({"schema_version": SCHEMA_VERSION, "dry_run": dry_run or check,
+                           "command": chosen.command if chosen else None,
+                           "warnings": warnings, "notes": notes,
                            "clients": [_export_document(report) for report in reports]})
         return
+    for warning in warnings:
+        render.warn(f"warning: {warning}")
+    for note in notes:
+        render.warn(f"note: {note}")
     for report in reports:
         if dry_run and report.diff:
             render.say_block(report.diff.rstrip("\n"))
