@@ -2,10 +2,10 @@
 
 Targets (issue 13): start-up on a clean repo under 5x `python -c pass` (same run, whole
 processes, medians); a 1 MB config, and each adversarial shape (60 KB of text that made
-the old JSONC blanking quadratic), linted in under 0.5 s. Printed: `mcpctl check` as installed,
-and `run_check` called without typer (what an entry point that dispatches `check` first
-would cost), each on a clean repo and on one whose config has a schema error (the only
-case that imports jsonschema).
+the old JSONC blanking quadratic, or that would mislead or slow a TOML key index), linted
+in under 0.5 s. Printed: `mcpctl check` as installed, and `run_check` called without
+typer (what an entry point that dispatches `check` first would cost), each on a clean
+repo and on one whose config has a schema error (the only case that imports jsonschema).
 
     uv run python bench/bench_check.py
 """
@@ -31,6 +31,14 @@ ADVERSARIAL = {
     "quote runs": '"\\"\\"' * 20_000,
     "open block comments": "/*" * 30_000,
     "commas before comments": '{"servers": {' + '"a": 1, // x ] }\n' * 3_000 + "}}",
+}
+# Codex's TOML: valid text (tomllib refuses the rest before positions are looked for)
+# that a line-by-line reader would misplace or a careless one take quadratic time over.
+ADVERSARIAL_TOML = {
+    "a multi-line string of decoy headers":
+        'x = """' + '""\\"[mcp_servers.d]\nk = 1\n' * 2_000 + '"""\n',
+    "inline tables in arrays 300 deep":
+        "a = " + "[" * 300 + "{k = 1}, " * 6_000 + "]" * 300 + "\n",
 }
 WITHOUT_TYPER = ("import sys; from mcpctl.cli.check_cmd import run_check; "
                  "sys.exit(run_check(sys.argv[1:]))")
@@ -142,6 +150,15 @@ def adversarial(root: Path) -> None:
         verdict = "meets" if linted < MEGABYTE_TARGET else "MISSES"
         report(f"adversarial {len(text) // 1000} KB, {name} ({verdict} {MEGABYTE_TARGET} s)",
                linted)
+    codex = root / "adversarial" / ".codex"
+    codex.mkdir()
+    for name, text in ADVERSARIAL_TOML.items():
+        path = codex / "config.toml"
+        path.write_text(text)
+        linted = min(in_process_seconds(path, "codex") for _ in range(3))
+        verdict = "meets" if linted < MEGABYTE_TARGET else "MISSES"
+        report(f"adversarial {len(text) // 1000} KB TOML, {name} ({verdict} "
+               f"{MEGABYTE_TARGET} s)", linted)
 
 
 if __name__ == "__main__":

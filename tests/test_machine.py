@@ -27,6 +27,8 @@ ALLOWED = {
     "config/user_config.py": "~ in a per-workspace server's `workspace`, as launch.py's cwd",
     "clients/folder_trust.py": "~ in Gemini's trustedFolders.json entries, as Gemini reads them",
     "protocol/process.py": "whether the platform has a child subreaper (Linux)",
+    "clients/exported_command.py": "the PATH mcpctl was started with, for an mcpctl outside "
+                                   "any checkout (the default exported command, as sys.argv)",
     "files/atomic.py": "the platform's way to lock a file",
     "cli/completion.py": "whether a shell asked for completions (_MCPCTL_COMPLETE)",
     # A comparison only, never a path read: the home folder is not a workspace.

@@ -135,7 +135,8 @@ def command_command(
     """Show or set the command that exported entries run (`[clients] command`).
 
     Without PATH, show it. The default is `mcpctl` when mcpctl is installed in a system
-    folder every client's PATH has, else the absolute path of the running mcpctl. Run
+    folder every client's PATH has, else the absolute path of the running mcpctl (when a
+    git work tree holds that, another mcpctl on PATH outside one, if there is any). Run
     `mcpctl sync` afterwards to rewrite the entries already exported.
 
     Example: mcpctl clients command ~/.local/bin/mcpctl && mcpctl sync

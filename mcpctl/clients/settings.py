@@ -6,10 +6,9 @@ sync = ["claude-code", "cursor"]   # set by `mcpctl clients enable NAME`
 command = "/home/me/.local/bin/mcpctl"   # set by `mcpctl clients command PATH`
 ```
 
-Without `command`, exported entries run `mcpctl` when the running mcpctl lies in a
-folder every client's PATH has (a GUI client started from the desktop gets only the
-system folders), else the absolute path it was started by (`~/.local/bin/mcpctl` for
-a `uv tool` or `pipx` install), so a client with a short PATH still finds it.
+Without `command`, exported entries run what `exported_command.default_command`
+chooses: `mcpctl` or the running mcpctl's absolute path, and never, while another can
+be found, one that a git work tree holds.
 
 Edited like every change to config.toml (DESIGN §10, STYLE 5), through `edit_config`:
 under the file's lock, through tomlkit (comments and order kept), re-read with tomllib
@@ -19,21 +18,15 @@ and saved atomically only if it means exactly what was intended.
 from __future__ import annotations
 
 import copy
-import os
 import sys
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from mcpctl.clients.exported_command import ExportedCommand, default_command
 from mcpctl.clients.table import CLIENT_IDS
 from mcpctl.config.user_config_edit import ConfigChange, config_text, edit_config, parse_config
 from mcpctl.errors import ConfigError
-
-DEFAULT_COMMAND = "mcpctl"
-# Folders on the PATH of a client started from a desktop session (launchd, systemd).
-STANDARD_FOLDERS = ("/usr/local/bin", "/usr/bin", "/bin", "/usr/local/sbin", "/usr/sbin",
-                    "/sbin", "/opt/homebrew/bin")
 
 
 @dataclass(frozen=True)
@@ -42,22 +35,13 @@ class ClientSettings:
     command: str | None = None  # None: `default_command()`
 
     @property
+    def exported(self) -> ExportedCommand:
+        """The command exported entries run, with what to tell the user about it."""
+        return ExportedCommand(self.command) if self.command else default_command(sys.argv)
+
+    @property
     def exported_command(self) -> str:
-        return self.command or default_command(sys.argv)
-
-
-def default_command(argv: Sequence[str], standard: Sequence[str] = STANDARD_FOLDERS) -> str:
-    """`mcpctl` where every client finds it by name, else the running mcpctl's path.
-
-    The running mcpctl is `argv[0]` when that is the console script, kept as invoked
-    (made absolute, not resolved, so a symlink such as `~/.local/bin/mcpctl` survives
-    upgrades). Run another way (`python -m mcpctl`), the name is all there is.
-    """
-    script = argv[0] if argv else ""
-    if Path(script).name not in ("mcpctl", "mcpctl.exe") or not os.path.isfile(script):
-        return DEFAULT_COMMAND
-    running = os.path.abspath(script)
-    return DEFAULT_COMMAND if os.path.dirname(running) in standard else running
+        return self.exported.command
 
 
 def read_client_settings(path: Path) -> ClientSettings:

@@ -180,8 +180,15 @@ def sync_report(machine: Machine, *, check: bool, dry_run: bool, replace: bool,
 
 def _exports(reports: list[ExportReport], *, dry_run: bool, check: bool, code: int
              ) -> Report[Exports]:
-    body = {"dry_run": dry_run or check, "clients": [_export_document(r) for r in reports]}
+    # One command for all: export has one report, sync passes the same to every client.
+    chosen = next((report.command for report in reports if report.command), None)
+    warnings = [chosen.warning] if chosen and chosen.warning else []
+    notes = [chosen.note] if chosen and chosen.note else []
+    body = {"dry_run": dry_run or check, "command": chosen.command if chosen else None,
+            "warnings": warnings, "notes": notes,
+            "clients": [_export_document(r) for r in reports]}
     return Report("export", body, Exports(reports, dry_run, check), code,
+                  warnings=[*(f"warning: {w}" for w in warnings), *(f"note: {n}" for n in notes)],
                   version=SCHEMA_VERSION)
 
 

@@ -17,8 +17,9 @@ import tomllib
 from collections.abc import Mapping
 from typing import Any
 
+from mcpctl.syntax.toml_keys import key_positions
+
 _HEADER = re.compile(r"^\s*\[\[?\s*([^\]]*?)\s*\]")
-_KEY = r'(?:[A-Za-z0-9_-]+|"(?:[^"\\]|\\.)*"|\'[^\']*\')'  # bare, "basic" or 'literal'
 
 Headers = list[tuple[int, tuple[str, ...]]]
 
@@ -28,36 +29,9 @@ Headers = list[tuple[int, tuple[str, ...]]]
 def name_lines(text: str, section: str) -> dict[str, int]:
     """Line of each NAME of `section`: `[section.NAME]` (or `[section.NAME.sub]`),
     `section.NAME… = …` at the top level, or `NAME… = …` inside `[section]`. The first
-    mention wins."""
-    key = re.escape(section)
-    header = re.compile(rf"^\s*\[\s*{key}\s*\.\s*({_KEY})")
-    own_header = re.compile(rf"^\s*\[\s*{key}\s*\]")
-    dotted = re.compile(rf"^\s*{key}\s*\.\s*({_KEY})\s*[.=]")
-    plain = re.compile(rf"^\s*({_KEY})\s*[.=]")
-    lines: dict[str, int] = {}
-    inside = False
-    top_level = True
-    # "\n" only: a string may hold U+2028 or U+0085, which splitlines() also splits at.
-    for number, line in enumerate(text.split("\n"), start=1):
-        match = header.match(line)
-        if match:
-            lines.setdefault(_unquote(match[1]), number)
-            inside = top_level = False
-            continue
-        if line.lstrip().startswith("["):
-            inside, top_level = bool(own_header.match(line)), False
-            continue
-        match = dotted.match(line) if top_level else (plain.match(line) if inside else None)
-        if match:
-            lines.setdefault(_unquote(match[1]), number)
-    return lines
-
-
-def _unquote(key: str) -> str:
-    if key[:1] in "\"'":
-        value: str = tomllib.loads(f"k = {key}")["k"]
-        return value
-    return key
+    mention wins; a line inside a multi-line string mentions nothing (`toml_keys`)."""
+    return {str(path[1]): line for path, (line, _) in key_positions(text).items()
+            if len(path) == 2 and path[0] == section}
 
 
 # ---- tables as lines -------------------------------------------------------------------------

@@ -15,7 +15,8 @@ from mcpctl.clients.entry import Converted, convert_entry
 from mcpctl.clients.table import client_by_id
 from mcpctl.syntax.toml_tables import name_lines
 from tests.clients import TOKEN_SERVER, USER_FILE, install_home, install_workspace, write_config
-from tests.conftest import REPO, Cli
+from tests.conftest import REPO, Cli, run_mcpctl
+from tests.tier_files import write as write_text
 
 
 def convert(client_id: str, entry: dict[str, Any]) -> Converted:
@@ -125,6 +126,35 @@ def test_name_lines_every_shape_of_codex_tables() -> None:
             "[mcp_servers.plain]\n[mcp_servers.plain.env]\n")
     assert name_lines(text, "mcp_servers") == {
         "dotted": 2, "inline": 4, "quoted.name": 5, "plain": 7}
+
+
+CODEX_DECOY = ('model = "m"\n'
+               'notes = """\n'
+               "[mcp_servers.real]\n"
+               'mcp_servers.decoy.command = "x"\n'
+               '"""\n'
+               "developer_instructions = '''\n"
+               "[mcp_servers.other]'''\n"
+               "\n"
+               "[mcp_servers.real]\n"
+               'command = "npx"\n'
+               "\n"
+               "[mcp_servers.other]\n"
+               'command = "uvx"\n')
+
+
+def test_name_lines_skip_what_multi_line_strings_hold() -> None:
+    assert name_lines(CODEX_DECOY, "mcp_servers") == {"real": 9, "other": 12}
+
+
+def test_clients_show_the_true_line_of_a_codex_server(tmp_path: Path,
+                                                      isolated_home: Path) -> None:
+    write_text(isolated_home / ".codex" / "config.toml", CODEX_DECOY)
+    result = run_mcpctl(["clients", "--json"], cwd=tmp_path)
+    assert result.code == 0, result.err
+    codex = next(c for c in json.loads(result.out)["clients"] if c["id"] == "codex")
+    assert {s["name"]: s["source"]["line"] for s in codex["servers"]} == {
+        "real": 9, "other": 12}
 
 
 def all_homes(home: Path, workspace: Path) -> None:

@@ -269,6 +269,7 @@ def test_repo_settings(cli: Cli, repo: Path, file: str, text: str) -> None:
     ("[check]\nignore = ['XYZ']\n", "'XYZ' is not a rule code or prefix"),
     ("[check\n",
      "invalid TOML: Expected ']' at the end of a table declaration (at line 1, column 7)"),
+    ("[check]\nignore = " + "[" * 1_000 + "]" * 1_000 + "\n", "invalid TOML: nested too deeply"),
 ])
 def test_bad_settings_exit_3(cli: Cli, repo: Path, text: str, message: str) -> None:
     write(repo, ".mcpctl.toml", text)

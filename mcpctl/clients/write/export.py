@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from mcpctl.clients.exported_command import ExportedCommand
 from mcpctl.clients.files import ATTEMPTS, client_text_or_none, write_client_file
 from mcpctl.clients.table import CLIENTS, ClientFormat, client_path
 from mcpctl.clients.write.diff import masked_diff
@@ -37,6 +38,7 @@ class ExportReport:
     backup_skipped: bool = False  # no backup: a secret could not be taken out of it
     diff: str = ""
     error: McpctlError | None = None
+    command: ExportedCommand | None = None  # what the entries run, and what to say about it
 
 
 def user_servers(config_file: Path) -> dict[str, ServerSpec]:
@@ -50,21 +52,30 @@ def user_servers(config_file: Path) -> dict[str, ServerSpec]:
     return {definition.name: definition.spec for definition in load.definitions}
 
 
-def export_to_client(
-    machine: Machine, client: ClientFormat, names: Sequence[str], *, replace: bool,
-    dry_run: bool, command: str | None = None, file: Path | None = None, prune: bool = False,
-) -> ExportReport:
-    """Write `names` (default: the whole user tier) into the client's file."""
+def exported_command(config_file: Path, given: str | None) -> ExportedCommand:
+    """What exported entries run: `given` (--command), else `[clients] command`, else
+    the default, with the warning or note the default comes with."""
     from mcpctl.clients.settings import read_client_settings  # noqa: PLC0415
 
+    return ExportedCommand(given) if given else read_client_settings(config_file).exported
+
+
+def export_to_client(
+    machine: Machine, client: ClientFormat, names: Sequence[str], *, replace: bool,
+    dry_run: bool, command: str | ExportedCommand | None = None, file: Path | None = None,
+    prune: bool = False,
+) -> ExportReport:
+    """Write `names` (default: the whole user tier) into the client's file."""
     wanted = _wanted(machine.config_file, names)
-    command = command or read_client_settings(machine.config_file).exported_command
+    chosen = command if isinstance(command, ExportedCommand) \
+        else exported_command(machine.config_file, command)
     path = client_path(machine, client, file)
-    report = ExportReport(client, path)
+    report = ExportReport(client, path, command=chosen)
 
     def compute(old: str | None) -> str:
         data = read_document(client, old, path)
-        report.plan = plan_export(client, servers_of(client, data, path), wanted, command,
+        report.plan = plan_export(client, servers_of(client, data, path), wanted,
+                                  chosen.command,
                                   replace=replace, prune=prune,
                                   same_server=_same_server(client, machine),
                                   projects=project_servers(client, data))
@@ -122,12 +133,14 @@ def sync_clients(machine: Machine, *, check: bool, dry_run: bool, replace: bool,
         raise UsageError("no clients to sync: enable one with `mcpctl clients enable NAME` "
                          "(see `mcpctl clients` for the names)")
     user_servers(machine.config_file)  # a broken config.toml stops everything up front
+    chosen = ExportedCommand(command) if command else settings.exported
     reports = []
     for client in (c for c in CLIENTS if c.id in settings.sync):
         try:
             reports.append(export_to_client(machine, client, (), replace=replace,
-                                            dry_run=check or dry_run, command=command,
+                                            dry_run=check or dry_run, command=chosen,
                                             prune=True))
         except McpctlError as error:
-            reports.append(ExportReport(client, client_path(machine, client), error=error))
+            reports.append(ExportReport(client, client_path(machine, client), error=error,
+                                        command=chosen))
     return reports
