@@ -90,9 +90,14 @@ def _codes(
 def _read_toml(path: Path) -> dict[str, Any]:
     import tomllib  # noqa: PLC0415 - only when the repo has a settings file
 
+    from mcpctl.syntax.toml_keys import MAX_KEY_PARTS, KeyTooLong, key_positions  # noqa: PLC0415
+
     try:
-        with path.open("rb") as handle:
-            return tomllib.load(handle)
+        text = path.read_bytes().decode("utf-8")
+        key_positions(text, max_parts=MAX_KEY_PARTS)  # a key that would exhaust tomllib
+        return tomllib.loads(text)
+    except KeyTooLong as error:
+        raise ConfigError(f"{path}: invalid TOML: {error} (at line {error.line})") from None
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{path}: invalid TOML: {error}") from None
     except RecursionError:  # tomllib recurses once per nested array or inline table

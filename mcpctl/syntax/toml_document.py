@@ -14,13 +14,18 @@ import tomllib
 from typing import Any
 
 from mcpctl.syntax.jsonc import JsonDocument, JsonSyntaxError
-from mcpctl.syntax.toml_keys import key_positions
+from mcpctl.syntax.toml_keys import MAX_KEY_PARTS, KeyTooLong, key_positions
 
 _POSITION = re.compile(r"at line (\d+), column (\d+)")
 
 
 def parse_toml(text: str) -> JsonDocument:
     """Parse TOML text; raise JsonSyntaxError with tomllib's position."""
+    try:
+        # First: it refuses a key that would exhaust tomllib.
+        positions = key_positions(text, max_parts=MAX_KEY_PARTS)
+    except KeyTooLong as error:
+        raise JsonSyntaxError(str(error), error.line, error.column) from None
     try:
         value: dict[str, Any] = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
@@ -32,4 +37,4 @@ def parse_toml(text: str) -> JsonDocument:
         # tomllib recurses once per nested array or inline table: a few hundred `[` in a
         # repo's file would otherwise stop `list` and `check` with an internal error.
         raise JsonSyntaxError("nested too deeply", 1, 1) from None
-    return JsonDocument(value, key_positions=key_positions(text))
+    return JsonDocument(value, key_positions=positions)

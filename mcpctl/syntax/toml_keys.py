@@ -35,6 +35,17 @@ _TOKEN = re.compile(
 )
 _NOT_A_KEY = frozenset("\n#[]{}=,.")  # first characters of tokens that cannot be key parts
 MAX_DEPTH = 32
+# tomllib's memory grows with the square of a dotted key's length (16 KB of `a.a.a…`
+# takes ~260 MB): a repo's file with a longer key is refused before tomllib sees it.
+MAX_KEY_PARTS = 128
+
+
+class KeyTooLong(ValueError):
+    """A key or header of more dotted parts than allowed, at (line, column)."""
+
+    def __init__(self, allowed: int, line: int, column: int) -> None:
+        super().__init__(f"a key of more than {allowed} dotted parts")
+        self.line, self.column = line, column
 
 Positions = dict[JsonPath, tuple[int, int]]
 _Step = Callable[[str, int, int], None]
@@ -47,10 +58,11 @@ def tokens(text: str) -> Iterator[tuple[int, int]]:
         yield match.span()
 
 
-def key_positions(text: str) -> Positions:
+def key_positions(text: str, *, max_parts: int | None = None) -> Positions:
     """The 1-based (line, column) of every key path: a header's `[`, a key's first
-    character. The first mention of a path wins (`[a.b]` also places `a`)."""
-    indexer = _Indexer(text)
+    character. The first mention of a path wins (`[a.b]` also places `a`). Raises
+    KeyTooLong for a key of more than `max_parts` parts (MAX_KEY_PARTS before tomllib)."""
+    indexer = _Indexer(text, max_parts)
     for start, end in tokens(text):
         indexer.step(text[start], start, end)
     return indexer.positions
@@ -87,8 +99,9 @@ class _Indexer:
     """The state machine: `step` is the handler of the current state, given each token's
     first character and span."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, max_parts: int | None) -> None:
         self.text = text
+        self.max_parts = max_parts
         self.positions: Positions = {}
         self.lines: Lines | None = None
         self.step: _Step = self._statement
@@ -100,6 +113,11 @@ class _Indexer:
         self.key_start = 0
         self.appends = False  # the header being read is `[[…]]`
         self.value_path: JsonPath | None = ()
+
+    def _add_part(self, start: int, end: int) -> None:
+        self.parts.append(unquote(self.text[start:end]))
+        if self.max_parts is not None and len(self.parts) > self.max_parts:
+            raise KeyTooLong(self.max_parts, *Lines(self.text).at(self.key_start))
 
     # ---- statements and headers ---------------------------------------------------------
 
@@ -120,7 +138,7 @@ class _Indexer:
         elif first == "\n":
             self.step = self._statement
         elif first not in _NOT_A_KEY:
-            self.parts.append(unquote(self.text[start:end]))
+            self._add_part(start, end)
 
     def _resolve(self, parts: list[str]) -> tuple[JsonPath, bool]:
         """The header's path, with the index of each `[[x]]` table it goes through, and
@@ -154,7 +172,7 @@ class _Indexer:
         elif first == "\n" and not self.values:
             self.step = self._statement
         elif first not in _NOT_A_KEY:
-            self.parts.append(unquote(self.text[start:end]))
+            self._add_part(start, end)
 
     def _assign(self) -> None:
         self.value_path = None

@@ -270,6 +270,9 @@ def test_repo_settings(cli: Cli, repo: Path, file: str, text: str) -> None:
     ("[check\n",
      "invalid TOML: Expected ']' at the end of a table declaration (at line 1, column 7)"),
     ("[check]\nignore = " + "[" * 1_000 + "]" * 1_000 + "\n", "invalid TOML: nested too deeply"),
+    # tomllib would take gigabytes for this valid key (its memory grows with the square).
+    ("[check]\n" + "a." * 20_000 + "a = 1\n",
+     "invalid TOML: a key of more than 128 dotted parts (at line 2)"),
 ])
 def test_bad_settings_exit_3(cli: Cli, repo: Path, text: str, message: str) -> None:
     write(repo, ".mcpctl.toml", text)

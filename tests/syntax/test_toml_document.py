@@ -224,6 +224,26 @@ def test_deep_nesting_is_a_syntax_error(shape: tuple[str, str]) -> None:
         "nested too deeply", 1, 1)
 
 
+@pytest.mark.parametrize("text", [
+    "a." * 20_000 + "a = 1\n",  # valid TOML; tomllib would take gigabytes for it
+    "x = 1\n[" + "t." * 20_000 + "t]\n",
+    'x = 1\n[[' + '"q".' * 20_000 + '"q"]]\n',
+])
+def test_a_key_tomllib_would_choke_on_is_refused_first(text: str) -> None:
+    with pytest.raises(JsonSyntaxError) as raised:
+        parse_toml(text)
+    assert raised.value.message == "a key of more than 128 dotted parts"
+    assert raised.value.line == (1 if text.startswith("a.") else 2)
+
+
+def test_a_key_of_128_parts_is_read() -> None:
+    document = parse_toml("a." * 127 + "a = 1\n")
+    value = document.value
+    for _ in range(127):
+        value = value["a"]
+    assert value == {"a": 1}
+
+
 # ---- what the commands show ------------------------------------------------------------------
 
 CODEX = '''model = "m"
