@@ -41,3 +41,13 @@ def argv_warning(server: str, secret: str) -> str:
 
 def _list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []
+
+
+def option_before(args: list[Any], index: int) -> str | None:
+    """The option that names `args[index]` (`--token VALUE`), if any. `--key=v -v`: the
+    `-v` is an option of its own, and `--key=v` already holds its value."""
+    before = args[index - 1] if index else None
+    arg = args[index]
+    if not isinstance(before, str) or not before.startswith("-") or "=" in before:
+        return None
+    return None if isinstance(arg, str) and arg.startswith("-") else before

@@ -16,6 +16,7 @@ import re
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
+from mcpctl.credentials.argv import option_before
 from mcpctl.credentials.secretlike import find_secret, find_secrets
 
 # The fields mcpctl reads; everything else in an entry is walked as unknown.
@@ -107,16 +108,6 @@ def _args_without_secrets(server: str, args: list[Any], found: dict[str, str]) -
             continue
         kept.append(_moved(arg, option_before(args, index), secret, found))
     return kept
-
-
-def option_before(args: list[Any], index: int) -> str | None:
-    """The option that names `args[index]` (`--token VALUE`), if any. `--key=v -v`: the
-    `-v` is an option of its own, and `--key=v` already holds its value."""
-    before = args[index - 1] if index else None
-    arg = args[index]
-    if not isinstance(before, str) or not before.startswith("-") or "=" in before:
-        return None
-    return None if isinstance(arg, str) and arg.startswith("-") else before
 
 
 def _url_without_secrets(server: str, url: str, found: dict[str, str]) -> str:

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from mcpctl.credentials.extraction import option_before
+from mcpctl.credentials.argv import option_before
 from mcpctl.credentials.secretlike import find_secrets, looks_secret, mask
 
 _MAX_DEPTH = 100  # masked_tree recurses once a level; far below the recursion limit

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
-from mcpctl.credentials.argv import argv_exposure, secrets_in_argv
+from mcpctl.credentials.argv import argv_exposure, option_before, secrets_in_argv
 from mcpctl.credentials.placeholders import is_placeholder
 from mcpctl.credentials.secretlike import (
     SecretMatch,
@@ -50,11 +50,9 @@ def leak_hits(value: Any, *, bare_references: bool = False) -> Iterator[Hit]:
         elif isinstance(item, dict):
             stack.extend(((*path, key), child, key) for key, child in item.items())
         elif isinstance(item, list):
-            # In an argument list, `--token VALUE` names VALUE.
-            stack.extend(
-                ((*path, index), child, _option_name(item[index - 1]) if index else None)
-                for index, child in enumerate(item)
-            )
+            # In an argument list, `--token VALUE` names VALUE (the one rule `add` uses).
+            stack.extend(((*path, index), child, option_before(item, index))
+                         for index, child in enumerate(item))
 
 
 def argv_secret_hits(path: JsonPath, entry: dict[str, Any]) -> Iterator[Hit]:
@@ -68,10 +66,6 @@ def argv_secret_hits(path: JsonPath, entry: dict[str, Any]) -> Iterator[Hit]:
         field = (*path, "command") if key == "command" else (*path, "args", key)
         for secret in secrets_in_argv({"command": text}):
             yield Hit("MCP013", field, f"{where(field)}: {argv_exposure(path[-1], secret)}")
-
-
-def _option_name(previous: Any) -> str | None:
-    return previous if isinstance(previous, str) and previous.startswith("-") else None
 
 
 def _string_hits(path: JsonPath, text: str, name: str | None) -> Iterator[Hit]:
