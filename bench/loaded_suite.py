@@ -36,6 +36,7 @@ class Round:
     passed: bool
     summary: str
     failures: tuple[str, ...]
+    output: str
 
 
 def burn(stop_at: float) -> None:
@@ -67,7 +68,7 @@ def one_round(selection: list[str], *, burners: int) -> Round:
     summaries = re.findall(r"^=*\s*(\d+ (?:passed|failed).*?)\s*=*$", output, re.M)
     failures = tuple(re.findall(r"^(?:FAILED|ERROR) (\S+)", output, re.M))
     return Round(burners > 0, seconds, code == 0, summaries[-1] if summaries else output[-300:],
-                 failures)
+                 failures, output)
 
 
 def main() -> int:
@@ -79,14 +80,16 @@ def main() -> int:
                         help="how much longer than the idle round a loaded one may take")
     parser.add_argument("--no-idle", action="store_true",
                         help="skip the idle round (no time comparison then)")
+    parser.add_argument("--keep", type=Path, metavar="DIR",
+                        help="write each failed round's whole output to DIR/round-N.txt")
     parser.add_argument("selection", nargs="*", help="pytest arguments (default: everything)")
     options = parser.parse_args()
     rounds = [] if options.no_idle else [one_round(options.selection, burners=0)]
     if rounds:
-        print_round(1, rounds[0], None)
+        report(1, rounds[0], None, options.keep)
     for _ in range(options.rounds):
         rounds.append(one_round(options.selection, burners=options.burners))
-        print_round(len(rounds), rounds[-1], rounds[0] if not options.no_idle else None)
+        report(len(rounds), rounds[-1], rounds[0] if not options.no_idle else None, options.keep)
     idle = None if options.no_idle else rounds[0]
     loaded = [r for r in rounds if r.loaded]
     bound = None if idle is None else idle.seconds * (1 + options.slack)
@@ -96,6 +99,13 @@ def main() -> int:
           + (f"; idle {idle.seconds:.0f} s, slowest loaded "
              f"{max(r.seconds for r in loaded):.0f} s" if idle and loaded else ""))
     return 1 if failed or slow else 0
+
+
+def report(number: int, done: Round, idle: Round | None, keep: Path | None) -> None:
+    if keep is not None and not done.passed:
+        keep.mkdir(parents=True, exist_ok=True)
+        (keep / f"round-{number}.txt").write_text(done.output, encoding="utf-8")
+    print_round(number, done, idle)
 
 
 def print_round(number: int, done: Round, idle: Round | None) -> None:
