@@ -58,6 +58,7 @@ def _invoke(args: list[str], *, as_json: bool) -> int:
     from typer._click.exceptions import ClickException  # noqa: PLC0415
 
     register_for(app, args)
+    completion.honour_named_shell(args)
     command = typer.main.get_command(app)
     if completion.requested():
         completion.attach(command)

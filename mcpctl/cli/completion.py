@@ -25,8 +25,24 @@ CLIENT_PARAMS = {("import", "source"), ("export", "target"), ("clients enable", 
 SECRET_PARAMS = {("secret get", "name"), ("secret rm", "name")}
 
 
+SHELLS = ("bash", "zsh", "fish")
+_NAMED_SHELL = "_TYPER_COMPLETE_TEST_DISABLE_SHELL_DETECTION"  # typer's own switch
+
+
 def requested() -> bool:
     return COMPLETE_VAR in os.environ
+
+
+def honour_named_shell(args: list[str]) -> None:
+    """`--show-completion bash`, `--install-completion zsh`: use the shell named. typer
+    otherwise treats both options as flags, detects the shell from the parent process
+    and ignores the name, so from a script with no shell above it they fail ("Shell
+    not supported"). Its switch makes the options take the name; set before the app
+    is built, and only when a shell is named."""
+    for index, arg in enumerate(args[:-1]):
+        if arg in ("--show-completion", "--install-completion") and args[index + 1] in SHELLS:
+            os.environ[_NAMED_SHELL] = "1"
+            return
 
 
 def attach(group: Any) -> None:

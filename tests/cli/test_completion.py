@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
@@ -67,11 +68,25 @@ def test_zsh_and_fish_get_the_same_names() -> None:
     assert fish.out.split() == ["tasks", "time"]
 
 
+SCRIPT_LINES = {"bash": "complete -o default -F _mcpctl_completion mcpctl",
+                "zsh": "#compdef mcpctl",
+                "fish": "complete --command mcpctl --no-files"}
+
+
 @pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
-def test_show_completion_prints_a_script_for_each_shell(shell: str) -> None:
-    done = run_mcpctl(["--show-completion", shell])
-    assert done.code == 0
-    assert "_MCPCTL_COMPLETE" in done.out
+def test_show_completion_prints_the_named_shells_script(shell: str) -> None:
+    """The shell named wins over the one typer would detect from the parent process
+    (here bash; from a script with no shell above it, detection finds none at all)."""
+    bash = shutil.which("bash")
+    assert bash is not None
+    done = subprocess.run([bash, "-c", '"$0" -m mcpctl --show-completion "$1"; true',
+                           sys.executable, shell], capture_output=True, text=True,
+                          timeout=60, check=False)
+    assert (done.returncode, done.stderr) == (0, "")
+    assert SCRIPT_LINES[shell] in done.stdout
+    assert "_MCPCTL_COMPLETE" in done.stdout
+    others = [line for name, line in SCRIPT_LINES.items() if name != shell]
+    assert not any(line in done.stdout for line in others)
 
 
 def test_the_bash_script_completes_in_a_real_bash(tmp_path: Path) -> None:
