@@ -40,6 +40,8 @@ _VALUED = {"-w": "workspace", "--workspace": "workspace", "--config": "config"}
 
 @dataclass(frozen=True)
 class RunLine:
+    """A `run` command line as typer would have parsed it."""
+
     name: str
     print_remote: bool = False
     allow_insecure: bool = False
@@ -54,7 +56,8 @@ def parse_fast(args: Sequence[str]) -> RunLine | None:
     flags: set[str] = set()
     items = iter(args)
     for arg in items:
-        option, equals, value = arg.partition("=")
+        # `--workspace=PATH` as click reads it; `-w=PATH` would be the path "=PATH".
+        option, equals, value = arg.partition("=") if arg.startswith("--") else (arg, "", "")
         if arg in _FLAGS:
             flags.add(_FLAGS[arg])
         elif option in _VALUED and _VALUED[option] not in found:
@@ -67,7 +70,9 @@ def parse_fast(args: Sequence[str]) -> RunLine | None:
         else:
             name = arg
     workspace = Path(found["workspace"]) if "workspace" in found else None
-    if name is None or (workspace is not None and not workspace.is_dir()):
+    # typer's check of the option (a readable folder), or its error.
+    if name is None or (workspace is not None and not (workspace.is_dir()
+                                                       and os.access(workspace, os.R_OK))):
         return None
     config = Path(found["config"]) if "config" in found else None
     return RunLine(name, "print_remote" in flags, "allow_insecure" in flags, workspace, config)
