@@ -40,6 +40,8 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Launch:
+    """Exactly what runs: a server's resolved command line, environment, cwd or URL."""
+
     name: str
     transport: Transport
     argv: tuple[str, ...]

@@ -38,6 +38,8 @@ STANDARD_FOLDERS = ("/usr/local/bin", "/usr/bin", "/bin", "/usr/local/sbin", "/u
 
 @dataclass(frozen=True)
 class ClientSettings:
+    """The `[clients]` settings of config.toml: what `sync` writes and how entries start mcpctl."""
+
     sync: tuple[str, ...] = ()
     command: str | None = None  # None: `default_command()`
 

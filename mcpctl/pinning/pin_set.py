@@ -42,6 +42,8 @@ _PER_PROCESS = re.compile(r"(?:^|[\s=:,;\"'])(/proc/(?:self|thread-self|\d+)|/de
 
 @dataclass(frozen=True)
 class PinSet:
+    """Every file an approval covers, with digests, and why it cannot be trusted if so."""
+
     kind: str  # WORKSPACE, or the runner whose inputs are pinned ("npx", "uvx")
     files: Mapping[str, str]  # every pinned path → digest
     named: tuple[str, ...] = ()  # the headline: workspace paths the definition names

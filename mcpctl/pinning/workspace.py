@@ -46,6 +46,8 @@ class Entry(NamedTuple):  # a tuple: 100,000 of them are made per command
 
 @dataclass(frozen=True)
 class WorkspaceFiles:
+    """Every workspace file with its digest, and how the list was made."""
+
     source: str  # GIT or FOLDER
     entries: Mapping[str, Entry]
     unpinned: str | None = None  # why the set cannot be trusted (a bound, a link out)

@@ -33,6 +33,8 @@ def _no_manifests(_digest: str) -> Mapping[str, Entry] | None:
 
 @dataclass(frozen=True)
 class FileChange:
+    """One pinned file added, removed or modified since the approval."""
+
     path: str
     what: str  # modified, added, removed
     before: Entry | None
@@ -49,6 +51,8 @@ class FileChange:
 
 @dataclass(frozen=True)
 class Status:
+    """A definition's trust here and now: state, fingerprint, pins and what changed."""
+
     state: TrustState
     fingerprint: str
     files: list[PinnedFile]  # the headline: what the definition names, with digests
