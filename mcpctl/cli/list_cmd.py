@@ -8,7 +8,6 @@ from typing import Annotated
 
 import typer
 
-from mcpctl.cli.list_start import list_servers, show_servers
 from mcpctl.cli.options import ConfigOption, JsonOption, WorkspaceOption
 from mcpctl.model import Tier
 
@@ -54,6 +53,8 @@ def list_command(
     Example: mcpctl list --workspace ~/src/project --json
     """
 
+    from mcpctl.cli.list_start import list_servers  # noqa: PLC0415
+
     return list_servers(workspace, config, as_json=as_json, tier=Tier(tier) if tier else None,
                         needs_attention=needs_attention)
 
@@ -68,5 +69,7 @@ def show_command(
 
     Example: mcpctl show github --json
     """
+
+    from mcpctl.cli.list_start import show_servers  # noqa: PLC0415
 
     return show_servers(name, workspace, config, as_json=as_json)

@@ -22,18 +22,6 @@ from mcpctl.errors import ExitCode, ServerFailed
 from mcpctl.launch import Launch, child_environment, resolve_launch
 from mcpctl.trust.gate import Admission, admit
 
-HELP = """Start a server with its variables and secrets resolved, replacing mcpctl itself.
-
-    stdin, stdout and stderr pass straight to the server, so an MCP client can start
-    any server through mcpctl and no client file holds a token:
-    {"command": "mcpctl", "args": ["run", "github"]}. mcpctl writes nothing to stdout;
-    errors go to stderr. A remote (url) server is bridged: each JSON-RPC line on stdin
-    is sent to it over Streamable HTTP with its headers resolved from the keyring, and
-    each message it returns is written to stdout as one line. Workspace servers must be
-    trusted at their current fingerprint (see: mcpctl trust).
-
-    Example: mcpctl run github
-    """
 _FLAGS = {"--print": "print_remote", "--allow-insecure": "allow_insecure"}
 _VALUED = {"-w": "workspace", "--workspace": "workspace", "--config": "config"}
 
