@@ -25,22 +25,23 @@ import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from mcpctl.errors import TrustRefused
 from mcpctl.model import PinnedFile, Tier, Transport
-from mcpctl.pinning.digests import MAX_BYTES as NAMED_BYTES
-from mcpctl.pinning.paths import on_path
-from mcpctl.pinning.pin_set import WORKSPACE, per_process
-from mcpctl.pinning.pinned_files import pins_of, unpinned_reason
-from mcpctl.pinning.reach import Reach
-from mcpctl.pinning.workspace import MAX_BYTES as WORKSPACE_BYTES
+from mcpctl.pinning.program import on_path
 from mcpctl.syntax.env_file import read_env_file
 from mcpctl.trust.gate import Admission, unpinnable_message
 from mcpctl.variables import Context, expand
 
+if TYPE_CHECKING:
+    from mcpctl.pinning.reach import Reach
+
 
 @dataclass(frozen=True)
 class Launch:
+    """Exactly what runs: a server's resolved command line, environment, cwd or URL."""
+
     name: str
     transport: Transport
     argv: tuple[str, ...]
@@ -90,13 +91,8 @@ def resolve_launch(
         return launch
     path = launch.env.get("PATH", environ.get("PATH", os.defpath))
     if workspace:
-        reach = Reach(launch.argv, launch.cwd, str(env_file) if env_file else None,
-                      launch.env, path)
-        _refuse_per_process_paths(admission, reach)
-        pins = admission.status.pins
-        whole = pins is not None and pins.kind == WORKSPACE
-        budget = WORKSPACE_BYTES if whole else NAMED_BYTES
-        _refuse_unapproved_files(admission, pins_of(reach, admission.root, budget=budget))
+        _refuse_what_was_not_approved(admission, launch, str(env_file) if env_file else None,
+                                      path)
     return replace(launch, program=program_for(launch.argv[0], path, str(cwd)))
 
 
@@ -109,7 +105,27 @@ def program_for(command: str, path: str, cwd: str) -> str | None:
     return on_path(command, path, cwd)
 
 
+def _refuse_what_was_not_approved(admission: Admission, launch: Launch, env_file: str | None,
+                                  path: str) -> None:
+    """A workspace server's resolved launch, pinned again (pinning is imported only here:
+    a user-tier server never pays for it)."""
+    from mcpctl.pinning.digests import MAX_BYTES as NAMED_BYTES  # noqa: PLC0415
+    from mcpctl.pinning.manifest import WORKSPACE  # noqa: PLC0415
+    from mcpctl.pinning.pinned_files import pins_of  # noqa: PLC0415
+    from mcpctl.pinning.reach import Reach  # noqa: PLC0415
+    from mcpctl.pinning.workspace import MAX_BYTES as WORKSPACE_BYTES  # noqa: PLC0415
+
+    reach = Reach(launch.argv, launch.cwd, env_file, launch.env, path)
+    _refuse_per_process_paths(admission, reach)
+    pins = admission.status.pins
+    whole = pins is not None and pins.kind == WORKSPACE
+    budget = WORKSPACE_BYTES if whole else NAMED_BYTES
+    _refuse_unapproved_files(admission, pins_of(reach, admission.root, budget=budget))
+
+
 def _refuse_per_process_paths(admission: Admission, reach: Reach) -> None:
+    from mcpctl.pinning.pin_set import per_process  # noqa: PLC0415
+
     reason = per_process(reach)
     if reason is not None:
         raise TrustRefused(unpinnable_message(admission.definition.name, reason))
@@ -117,6 +133,9 @@ def _refuse_per_process_paths(admission: Admission, reach: Reach) -> None:
 
 def _refuse_unapproved_files(admission: Admission, reached: list[PinnedFile]) -> None:
     """Every workspace file the resolved launch reaches must be approved at its digest."""
+    from mcpctl.pinning.manifest import WORKSPACE  # noqa: PLC0415
+    from mcpctl.pinning.pinned_files import unpinned_reason  # noqa: PLC0415
+
     name = admission.definition.name
     reason = unpinned_reason(reached)
     if reason is not None:

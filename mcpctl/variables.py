@@ -40,6 +40,8 @@ _PLAIN_KINDS = {
 
 @dataclass(frozen=True)
 class Reference:
+    """One `${...}` reference: its kind, name, text and default."""
+
     kind: Kind
     name: str
     text: str  # as written, `${...}` included
@@ -101,6 +103,8 @@ class UnresolvedVariable(ConfigError):
 
 @dataclass(frozen=True)
 class Context:
+    """What references expand against: the workspace, home, environment and secrets."""
+
     workspace: PurePath
     home: PurePath
     environ: Mapping[str, str]

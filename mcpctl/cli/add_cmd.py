@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -15,10 +15,10 @@ from mcpctl.cli.options import (
     context,
     json_output,
 )
-from mcpctl.cli.secret_cmd import read_secret_value
-from mcpctl.config.server_entry import EntryOptions, build_entry, check_name
 from mcpctl.errors import UsageError
-from mcpctl.reports.user_tier import Edited, add_report, remove_report
+
+if TYPE_CHECKING:
+    from mcpctl.reports.user_tier import Edited
 
 _NO_WORKSPACE_WRITES = (
     "mcpctl writes only the user tier (config.toml); a repo's MCP files belong to the "
@@ -95,6 +95,9 @@ def add_command(
     output: OutputOption = "text",
     as_json: JsonOption = False,
 ) -> int:
+    from mcpctl.config.server_entry import EntryOptions, build_entry, check_name  # noqa: PLC0415
+    from mcpctl.reports.user_tier import add_report  # noqa: PLC0415
+
     as_json = json_output(as_json, output)  # before anything is written
     check_name(name)
     entry = build_entry(name, EntryOptions(
@@ -128,6 +131,8 @@ def remove_command(
     output: OutputOption = "text",
     as_json: JsonOption = False,
 ) -> int:
+    from mcpctl.reports.user_tier import remove_report  # noqa: PLC0415
+
     as_json = json_output(as_json, output)
     report = remove_report(context(workspace, config), name, missing_ok=missing_ok,
                            keep_secrets=keep_secrets, shown=render.display_path)
@@ -142,6 +147,7 @@ def _secrets_to_move(
     They are stored only when config.toml is about to change (under its lock), so a
     refused add never overwrites a secret, and config never names a missing one.
     """
+    from mcpctl.cli.secret_cmd import read_secret_value  # noqa: PLC0415
     from mcpctl.credentials.extraction import extract_secrets, reference, secret_name_for  # noqa: PLC0415
 
     if secret_env and "command" not in entry:

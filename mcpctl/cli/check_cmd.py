@@ -86,10 +86,23 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def plain_files(argv: Sequence[str]) -> argparse.Namespace | None:
+    """The hook's own line, `mcpctl check [FILE...]`, as argparse would read it, without
+    building the parser (its help formatter alone imports shutil and gettext's locale
+    lookups); None when any word could be an option."""
+    if any(not arg or arg.startswith("-") for arg in argv):
+        return None
+    return argparse.Namespace(files=list(argv), format_of=None, output="text",
+                              fail_on="error", select=[], ignore=[], list_rules=False,
+                              workspace=None)
+
+
 def run_check(argv: Sequence[str]) -> int:
     """Run `mcpctl check ARGV...`; return the exit code or raise an McpctlError."""
+    options = plain_files(argv)
     try:
-        options = build_parser().parse_args(list(argv))
+        if options is None:
+            options = build_parser().parse_args(list(argv))
     except _HelpShown:
         return int(ExitCode.OK)
     from mcpctl import lint  # noqa: PLC0415 - only once the options are known

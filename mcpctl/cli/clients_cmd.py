@@ -17,16 +17,10 @@ from mcpctl.cli.options import (
     context,
 )
 from mcpctl.errors import ExitCode
-from mcpctl.reports.client_tier import (
-    CommandSetting,
-    SyncSetting,
-    clients_report,
-    command_setting_report,
-    sync_setting_report,
-)
 
 if TYPE_CHECKING:
     from mcpctl.clients.view import ClientsView
+    from mcpctl.reports.client_tier import CommandSetting, SyncSetting
 
 clients_app = typer.Typer(invoke_without_command=True)
 
@@ -58,6 +52,8 @@ def clients_command(
 
     Example: mcpctl clients --client claude-code --json
     """
+    from mcpctl.reports.client_tier import clients_report  # noqa: PLC0415
+
     if ctx.invoked_subcommand is not None:
         return ExitCode.OK
     for client_id in only or []:
@@ -141,6 +137,8 @@ def command_command(
 
     Example: mcpctl clients command ~/.local/bin/mcpctl && mcpctl sync
     """
+    from mcpctl.reports.client_tier import command_setting_report  # noqa: PLC0415
+
     report = command_setting_report(context(None, config), path, reset=reset)
     return render.emit(report, as_json, _print_command)
 
@@ -153,6 +151,8 @@ def _print_command(setting: CommandSetting) -> None:
 
 
 def _set_sync(client_id: str, config: Path | None, as_json: bool, *, enabled: bool) -> int:
+    from mcpctl.reports.client_tier import sync_setting_report  # noqa: PLC0415
+
     report = sync_setting_report(context(None, config), client_named(client_id),
                                  enabled=enabled)
     return render.emit(report, as_json, _print_setting)

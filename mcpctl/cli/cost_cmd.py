@@ -10,10 +10,8 @@ import typer
 
 from mcpctl.cli import render
 from mcpctl.cli.options import ConfigOption, JsonOption, WorkspaceOption, context
-from mcpctl.cli.progress import progress
 from mcpctl.config.entries import MAX_TIMEOUT
 from mcpctl.errors import UsageError
-from mcpctl.probing.servers import ProbeOptions
 
 KNOWN_CAPABILITIES = ("roots", "sampling", "elicitation")
 
@@ -78,6 +76,8 @@ def cost_command(
 
     Example: mcpctl cost --tools --refresh
     """
+    from mcpctl.cli.progress import progress  # noqa: PLC0415
+    from mcpctl.probing.servers import ProbeOptions  # noqa: PLC0415
     from mcpctl.reports.cost import cost_report  # noqa: PLC0415
 
     options = ProbeOptions(parse_capabilities(capabilities), timeout, allow_insecure, refresh)

@@ -9,10 +9,6 @@ import typer
 from mcpctl.cli import render
 from mcpctl.cli.cost_cmd import CapabilitiesOption, TimeoutOption, parse_capabilities
 from mcpctl.cli.options import ConfigOption, JsonOption, WorkspaceOption, context
-from mcpctl.cli.progress import progress
-from mcpctl.probing.diagnosis import FAIL, OK
-from mcpctl.probing.servers import ProbeOptions
-from mcpctl.reports.doctor import doctor_report
 
 
 def register(app: typer.Typer) -> None:
@@ -41,6 +37,10 @@ def doctor_command(
 
     Example: mcpctl doctor memory
     """
+    from mcpctl.cli.progress import progress  # noqa: PLC0415
+    from mcpctl.probing.servers import ProbeOptions  # noqa: PLC0415
+    from mcpctl.reports.doctor import doctor_report  # noqa: PLC0415
+
     options = None if no_probe else ProbeOptions(parse_capabilities(capabilities), timeout)
     report = doctor_report(context(workspace, config), names or [], options,
                            lambda total: progress("probing", total))
@@ -48,6 +48,8 @@ def doctor_command(
 
 
 def _print(documents: list[dict[str, Any]]) -> None:
+    from mcpctl.probing.diagnosis import FAIL, OK  # noqa: PLC0415
+
     for document in documents:
         render.say(document["name"])
         for check in document["checks"]:

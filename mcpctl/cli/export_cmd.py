@@ -18,10 +18,10 @@ from mcpctl.cli.options import (
     client_named,
     context,
 )
-from mcpctl.reports.client_tier import Exports, export_report, sync_report
 
 if TYPE_CHECKING:
     from mcpctl.clients.write.export import ExportReport
+    from mcpctl.reports.client_tier import Exports
 
 CommandOption = Annotated[
     str | None, typer.Option("--command", help="The command exported entries run (default: "
@@ -58,6 +58,8 @@ def export_command(
 
     Example: mcpctl export --to cursor github --dry-run
     """
+    from mcpctl.reports.client_tier import export_report  # noqa: PLC0415
+
     report = export_report(context(None, config), client_named(target), names or [],
                            replace=replace, dry_run=dry_run, command=command, file=file)
     return render.emit(report, as_json, _show_exports)
@@ -86,6 +88,8 @@ def sync_command(
 
     Example: mcpctl add github -- github-mcp-server stdio && mcpctl sync
     """
+    from mcpctl.reports.client_tier import sync_report  # noqa: PLC0415
+
     report = sync_report(context(None, config), check=check, dry_run=dry_run, replace=replace,
                          command=command)
     return render.emit(report, as_json, _show_exports)

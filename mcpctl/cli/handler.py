@@ -9,7 +9,6 @@ script reading stdout never has to parse prose. Typer-free, so the `check` fast 
 from __future__ import annotations
 
 import itertools
-import json
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -33,7 +32,9 @@ def fail(message: str, code: int, *, as_json: bool) -> int:
     """Report a failure that ends the command: stderr always, stdout too in JSON mode."""
     say_error(message)
     if as_json:
-        from mcpctl.reports.report import error_document  # noqa: PLC0415 - JSON mode only
+        import json  # noqa: PLC0415 - JSON mode only
+
+        from mcpctl.reports.report import error_document  # noqa: PLC0415
 
         kind = ExitCode(code).name.lower() if code in ExitCode._value2member_map_ else "error"
         try:

@@ -18,7 +18,6 @@ from mcpctl.cli.options import (
     client_named,
     context,
 )
-from mcpctl.reports.client_tier import import_report
 
 if TYPE_CHECKING:
     from mcpctl.clients.importing import ImportReport
@@ -47,6 +46,8 @@ def import_command(
 
     Example: mcpctl import --from claude-desktop github filesystem
     """
+    from mcpctl.reports.client_tier import import_report  # noqa: PLC0415
+
     report = import_report(context(workspace, config), client_named(source), names or [],
                            replace=replace, file=file)
     return render.emit(report, as_json, _print_import)

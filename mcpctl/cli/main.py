@@ -1,8 +1,9 @@
 """The `mcpctl` entry point.
 
 `mcpctl check` (a pre-commit hook, run on every commit) goes straight to its own
-argparse front end and never imports typer; so does a plain `mcpctl run NAME` (every
-client start of every server). Every other command line goes through the typer app.
+argparse front end and never imports typer; so do a plain `mcpctl run NAME` (every
+client start of every server) and the common lines of `list` and `show` (scripts,
+hooks, editors). Every other command line goes through the typer app.
 """
 
 from __future__ import annotations
@@ -25,9 +26,22 @@ def run(argv: Sequence[str] | None = None) -> int:
         line = parse_fast(args[1:])
         if line is not None:
             return guarded(lambda: start_line(line))
+    if args[:1] in (["list"], ["show"]) and not _completing():
+        from mcpctl.cli import list_start  # noqa: PLC0415
+
+        listed = list_start.parse_fast(args[0], args[1:])
+        if listed is not None:
+            return guarded(lambda: list_start.run_line(listed), as_json=listed.as_json)
     from mcpctl.cli import app  # noqa: PLC0415
 
     return app.run(args)
+
+
+def _completing() -> bool:
+    """Shell completion runs through typer (click's completion machinery)."""
+    from mcpctl.cli.completion import requested  # noqa: PLC0415
+
+    return requested()
 
 
 def main() -> None:

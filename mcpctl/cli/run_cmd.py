@@ -7,7 +7,19 @@ from typing import Annotated
 import typer
 
 from mcpctl.cli.options import ConfigOption, WorkspaceOption
-from mcpctl.cli.run_start import HELP, start
+
+HELP = """Start a server with its variables and secrets resolved, replacing mcpctl itself.
+
+    stdin, stdout and stderr pass straight to the server, so an MCP client can start
+    any server through mcpctl and no client file holds a token:
+    {"command": "mcpctl", "args": ["run", "github"]}. mcpctl writes nothing to stdout;
+    errors go to stderr. A remote (url) server is bridged: each JSON-RPC line on stdin
+    is sent to it over Streamable HTTP with its headers resolved from the keyring, and
+    each message it returns is written to stdout as one line. Workspace servers must be
+    trusted at their current fingerprint (see: mcpctl trust).
+
+    Example: mcpctl run github
+    """
 
 
 def register(app: typer.Typer) -> None:
@@ -27,5 +39,7 @@ def run_command(
     workspace: WorkspaceOption = None,
     config: ConfigOption = None,
 ) -> int:
+    from mcpctl.cli.run_start import start  # noqa: PLC0415 - the work; not needed for help
+
     return start(name, print_remote=print_remote, allow_insecure=allow_insecure,
                  workspace=workspace, config=config)

@@ -11,40 +11,25 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from mcpctl.cli.context import context
 from mcpctl.config.merge import named
 from mcpctl.config.view import load_view
-from mcpctl.credentials.extraction import reference
-from mcpctl.credentials.keyring_store import get_secret
-from mcpctl.credentials.masking import masked_url
-from mcpctl.credentials.redact import redact
 from mcpctl.errors import ExitCode, ServerFailed
 from mcpctl.launch import Launch, child_environment, resolve_launch
-from mcpctl.probing.redaction import hidden_values
 from mcpctl.trust.gate import Admission, admit
 
-HELP = """Start a server with its variables and secrets resolved, replacing mcpctl itself.
-
-    stdin, stdout and stderr pass straight to the server, so an MCP client can start
-    any server through mcpctl and no client file holds a token:
-    {"command": "mcpctl", "args": ["run", "github"]}. mcpctl writes nothing to stdout;
-    errors go to stderr. A remote (url) server is bridged: each JSON-RPC line on stdin
-    is sent to it over Streamable HTTP with its headers resolved from the keyring, and
-    each message it returns is written to stdout as one line. Workspace servers must be
-    trusted at their current fingerprint (see: mcpctl trust).
-
-    Example: mcpctl run github
-    """
 _FLAGS = {"--print": "print_remote", "--allow-insecure": "allow_insecure"}
 _VALUED = {"-w": "workspace", "--workspace": "workspace", "--config": "config"}
 
 
 @dataclass(frozen=True)
 class RunLine:
+    """A `run` command line as typer would have parsed it."""
+
     name: str
     print_remote: bool = False
     allow_insecure: bool = False
@@ -59,7 +44,8 @@ def parse_fast(args: Sequence[str]) -> RunLine | None:
     flags: set[str] = set()
     items = iter(args)
     for arg in items:
-        option, equals, value = arg.partition("=")
+        # `--workspace=PATH` as click reads it; `-w=PATH` would be the path "=PATH".
+        option, equals, value = arg.partition("=") if arg.startswith("--") else (arg, "", "")
         if arg in _FLAGS:
             flags.add(_FLAGS[arg])
         elif option in _VALUED and _VALUED[option] not in found:
@@ -72,7 +58,9 @@ def parse_fast(args: Sequence[str]) -> RunLine | None:
         else:
             name = arg
     workspace = Path(found["workspace"]) if "workspace" in found else None
-    if name is None or (workspace is not None and not workspace.is_dir()):
+    # typer's check of the option (a readable folder), or its error.
+    if name is None or (workspace is not None and not (workspace.is_dir()
+                                                       and os.access(workspace, os.R_OK))):
         return None
     config = Path(found["config"]) if "config" in found else None
     return RunLine(name, "print_remote" in flags, "allow_insecure" in flags, workspace, config)
@@ -93,41 +81,62 @@ def start(name: str, *, print_remote: bool, allow_insecure: bool, workspace: Pat
     admission = admit(server, machine.root, machine.paths.trust_file, environ=machine.environ,
                       home=machine.home, cache_dir=machine.paths.cache_dir)
     if server.winner.spec.url is not None and print_remote:
-        # Variables resolved, secrets left as their references: nothing secret printed.
-        remote = resolve_launch(admission, machine.environ, machine.home, reference)
-        sys.stdout.write(masked_url(remote.url or "") + "\n")
-        for header in remote.headers:
-            sys.stdout.write(f"header: {header}\n")
-        return ExitCode.OK
-    launch = resolve_launch(admission, machine.environ, machine.home, get_secret)
+        return _print_remote(admission, machine.environ, machine.home)
+    launch = resolve_launch(admission, machine.environ, machine.home, _secret)
     if launch.url is not None:
         return _bridge(admission, launch, allow_insecure=allow_insecure)
-    # The resolved command and cwd may hold a secret: errors quote them redacted, as
-    # `cost` and `doctor` do (issue 14).
-    hidden = hidden_values(admission.definition.spec, launch)
     env = child_environment(machine.environ, launch)
     if launch.cwd is not None:
         try:
             os.chdir(launch.cwd)
         except OSError as error:
-            raise ServerFailed(redact(f"server {name!r}: cannot enter cwd {launch.cwd}: "
-                                      f"{error.strerror}", hidden)) from None
+            raise _failed(admission, launch, f"server {name!r}: cannot enter cwd {launch.cwd}: "
+                          f"{error.strerror}") from None
     program = launch.program  # found once, as pinned: exec'd as it is, never searched again
     if program is None:
-        raise ServerFailed(redact(f"server {name!r}: command {launch.argv[0]!r} not found on "
-                                  "PATH", hidden))
+        raise _failed(admission, launch,
+                      f"server {name!r}: command {launch.argv[0]!r} not found on PATH")
     sys.stdout.flush()
     sys.stderr.flush()
     try:
         os.execve(program, list(launch.argv), env)  # noqa: S606 - argv, never a shell
     except OSError as error:
-        raise ServerFailed(redact(f"server {name!r}: cannot start {program}: {error.strerror}",
-                                  hidden)) from None
+        raise _failed(admission, launch, f"server {name!r}: cannot start {program}: "
+                      f"{error.strerror}") from None
     return ExitCode.SERVER_FAILED  # not reached: execve replaced this process
+
+
+def _secret(name: str) -> str | None:
+    # The keyring module only when the server references a secret.
+    from mcpctl.credentials.keyring_store import get_secret  # noqa: PLC0415
+
+    return get_secret(name)
+
+
+def _print_remote(admission: Admission, environ: Mapping[str, str], home: Path) -> int:
+    """Variables resolved, secrets left as their references: nothing secret printed."""
+    from mcpctl.credentials.extraction import reference  # noqa: PLC0415
+    from mcpctl.credentials.masking import masked_url  # noqa: PLC0415
+
+    remote = resolve_launch(admission, environ, home, reference)
+    sys.stdout.write(masked_url(remote.url or "") + "\n")
+    for header in remote.headers:
+        sys.stdout.write(f"header: {header}\n")
+    return ExitCode.OK
+
+
+def _failed(admission: Admission, launch: Launch, message: str) -> ServerFailed:
+    """The resolved command and cwd may hold a secret: errors quote them redacted, as
+    `cost` and `doctor` do (issue 14). The redaction is imported only for an error."""
+    from mcpctl.credentials.redact import redact  # noqa: PLC0415
+    from mcpctl.probing.redaction import hidden_values  # noqa: PLC0415
+
+    return ServerFailed(redact(message, hidden_values(admission.definition.spec, launch)))
 
 
 def _bridge(admission: Admission, launch: Launch, *, allow_insecure: bool) -> int:
     """A url server: stdio on this side, Streamable HTTP on the other (no process)."""
+    from mcpctl.probing.redaction import hidden_values  # noqa: PLC0415
     from mcpctl.protocol.bridge import remote_of, serve  # noqa: PLC0415 - asyncio, httpx
 
     secrets = tuple(hidden_values(admission.definition.spec, launch))

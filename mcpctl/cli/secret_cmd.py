@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import sys
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from mcpctl.cli import render
 from mcpctl.cli.options import ConfigOption, JsonOption, WorkspaceOption, context
 from mcpctl.errors import ExitCode, UsageError
-from mcpctl.reports.secrets import SecretNames, list_report, rm_report, set_report
+
+if TYPE_CHECKING:
+    from mcpctl.reports.secrets import SecretNames
 
 secret_app = typer.Typer(
     help="Secrets in the OS keyring, referenced from config as ${secret:NAME}.\n\n"
@@ -50,6 +52,7 @@ def set_command(
     Example: mcpctl secret set github-pat
     """
     from mcpctl.credentials.keyring_store import check_secret_name  # noqa: PLC0415
+    from mcpctl.reports.secrets import set_report  # noqa: PLC0415
 
     check_secret_name(name)
     machine = context(None, None)
@@ -90,6 +93,8 @@ def rm_command(
 
     Example: mcpctl secret rm github-pat
     """
+    from mcpctl.reports.secrets import rm_report  # noqa: PLC0415
+
     return render.emit(rm_report(context(workspace, config), name), as_json,
                        lambda removed: render.say(f"removed secret {removed}"))
 
@@ -106,6 +111,8 @@ def list_command(
 
     Example: mcpctl secret list --json
     """
+    from mcpctl.reports.secrets import list_report  # noqa: PLC0415
+
     return render.emit(list_report(context(workspace, config)), as_json, _print_names)
 
 

@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 import sys
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from mcpctl.cli import render
-from mcpctl.cli.guarding import keep_guards_current
 from mcpctl.cli.options import ConfigOption, JsonOption, WorkspaceOption, context
-from mcpctl.config.merge import MergedServer
-from mcpctl.reports import listing
-from mcpctl.reports.approvals import Approvals, Revoked, revoke_report, trust_report
-from mcpctl.trust.status import Status
+
+if TYPE_CHECKING:
+    from mcpctl.config.merge import MergedServer
+    from mcpctl.reports.approvals import Approvals, Revoked
+    from mcpctl.trust.status import Status
 
 
 def register(app: typer.Typer) -> None:
@@ -52,6 +52,9 @@ def trust_command(
 
     Example: mcpctl trust memory tasks --ignore-changes-in docs --workspace ~/src/project
     """
+    from mcpctl.cli.guarding import keep_guards_current  # noqa: PLC0415
+    from mcpctl.reports.approvals import trust_report  # noqa: PLC0415
+
     interactive = sys.stdin.isatty() and not yes and not as_json
 
     def review(asking: list[tuple[MergedServer, Status]]) -> None:
@@ -98,6 +101,8 @@ def _describe_file_changes(statuses: list[Status]) -> None:
 
 
 def _describe(server: MergedServer, status: Status) -> None:
+    from mcpctl.reports import listing  # noqa: PLC0415
+
     spec = server.winner.spec
     source = server.winner.source
     render.say(f"{server.name}  ({status.state}) from {render.display_path(source.path)}:"
@@ -136,6 +141,9 @@ def revoke_command(
 
     Example: mcpctl revoke --stale
     """
+    from mcpctl.cli.guarding import keep_guards_current  # noqa: PLC0415
+    from mcpctl.reports.approvals import revoke_report  # noqa: PLC0415
+
     machine = context(workspace, config)
     report = revoke_report(machine, names or [], whole_workspace=whole_workspace,
                            all_approvals=all_approvals, stale=stale)

@@ -54,6 +54,8 @@ def client_text_or_none(path: Path) -> str | None:
 
 @dataclass(frozen=True)
 class WriteResult:
+    """What writing a client's file did: where, whether, the backup and the attempts."""
+
     path: Path  # the file written (a symlink's target)
     written: bool
     backup: Path | None

@@ -24,6 +24,8 @@ from mcpctl.model import Definition, Tier
 
 @dataclass(frozen=True)
 class RepoStarter:
+    """A client that starts a shadowed repo definition (now, never, or once approved)."""
+
     client: str  # client id
     starts: bool | None  # True: now; False: not (says why); None: depends (says when)
     why: str

@@ -31,6 +31,8 @@ from mcpctl.errors import ConfigError
 
 @dataclass(frozen=True)
 class ClientSettings:
+    """The `[clients]` settings of config.toml: what `sync` writes and how entries start mcpctl."""
+
     sync: tuple[str, ...] = ()
     command: str | None = None  # None: `default_command()`
 

@@ -55,6 +55,8 @@ class EnvOverride:
 
 @dataclass(frozen=True)
 class ClientFormat:
+    """One client's row: where its file is per OS, its syntax and its field names."""
+
     id: str
     title: str
     syntax: Syntax

@@ -47,6 +47,8 @@ _WHERE = {
 
 @dataclass(frozen=True)
 class SettingsFile:
+    """One Claude Code settings document and where its settings object sits in it."""
+
     path: Path
     kind: SettingsKind
     document: jsonc.JsonDocument
@@ -94,6 +96,8 @@ class WeakApproval:
 
 @dataclass
 class WeakApprovals:
+    """Approvals by name that other clients hold for a workspace, and the problems reading them."""
+
     approvals: list[WeakApproval] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
     # What Claude Code would do with each .mcp.json server, for `mcpctl clients`:

@@ -27,6 +27,8 @@ class Syntax(StrEnum):
 
 @dataclass(frozen=True)
 class ConfigFormat:
+    """One workspace config format: its file, top-level key, syntax and field aliases."""
+
     id: str
     relative_path: str
     top_key: str

@@ -20,6 +20,8 @@ _CANDIDATES = 1_000
 
 @dataclass(frozen=True)
 class MergedServer:
+    """One server name: the definition that wins and the ones it shadows."""
+
     name: str
     winner: Definition
     shadowed: tuple[Definition, ...] = ()

@@ -15,6 +15,8 @@ MAX_CONFIG_BYTES = 16 * 1024 * 1024
 
 @dataclass
 class TierLoad:
+    """What reading one tier found: its definitions, its problems and the files read."""
+
     definitions: list[Definition] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
     files: list[Path] = field(default_factory=list)

@@ -24,6 +24,8 @@ _KNOWN = sorted(KNOWN_FIELDS)
 
 @dataclass(frozen=True)
 class UnknownKey:
+    """A key mcpctl does not know in an entry, with the known key it may mean."""
+
     definition: Definition
     key: str
     suggestion: str | None

@@ -34,6 +34,8 @@ from mcpctl.syntax.toml_tables import rewrite_tables, splice_table
 
 @dataclass(frozen=True)
 class EditResult:
+    """What an edit of config.toml did to one server, and what was there before."""
+
     status: str  # added | unchanged | replaced | removed | absent
     previous: dict[str, Any] | None = None
 

@@ -14,6 +14,8 @@ from mcpctl.model import Problem, Tier
 
 @dataclass
 class View:
+    """The tiers merged for one workspace: every server by name, and the problems."""
+
     root: Path
     config_file: Path
     servers: list[MergedServer]

@@ -70,6 +70,8 @@ _MAX_MATCHES = 64
 
 @dataclass(frozen=True)
 class SecretMatch:
+    """A credential found in a value: its kind, its text, and whether it is certain."""
+
     kind: str
     text: str  # the part of the value that is the credential (mask it before showing)
     certain: bool
@@ -138,7 +140,7 @@ def _known(literal: str, tokens: list[str]) -> Iterator[SecretMatch]:
     """Credentials of a known format: whole tokens, and shapes that span separators."""
     for token in tokens:
         if len(token) >= SHORTEST_KNOWN and ANY_KNOWN.fullmatch(token) and _varied(token):
-            kind = next(kind for kind, pattern in KNOWN if pattern.fullmatch(token))
+            kind = next(kind for kind, pattern in KNOWN if re.fullmatch(pattern, token))
             yield SecretMatch(kind, token, certain=True)
     for kind, needle, pattern in SEARCHED:
         if needle in literal:

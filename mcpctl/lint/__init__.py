@@ -42,6 +42,8 @@ class SchemasMissing(McpctlError):
 
 @dataclass(frozen=True)
 class Target:
+    """A file `check` lints: its path, how it is shown, and its format."""
+
     path: Path
     shown: str  # as the user wrote it, or relative to the current directory
     kind: str

@@ -19,6 +19,8 @@ from mcpctl.syntax.jsonc import JsonPath
 
 @dataclass(frozen=True)
 class Arg:
+    """One word of a command line and where in the file it is written."""
+
     text: str
     path: JsonPath  # where the text is written (a shell script's words share one path)
 

@@ -18,6 +18,8 @@ REPORT_VERSION = 1
 
 @dataclass
 class CheckResult:
+    """What `check` found: the files read, the findings and the files it could not read."""
+
     files: list[str] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     unreadable: list[tuple[str, str]] = field(default_factory=list)  # (path, reason)

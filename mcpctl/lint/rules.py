@@ -24,6 +24,8 @@ class Severity(StrEnum):
 
 @dataclass(frozen=True)
 class Rule:
+    """One lint rule: its code, name, severity, why it exists and how to fix it."""
+
     code: str
     name: str
     severity: Severity
@@ -35,6 +37,8 @@ class Rule:
 
 @dataclass(frozen=True, order=True)
 class Finding:
+    """One rule broken at one place of one file."""
+
     path: str
     line: int
     column: int

@@ -30,6 +30,8 @@ _ANNOTATIONS = frozenset({
 
 @dataclass(frozen=True)
 class SchemaProblem:
+    """A schema violation at one JSON path."""
+
     path: JsonPath
     message: str
 

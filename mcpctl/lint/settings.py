@@ -22,6 +22,8 @@ _KEYS = frozenset({"select", "ignore"})
 
 @dataclass(frozen=True)
 class Selection:
+    """The rule codes `check` runs: selected and not ignored."""
+
     select: tuple[str, ...] = ("ALL",)
     ignore: tuple[str, ...] = ()
 

@@ -18,8 +18,6 @@ then walks the folder instead.
 from __future__ import annotations
 
 import os
-import shutil
-import subprocess
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -49,6 +47,8 @@ def git_environment(environ: Mapping[str, str]) -> dict[str, str]:
 def git_program(environ: Mapping[str, str]) -> str:
     """Git from the absolute entries of PATH only: a `.` entry would find the repo's own
     `git`, which is exactly the code pinning must not run."""
+    import shutil  # noqa: PLC0415 - only when git runs; `run` of a user server never does
+
     entries = [e for e in environ.get("PATH", os.defpath).split(os.pathsep) if os.path.isabs(e)]
     found = shutil.which("git", path=os.pathsep.join(entries))
     if found is None:
@@ -57,6 +57,8 @@ def git_program(environ: Mapping[str, str]) -> str:
 
 
 def _git(folder: Path, args: list[str], environ: Mapping[str, str]) -> bytes:
+    import subprocess  # noqa: PLC0415 - only when git runs
+
     try:
         done = subprocess.run(
             [git_program(environ), "-C", str(folder), *_NEUTRAL, *args],

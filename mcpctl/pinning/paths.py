@@ -1,6 +1,6 @@
 """Where a launch's candidates are: the workspace files (or program folders) they name,
-relative to the server's cwd and to the workspace root, `-m` modules on Python's search
-path, and the program the launch finds on the child's `PATH`.
+relative to the server's cwd and to the workspace root, and `-m` modules on Python's
+search path (the program the launch finds on the child's `PATH`: `program.py`).
 
 A candidate counts when it is a regular file (or a program folder) inside the
 workspace after following symlinks.
@@ -15,7 +15,8 @@ from pathlib import Path
 
 from mcpctl.pinning.candidates import candidates
 from mcpctl.pinning.interpreters import MODULE, PROGRAM
-from mcpctl.pinning.reach import AT_LAUNCH, Reach
+from mcpctl.pinning.program import AT_LAUNCH
+from mcpctl.pinning.reach import Reach
 
 Hit = tuple[Path, bool]  # (real path, is a program folder)
 
@@ -55,20 +56,6 @@ def _module_files(stem: str) -> Iterator[str]:
         if found in (f"{name}.py", f"{name}.pyc") or (
                 found.startswith(f"{name}.") and found.endswith(".so")):
             yield os.path.join(folder, found)
-
-
-def on_path(command: str | None, path: str | None, cwd: str) -> str | None:
-    """The program `shutil.which` (run) and exec (probes) find: relative entries from cwd."""
-    if not command or "/" in command or AT_LAUNCH in command or path is None:
-        return None
-    for entry in path.split(os.pathsep):
-        candidate = os.path.join(cwd, entry, command)
-        try:
-            if not stat.S_ISDIR(os.stat(candidate).st_mode) and os.access(candidate, os.X_OK):
-                return candidate
-        except (OSError, ValueError):
-            continue
-    return None
 
 
 def inside(candidate: str, real_root: Path, *, folder_ok: bool) -> Hit | None:

@@ -25,12 +25,12 @@ from pathlib import Path
 from mcpctl.config.formats import WORKSPACE_FORMATS
 from mcpctl.model import ServerSpec
 from mcpctl.pinning.digests import UNPINNED, digests
+from mcpctl.pinning.manifest import WORKSPACE, manifest_digest
 from mcpctl.pinning.pinned_files import Lookups, reached
 from mcpctl.pinning.reach import Reach, reach_of
 from mcpctl.pinning.runner_inputs import RunnerInputs, runner_inputs
-from mcpctl.pinning.workspace import FOLDER, Entry, manifest_digest
+from mcpctl.pinning.workspace import FOLDER, Entry
 
-WORKSPACE = "workspace"  # the default pin set's kind; a runner's is its name
 REMOTE = "remote"  # a server at a URL runs nothing here
 ABSENT = "absent"  # a runner input that does not exist: creating it is a change
 # The workspace's MCP files are data mcpctl reads, and each server's own entry is in its
@@ -42,6 +42,8 @@ _PER_PROCESS = re.compile(r"(?:^|[\s=:,;\"'])(/proc/(?:self|thread-self|\d+)|/de
 
 @dataclass(frozen=True)
 class PinSet:
+    """Every file an approval covers, with digests, and why it cannot be trusted if so."""
+
     kind: str  # WORKSPACE, or the runner whose inputs are pinned ("npx", "uvx")
     files: Mapping[str, str]  # every pinned path → digest
     named: tuple[str, ...] = ()  # the headline: workspace paths the definition names

@@ -21,7 +21,8 @@ from types import MappingProxyType
 
 from mcpctl.model import PinnedFile, ServerSpec
 from mcpctl.pinning.digests import MAX_BYTES, UNPINNED, digests
-from mcpctl.pinning.paths import Hit, inside, named, on_path
+from mcpctl.pinning.paths import Hit, inside, named
+from mcpctl.pinning.program import on_path
 from mcpctl.pinning.reach import Reach, reach_of
 from mcpctl.pinning.workspace import WorkspaceFiles, workspace_files
 

@@ -16,11 +16,11 @@ from pathlib import Path
 
 from mcpctl.errors import ConfigError
 from mcpctl.model import ServerSpec
+from mcpctl.pinning.program import AT_LAUNCH
 from mcpctl.syntax.env_file import read_env_file
 from mcpctl.variables import Context, UnresolvedVariable, expand
 
 MAX_ENV_FILE_BYTES = 1024 * 1024  # a bigger envFile's values are read only at launch
-AT_LAUNCH = "\0"  # what a secret expands to here: known only at launch, never a path
 
 
 @dataclass(frozen=True)

@@ -35,6 +35,8 @@ UVX_INPUTS = ("uv.toml", "pyproject.toml", ".python-version", ".python-versions"
 
 @dataclass(frozen=True)
 class RunnerInputs:
+    """The workspace paths a package runner reads for one pinned package."""
+
     runner: str  # "npx" or "uvx": which enumerated set applies
     package: str  # NAME@VERSION as written
     paths: tuple[str, ...]  # workspace-relative paths the runner reads (files or folders)

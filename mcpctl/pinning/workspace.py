@@ -29,6 +29,7 @@ from typing import NamedTuple
 
 from mcpctl.pinning import digest_cache
 from mcpctl.pinning.git import NESTED, TRACKED, GitUnavailable, work_tree_files
+from mcpctl.pinning.manifest import manifest_digest
 
 MAX_FILES = 250_000
 MAX_BYTES = 4 * 1024**3
@@ -45,6 +46,8 @@ class Entry(NamedTuple):  # a tuple: 100,000 of them are made per command
 
 @dataclass(frozen=True)
 class WorkspaceFiles:
+    """Every workspace file with its digest, and how the list was made."""
+
     source: str  # GIT or FOLDER
     entries: Mapping[str, Entry]
     unpinned: str | None = None  # why the set cannot be trusted (a bound, a link out)
@@ -54,11 +57,6 @@ class WorkspaceFiles:
     def digest(self) -> str:
         """One digest of the sorted (path, digest) pairs: what the fingerprint holds."""
         return manifest_digest({path: entry.digest for path, entry in self.entries.items()})
-
-
-def manifest_digest(files: Mapping[str, str]) -> str:
-    text = json.dumps(sorted(files.items()), separators=(",", ":"))  # ASCII: any file name
-    return "sha256:" + hashlib.sha256(text.encode("ascii")).hexdigest()
 
 
 def workspace_files(root: Path, environ: Mapping[str, str],

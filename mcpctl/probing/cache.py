@@ -31,6 +31,8 @@ _FINGERPRINT = re.compile(r"^sha256:([0-9a-f]{64})$")
 
 @dataclass(frozen=True)
 class CachedProbe:
+    """A server's last probe as the cache keeps it: tools, tokens and when."""
+
     fingerprint: str
     name: str
     probed_at: float  # seconds since the epoch

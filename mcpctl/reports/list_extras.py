@@ -73,8 +73,8 @@ def unguarded_here(machine: Machine, claude: WeakApprovals) -> list[str]:
     """`.mcp.json` servers Claude Code would start without mcpctl's gate although the
     guard is on for this workspace: added since the wiring was last kept current.
     Nothing is read unless the folder has a `.mcp.json`."""
+    from mcpctl.clients.guarded import GUARDED_CLIENT, GUARDED_FILE, repo_server_names  # noqa: PLC0415
     from mcpctl.clients.settings import read_client_settings  # noqa: PLC0415
-    from mcpctl.clients.write.guard import GUARDED_CLIENT, GUARDED_FILE, repo_server_names  # noqa: PLC0415
     from mcpctl.errors import McpctlError  # noqa: PLC0415
     from mcpctl.trust.store import read_store, workspace_key  # noqa: PLC0415
 

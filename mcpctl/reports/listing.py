@@ -18,6 +18,8 @@ LIST_SCHEMA_VERSION = 1
 
 @dataclass(frozen=True)
 class Row:
+    """One definition as `list` and `show` print it: its state and what shadows it."""
+
     definition: Definition
     state: str
     shadowed_by: Source | None

@@ -33,6 +33,8 @@ Shown = Callable[[Path], str]  # how a path reads in a message (relative, ~/…)
 
 @dataclass(frozen=True)
 class Listing:
+    """What `list` says: the rows, last probes, weak approvals and other clients' starts."""
+
     rows: list[listing.Row]
     probes: dict[str, dict[str, Any] | None]
     weak: list[WeakApproval]
@@ -43,6 +45,8 @@ class Listing:
 
 @dataclass(frozen=True)
 class ServerDetail:
+    """What `show` says about one server: each definition with its trust status."""
+
     server: MergedServer
     rows: list[listing.Row]
     statuses: list[Status]

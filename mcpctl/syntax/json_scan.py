@@ -16,6 +16,8 @@ from mcpctl.syntax.jsonc import significant, string_value
 
 @dataclass
 class Member:
+    """One member of a JSON object, as offsets into the text."""
+
     key: str
     key_start: int
     value_start: int
@@ -25,6 +27,8 @@ class Member:
 
 @dataclass
 class JsonObject:
+    """A JSON object's span and its members, as offsets into the text."""
+
     start: int  # offset of "{"
     end: int  # offset just after "}"
     members: list[Member]
@@ -32,6 +36,8 @@ class JsonObject:
 
 @dataclass
 class _Frame:
+    """An open object or array while scanning."""
+
     path: tuple[str, ...]
     is_object: bool
     start: int

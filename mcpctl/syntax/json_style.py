@@ -16,6 +16,8 @@ _STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
 
 @dataclass(frozen=True)
 class Style:
+    """How a JSON file is laid out, so an edit writes in the same style."""
+
     newline: str
     unit: str  # one level of indentation
     one_line: bool  # the whole document is on one line: keep it so

@@ -61,6 +61,8 @@ class Token(NamedTuple):  # a tuple: ~3x cheaper to make than a frozen dataclass
 
 @dataclass(frozen=True)
 class DuplicateKey:
+    """A key given twice in one object, with the line of the first."""
+
     path: JsonPath
     line: int
     column: int
@@ -69,6 +71,8 @@ class DuplicateKey:
 
 @dataclass
 class JsonDocument:
+    """A parsed JSON(C) document with the position of every key and value."""
+
     value: Any
     key_positions: dict[JsonPath, tuple[int, int]] = field(default_factory=dict)
     value_positions: dict[JsonPath, tuple[int, int]] = field(default_factory=dict)
@@ -239,6 +243,8 @@ class Lines:
 
 @dataclass
 class _Frame:
+    """An open object or array while parsing."""
+
     path: JsonPath
     is_object: bool
     index: int = 0

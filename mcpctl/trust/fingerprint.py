@@ -11,7 +11,7 @@ v2 differs from v1 only in what stands for the pinned files: v1 listed the named
 form holds which set applies (`pinSet`), the folders the user excluded (`ignored`),
 the workspace paths the launch names (`named`: the prompt's headline, so an env var
 that later names another file is a change), and one SHA-256 over the sorted pairs
-(`files`, `workspace.manifest_digest`) — the same commitment, without serialising
+(`files`, `manifest.manifest_digest`) — the same commitment, without serialising
 100,000 pairs for every server of a command.
 """
 
@@ -20,18 +20,20 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from mcpctl.model import PinnedFile, ServerSpec
-from mcpctl.pinning.pin_set import WORKSPACE, PinSet
-from mcpctl.pinning.workspace import manifest_digest
+from mcpctl.pinning.manifest import WORKSPACE, manifest_digest
+
+if TYPE_CHECKING:  # a user-tier server's fingerprint needs no pin set (`run` skips it)
+    from mcpctl.pinning.pin_set import PinSet
 
 VERSION_TAG = "mcpctl-fingerprint-v2"
-Pins = PinSet | Sequence[PinnedFile]  # a bare list of pairs: a workspace set of those
+Pins: TypeAlias = "PinSet | Sequence[PinnedFile]"  # a bare list of pairs: a workspace set of those
 
 
 def canonical_form(spec: ServerSpec, files: Pins = ()) -> dict[str, Any]:
-    pins = files if isinstance(files, PinSet) else None
+    pins, listed = (None, files) if isinstance(files, Sequence) else (files, ())
     return {
         "transport": spec.transport.value,
         "command": spec.command,
@@ -44,7 +46,7 @@ def canonical_form(spec: ServerSpec, files: Pins = ()) -> dict[str, Any]:
         "pinSet": pins.kind if pins else WORKSPACE,
         "ignored": list(pins.ignored) if pins else [],
         "named": list(pins.named) if pins else [],
-        "files": pins.digest if pins else manifest_digest(dict(files)),  # type: ignore[arg-type]
+        "files": pins.digest if pins else manifest_digest(dict(listed)),
     }
 
 

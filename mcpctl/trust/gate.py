@@ -11,13 +11,16 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from mcpctl.config.merge import MergedServer
 from mcpctl.errors import TrustRefused
 from mcpctl.model import Definition, Tier
 from mcpctl.trust.state import TrustState
 from mcpctl.trust.status import Status, status_of
-from mcpctl.trust.view import TrustStates
+
+if TYPE_CHECKING:  # the store and its view: only a workspace server reads them
+    from mcpctl.config.merge import MergedServer
+    from mcpctl.trust.view import TrustStates
 
 _GATE_KEY = object()
 
@@ -67,6 +70,8 @@ def admit(server: MergedServer, root: Path, trust_file: Path, *,
     if definition.source.tier is not Tier.WORKSPACE:
         raise TrustRefused(f"server {name!r}: {definition.source.tier} servers are not started")
     if states is None or states.root != root or states.trust_file != trust_file:
+        from mcpctl.trust.view import TrustStates  # noqa: PLC0415
+
         states = TrustStates(root, trust_file, environ=environ, home=home, cache_dir=cache_dir)
     if states.store_error is not None:
         raise TrustRefused(f"server {name!r} not started: {states.store_error}")

@@ -15,11 +15,12 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from mcpctl.credentials.secretlike import looks_secret
 from mcpctl.model import ServerSpec, Tier
-from mcpctl.pinning.pin_set import PinSet
+
+if TYPE_CHECKING:
+    from mcpctl.pinning.pin_set import PinSet
 
 
 class TrustState(StrEnum):
@@ -56,6 +57,8 @@ def state_of(tier: Tier, fingerprint: str, approval: Approval | None) -> TrustSt
 
 def _stored_value(key: str, value: str) -> str | dict[str, str]:
     """A literal that looks like a secret is kept only as its hash."""
+    from mcpctl.credentials.secretlike import looks_secret  # noqa: PLC0415 - approving only
+
     if looks_secret(value, name=key):
         return {"sha256": hashlib.sha256(value.encode("utf-8")).hexdigest()}
     return value

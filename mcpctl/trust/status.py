@@ -5,11 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, TypeAlias
 
 from mcpctl.model import Definition, PinnedFile, Tier
-from mcpctl.pinning.pin_set import ABSENT, PinSet, pin_set
-from mcpctl.pinning.pinned_files import Lookups
-from mcpctl.pinning.workspace import Entry, changed_paths
 from mcpctl.trust.fingerprint import fingerprint_of
 from mcpctl.trust.state import (
     NO_MANIFEST,
@@ -21,7 +19,12 @@ from mcpctl.trust.state import (
     state_of,
 )
 
-Manifests = Callable[[str], Mapping[str, Entry] | None]  # digest → the approved files
+if TYPE_CHECKING:  # pinning is for workspace servers: a user-tier status needs none of it
+    from mcpctl.pinning.pin_set import PinSet
+    from mcpctl.pinning.pinned_files import Lookups
+    from mcpctl.pinning.workspace import Entry
+
+Manifests: TypeAlias = "Callable[[str], Mapping[str, Entry] | None]"  # digest → approved files
 
 
 def _no_manifests(_digest: str) -> Mapping[str, Entry] | None:
@@ -30,6 +33,8 @@ def _no_manifests(_digest: str) -> Mapping[str, Entry] | None:
 
 @dataclass(frozen=True)
 class FileChange:
+    """One pinned file added, removed or modified since the approval."""
+
     path: str
     what: str  # modified, added, removed
     before: Entry | None
@@ -46,6 +51,8 @@ class FileChange:
 
 @dataclass(frozen=True)
 class Status:
+    """A definition's trust here and now: state, fingerprint, pins and what changed."""
+
     state: TrustState
     fingerprint: str
     files: list[PinnedFile]  # the headline: what the definition names, with digests
@@ -68,6 +75,9 @@ def status_of(
     spec = definition.spec
     if definition.source.tier is Tier.USER:
         return Status(TrustState.USER, fingerprint_of(spec), [])
+    from mcpctl.pinning.pin_set import pin_set  # noqa: PLC0415
+    from mcpctl.pinning.pinned_files import Lookups  # noqa: PLC0415
+
     approval = approvals.get(spec.name)
     if ignored is None:
         ignored = () if approval is None or is_legacy(approval.definition) \
@@ -87,6 +97,9 @@ def status_of(
 
 def _changes(approval: Approval, pins: PinSet, manifests: Manifests,
              definition: Definition) -> tuple[list[str], list[FileChange]]:
+    from mcpctl.pinning.pin_set import ABSENT  # noqa: PLC0415
+    from mcpctl.pinning.workspace import changed_paths  # noqa: PLC0415
+
     old = approval.definition
     now = approved_definition(definition.spec, pins)
     file_changes: list[FileChange] = []
@@ -110,6 +123,8 @@ def _changes(approval: Approval, pins: PinSet, manifests: Manifests,
 
 
 def _entry(pins: PinSet, path: str) -> Entry | None:
+    from mcpctl.pinning.workspace import Entry  # noqa: PLC0415
+
     if path not in pins.files:
         return None
     return pins.sizes.get(path) or Entry(pins.files[path])

@@ -24,7 +24,8 @@ from typing import Any, TypeVar
 
 from mcpctl.errors import ConfigError
 from mcpctl.files.atomic import atomic_write_text, file_lock
-from mcpctl.pinning.workspace import Entry, manifest_digest
+from mcpctl.pinning.manifest import manifest_digest
+from mcpctl.pinning.workspace import Entry
 from mcpctl.trust.state import Approval
 
 SCHEMA_VERSION = 2

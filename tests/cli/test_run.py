@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from mcpctl.cli.run_start import RunLine, parse_fast
 from tests.conftest import Result, run_mcpctl
 from tests.sdk_client import list_tools
 
@@ -189,3 +190,12 @@ def test_a_user_tier_file_inside_the_workspace_starts_nothing(tmp_path: Path,
     started = run_mcpctl([command, "evil", "--config", str(outside), "--workspace", str(root)])
     assert started.code == 0, started.err
     assert marker.exists()
+
+
+def test_run_lines_typer_must_parse_go_to_typer(tmp_path: Path) -> None:
+    assert parse_fast(["x", f"--workspace={tmp_path}", "--print"]) == RunLine(
+        "x", print_remote=True, workspace=tmp_path)
+    # click reads `-w=PATH` as the path "=PATH": typer's answer, not this parser's.
+    for args in (["x", f"-w={tmp_path}"], ["x", f"-w{tmp_path}"], ["x", "-w", "missing"],
+                 ["x", "--help"], ["x", "y"], []):
+        assert parse_fast(args) is None

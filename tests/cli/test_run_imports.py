@@ -14,14 +14,14 @@ import pytest
 from tests.conftest import run_mcpctl
 
 HEAVY = ("typer", "click", "rich", "keyring", "jsonschema", "tomlkit", "httpx", "asyncio",
-         "tiktoken", "secretstorage", "cryptography")
+         "tiktoken", "secretstorage", "cryptography", "platformdirs")
 
 
-def imported_by_run(name: str) -> set[str]:
+def imported_by_run(name: str, env: dict[str, str] | None = None) -> set[str]:
     """Top-level packages `mcpctl run NAME` imported before it became the server."""
     done = subprocess.run([sys.executable, "-X", "importtime", "-m", "mcpctl", "run", name],
                           capture_output=True, text=True, timeout=60, check=False,
-                          env={**os.environ})
+                          env=env or {**os.environ})
     assert done.returncode == 0, done.stderr[-500:]
     return {line.rsplit("|", 1)[1].strip().split(".")[0]
             for line in done.stderr.splitlines() if line.startswith("import time:")}
@@ -31,6 +31,16 @@ def test_run_without_a_secret_imports_nothing_heavy(user_config: Path) -> None:
     user_config.parent.mkdir(parents=True, exist_ok=True)
     user_config.write_text(f'[servers.plain]\ncommand = "{shutil.which("true")}"\n')
     assert imported_by_run("plain") & set(HEAVY) == set()
+
+
+def test_run_finds_its_folders_without_platformdirs(tmp_path: Path) -> None:
+    """No MCPCTL_HOME, as users run it: the XDG folders, worked out by mcpctl itself."""
+    env = {key: value for key, value in os.environ.items() if key != "MCPCTL_HOME"}
+    env["XDG_CONFIG_HOME"] = str(tmp_path / "xdg")
+    config = tmp_path / "xdg" / "mcpctl" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text(f'[servers.plain]\ncommand = "{shutil.which("true")}"\n')
+    assert imported_by_run("plain", env) & set(HEAVY) == set()
 
 
 @pytest.mark.usefixtures("secret_service")

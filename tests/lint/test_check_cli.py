@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator  # type: ignore[import-untyped, unused-ignore]
 
+from mcpctl.cli.check_cmd import build_parser, plain_files
 from mcpctl.lint import load_schema
 from tests.conftest import Cli
 from tests.lint.helpers import CORPUS
@@ -306,3 +307,16 @@ def test_help_has_an_example(cli: Cli) -> None:
     assert result.out.startswith("usage: mcpctl check [-h] [--format-of FORMAT]")
     assert "  mcpctl check .mcp.json .vscode/mcp.json       these files" in result.out
     assert re.search(r"\n +check +Lint MCP config files without starting", cli("--help").out)
+
+
+@pytest.mark.parametrize("argv", [[], [".mcp.json"], ["a.json", "dir/b.jsonc", "with space.json"]])
+def test_the_hooks_line_reads_as_argparse_reads_it(argv: list[str]) -> None:
+    plain = plain_files(argv)
+    assert plain is not None
+    assert vars(plain) == vars(build_parser().parse_args(argv))
+
+
+@pytest.mark.parametrize("argv", [["--json"], ["a.json", "-w", "."], ["-"], [""], ["--", "x"],
+                                  ["a.json", "--list-rules"], ["-h"]])
+def test_lines_with_options_go_to_argparse(argv: list[str]) -> None:
+    assert plain_files(argv) is None

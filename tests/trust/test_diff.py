@@ -21,7 +21,8 @@ from mcpctl.config.merge import find
 from mcpctl.config.view import load_view
 from mcpctl.errors import TrustRefused
 from mcpctl.model import ServerSpec, Tier, Transport
-from mcpctl.pinning.pin_set import WORKSPACE, PinSet
+from mcpctl.pinning.manifest import WORKSPACE
+from mcpctl.pinning.pin_set import PinSet
 from mcpctl.pinning.workspace import changed_paths
 from mcpctl.trust.gate import admit
 from mcpctl.trust.state import (

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from mcpctl.pinning.workspace import manifest_digest
+from mcpctl.pinning.manifest import manifest_digest
 from mcpctl.trust.state import Approval
 from mcpctl.trust.store import (
     SCHEMA_VERSION,

@@ -29,6 +29,8 @@ if TYPE_CHECKING:
 
 @dataclass
 class ExportReport:
+    """What exporting to one client planned and wrote."""
+
     client: ClientFormat
     path: Path
     plan: ExportPlan = field(default_factory=ExportPlan)

@@ -29,6 +29,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from mcpctl.clients.guarded import GUARDED_CLIENT, GUARDED_FILE, repo_server_names
 from mcpctl.clients.table import ClientFormat, client_by_id, client_path, is_guard_run
 from mcpctl.clients.write.export import ExportReport
 from mcpctl.clients.write.plan import EntryChange, ExportPlan, Projects
@@ -37,8 +38,6 @@ from mcpctl.errors import McpctlError
 if TYPE_CHECKING:
     from mcpctl.machine import Machine
 
-GUARDED_CLIENT = "claude-code"
-GUARDED_FILE = ".mcp.json"  # the repo file Claude Code reads (the others are not its)
 _KEYS = frozenset({"type", "command", "args"})
 
 
@@ -173,24 +172,3 @@ def _workspaces(machine: Machine) -> list[Workspace]:
     roots = sorted(read_store(machine.paths.trust_file)["workspaces"])
     return [Workspace(root, repo_server_names(Path(root) / GUARDED_FILE),
                       frozenset(own.get(root, ()))) for root in roots]
-
-
-def repo_server_names(path: Path) -> tuple[str, ...]:
-    """Every name under `mcpServers` in a repo's `.mcp.json`, including entries mcpctl
-    itself cannot read: Claude Code may start them, and the gate refuses them all the
-    same. A file that is missing or not JSON defines none (Claude Code starts none)."""
-    from mcpctl.config.tier_load import read_config_text  # noqa: PLC0415
-    from mcpctl.model import Problem  # noqa: PLC0415
-    from mcpctl.syntax import jsonc  # noqa: PLC0415
-
-    if not path.exists():
-        return ()
-    text = read_config_text(path)
-    if isinstance(text, Problem):
-        return ()
-    try:
-        document = jsonc.parse(text, jsonc=False)
-    except jsonc.JsonSyntaxError:
-        return ()
-    servers = document.value.get("mcpServers") if isinstance(document.value, dict) else None
-    return tuple(sorted(servers)) if isinstance(servers, dict) else ()

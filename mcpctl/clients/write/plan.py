@@ -23,6 +23,8 @@ from mcpctl.variables import Kind, references_in
 
 @dataclass(frozen=True)
 class EntryChange:
+    """What an export does to one entry of a client's file, and why."""
+
     name: str
     # added | updated | adopted | replaced | removed | unchanged | conflict | skipped
     status: str
@@ -39,6 +41,8 @@ class EntryChange:
 
 @dataclass(frozen=True)
 class ExportPlan:
+    """Every entry change an export would make to one client's file."""
+
     changes: list[EntryChange] = field(default_factory=list)
 
     @property

@@ -1,0 +1,204 @@
+"""`mcpctl list` and `mcpctl show NAME` without typer: the common line parsed by hand,
+the report built and printed here.
+
+Scripts, hooks and editors run `list` often, and typer alone costs several times a bare
+interpreter (issue 15), so `cli/main.py` sends the common lines here: `list` with
+`--json`, `--tier user|workspace`, `--needs-attention`, `-w`/`--workspace PATH` and
+`--config PATH`; `show NAME` with `--json`, `-w`/`--workspace` and `--config`. Anything
+else (`--help`, a typo, a repeated option, a workspace that is not a folder) goes to
+the typer commands in `list_cmd.py`, which give the usual help and errors and call the
+same functions, so both print the same bytes (`tests/cli/test_list_fast.py`).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from mcpctl.cli import render
+from mcpctl.cli.context import context
+from mcpctl.model import Tier
+from mcpctl.reports import listing
+from mcpctl.reports.file_syntax import field_line
+from mcpctl.reports.servers import list_report, show_report
+from mcpctl.variables import references_in
+
+if TYPE_CHECKING:
+    from mcpctl.clients.precedence import RepoStarter
+    from mcpctl.config.merge import MergedServer
+    from mcpctl.reports.servers import Listing, ServerDetail
+    from mcpctl.trust.status import Status
+
+_FLAGS = {"--json": "as_json", "--needs-attention": "needs_attention"}
+_VALUED = {"-w": "workspace", "--workspace": "workspace", "--config": "config",
+           "--tier": "tier"}
+_TIERS = ("user", "workspace")  # list's --tier choices (ListedTier in list_cmd.py)
+
+
+@dataclass(frozen=True)
+class ListLine:
+    """A `list` or `show` command line as typer would have parsed it."""
+
+    command: str  # "list" or "show"
+    name: str | None = None  # show's server
+    as_json: bool = False
+    needs_attention: bool = False
+    tier: Tier | None = None
+    workspace: Path | None = None
+    config: Path | None = None
+
+
+def parse_fast(command: str, args: Sequence[str]) -> ListLine | None:
+    """`list`'s or `show`'s arguments parsed without typer; None when the line needs
+    typer's parser (or its errors)."""
+    flags, valued = dict(_FLAGS), dict(_VALUED)
+    if command == "show":
+        del flags["--needs-attention"], valued["--tier"]
+    name: str | None = None
+    found: dict[str, str] = {}
+    seen: set[str] = set()
+    items = iter(args)
+    for arg in items:
+        # `--workspace=PATH` as click reads it; `-w=PATH` would be the path "=PATH".
+        option, equals, value = arg.partition("=") if arg.startswith("--") else (arg, "", "")
+        if arg in flags and flags[arg] not in seen:
+            seen.add(flags[arg])
+        elif option in valued and valued[option] not in found:
+            value = value if equals else next(items, "")
+            if not value or value.startswith("-"):
+                return None
+            found[valued[option]] = value
+        elif arg.startswith("-") or not arg or command == "list" or name is not None:
+            return None
+        else:
+            name = arg
+    return _line(command, name, seen, found)
+
+
+def _line(command: str, name: str | None, flags: set[str],
+          found: dict[str, str]) -> ListLine | None:
+    workspace = Path(found["workspace"]) if "workspace" in found else None
+    if command == "show" and name is None:
+        return None
+    # typer's check of the option (a readable folder), or its error.
+    if workspace is not None and not (workspace.is_dir() and os.access(workspace, os.R_OK)):
+        return None
+    tier = found.get("tier")
+    if tier is not None and tier not in _TIERS:
+        return None
+    config = Path(found["config"]) if "config" in found else None
+    return ListLine(command, name, "as_json" in flags, "needs_attention" in flags,
+                    Tier(tier) if tier else None, workspace, config)
+
+
+def run_line(line: ListLine) -> int:
+    if line.name is not None:  # `show NAME` (a `list` line has no name)
+        return show_servers(line.name, line.workspace, line.config, as_json=line.as_json)
+    return list_servers(line.workspace, line.config, as_json=line.as_json, tier=line.tier,
+                        needs_attention=line.needs_attention)
+
+
+def list_servers(workspace: Path | None, config: Path | None, *, as_json: bool,
+                 tier: Tier | None, needs_attention: bool) -> int:
+    report = list_report(context(workspace, config), tier, needs_attention=needs_attention,
+                         shown=render.display_path)
+    return render.emit(report, as_json, print_listing)
+
+
+def show_servers(name: str, workspace: Path | None, config: Path | None, *,
+                 as_json: bool) -> int:
+    return render.emit(show_report(context(workspace, config), name), as_json, print_detail)
+
+
+def _cost_cell(probe: dict[str, Any] | None) -> str:
+    if probe is None:
+        return "-"
+    return (f"{probe['tokens']:,} tok, {probe['tools']} tools "
+            f"({render.age(probe['age_seconds'])} ago)")
+
+
+def print_listing(listed: Listing) -> None:
+    _print_rows(listed.rows, listed.probes)
+    for definition, found in listed.starters.items_by_definition(listed.servers):
+        for starter in found:
+            render.warn(f"note: {render.display_path(definition.source.path)}:"
+                        f"{definition.source.line}: {definition.name!r} is shadowed by "
+                        f"the user tier here, but: {starter.why}")
+    for name in listed.unguarded:
+        render.warn(f"warning: Claude Code would start .mcp.json server {name!r} without "
+                    "mcpctl's gate: it is not wired yet; run `mcpctl sync`")
+    for approval in listed.weak:
+        render.warn(f"warning: {render.display_path(approval.path)}:{approval.line}: "
+                    f"{approval.message()}")
+
+
+def _print_rows(rows: list[listing.Row], probes: dict[str, dict[str, Any] | None]) -> None:
+    table: list[list[str]] = []
+    for row in rows:
+        source = f"{render.display_path(row.definition.source.path)}:{row.definition.source.line}"
+        state = row.state
+        if row.shadowed_by is not None:
+            by = row.shadowed_by
+            state = f"shadowed by {render.display_path(by.path)}:{by.line}"
+        elif row.note:
+            state = f"{row.state} ({row.note})"
+        cost = "" if row.shadowed_by is not None else _cost_cell(probes.get(row.name))
+        table.append([row.name, row.definition.source.tier.value, state,
+                      row.definition.spec.transport.value,
+                      listing.command_line(row.definition.spec), source, cost])
+    if not table:
+        render.say("no servers")
+        return
+    # print_table fits it to a terminal: COMMAND cut in the middle, NAME and SOURCE never.
+    render.print_table(["NAME", "TIER", "STATE", "TRANSPORT", "COMMAND", "SOURCE", "COST"],
+                       table)
+
+
+def print_detail(detail: ServerDetail) -> None:
+    for row, status in zip(detail.rows, detail.statuses, strict=True):
+        _print_definition(row, detail.server, status, detail.starters.of(row.definition))
+
+
+def _print_definition(row: listing.Row, server: MergedServer, status: Status,
+                      starters: list[RepoStarter]) -> None:
+    spec = row.definition.spec
+    source = row.definition.source
+    render.say(f"{spec.name}  [{source.tier.value}] {render.display_path(source.path)}:"
+               f"{source.line}")
+    if row.shadowed_by is None:
+        render.say(f"  state:     {row.state}{f' ({row.note})' if row.note else ''}")
+        render.say(f"  wins:      {listing.why_wins(server)}")
+    else:
+        by = row.shadowed_by
+        render.say(f"  state:     shadowed by {render.display_path(by.path)}:{by.line}")
+        for starter in starters:
+            render.say(f"  clients:   {starter.why}")
+    render.say(f"  transport: {spec.transport.value}")
+    for label, value in listing.spec_lines(spec):
+        render.say(f"  {label + ':':<10} {value}")
+    for key, value in spec.extra.items():
+        render.say(f"  other:     {field_line(key, value, source.tier)}")
+    refs = references_in(spec)
+    if refs:
+        render.say("  variables: " + ", ".join(f"{r.text} ({r.kind.value})" for r in refs))
+    _print_trust(status)
+
+
+def _print_trust(status: Status) -> None:
+    render.say(f"  fingerprint: {status.fingerprint}")
+    covers = f", {status.pins.describe()}" if status.pins is not None else ""
+    render.say("    made of: transport, command, args, env pairs, cwd, envFile, url, "
+               "header pairs" + covers + ("; names:" if status.files else ""))
+    for path, digest in status.files:
+        render.say(f"      {path} {digest}")
+    if status.approval is not None:
+        render.say(f"  approved:  {status.approval.approved_at} at "
+                   f"{status.approval.fingerprint}")
+    if status.changes:
+        render.say("  changed since approval:")
+        for change in status.changes:
+            render.say(f"    {change}")
+    render.say()

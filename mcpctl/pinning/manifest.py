@@ -1,0 +1,19 @@
+"""One digest for a set of pinned files, and the kind of the set of every workspace file.
+
+Apart from `workspace.py` (which lists and hashes the files) so that a user-tier
+server's fingerprint, which commits to the empty set, needs nothing else of pinning.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+
+WORKSPACE = "workspace"  # the kind of the pin set of every workspace file (a runner's: its name)
+
+
+def manifest_digest(files: Mapping[str, str]) -> str:
+    """The digest of the sorted (path, digest) pairs: what a fingerprint holds."""
+    text = json.dumps(sorted(files.items()), separators=(",", ":"))  # ASCII: any file name
+    return "sha256:" + hashlib.sha256(text.encode("ascii")).hexdigest()

@@ -1,0 +1,26 @@
+"""The program a launch runs: its command found on the child's `PATH`, as exec finds it.
+
+Apart from `paths.py` so that `run` of a user-tier server, which needs only this
+lookup, imports nothing else of pinning.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+
+AT_LAUNCH = "\0"  # what a secret expands to here: known only at launch, never a path
+
+
+def on_path(command: str | None, path: str | None, cwd: str) -> str | None:
+    """The program `shutil.which` (run) and exec (probes) find: relative entries from cwd."""
+    if not command or "/" in command or AT_LAUNCH in command or path is None:
+        return None
+    for entry in path.split(os.pathsep):
+        candidate = os.path.join(cwd, entry, command)
+        try:
+            if not stat.S_ISDIR(os.stat(candidate).st_mode) and os.access(candidate, os.X_OK):
+                return candidate
+        except (OSError, ValueError):
+            continue
+    return None

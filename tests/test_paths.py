@@ -1,0 +1,103 @@
+"""mcpctl's own folders are the ones platformdirs gives, on Linux and macOS alike.
+
+platformdirs reads `os.environ`, so each case sets the real environment and hands
+mcpctl the same mapping.
+"""
+
+from __future__ import annotations
+
+import os
+import pwd
+from pathlib import Path
+
+import platformdirs
+import pytest
+from platformdirs.macos import MacOS
+from platformdirs.unix import Unix
+
+from mcpctl.paths import Paths
+
+XDG = ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME")
+ACCOUNT_HOME = pwd.getpwuid(os.getuid()).pw_dir
+
+# Each case: HOME (None: unset) and the XDG variables (None: unset).
+CASES = {
+    "no XDG variables": ("/home/ada", {}),
+    "absolute XDG variables": ("/home/ada", {"XDG_CONFIG_HOME": "/x/conf",
+                                             "XDG_DATA_HOME": "/x/data/",
+                                             "XDG_CACHE_HOME": "/x//cache"}),
+    "relative XDG variables are ignored": ("/home/ada", {"XDG_CONFIG_HOME": "conf",
+                                                         "XDG_DATA_HOME": "./data",
+                                                         "XDG_CACHE_HOME": "~/cache"}),
+    "empty XDG variables": ("/home/ada", dict.fromkeys(XDG, "")),
+    "one XDG variable": ("/home/ada/", {"XDG_CACHE_HOME": "/var/tmp/c"}),
+    "home is the root": ("/", {}),
+    "relative HOME: the account's": ("somewhere", {}),
+    "empty HOME: the account's": ("", {}),
+    "no HOME: the account's": (None, {}),
+}
+
+
+def set_environment(monkeypatch: pytest.MonkeyPatch, home: str | None,
+                    xdg: dict[str, str]) -> None:
+    monkeypatch.delenv("MCPCTL_HOME", raising=False)
+    for name in XDG:
+        monkeypatch.delenv(name, raising=False)
+    if home is None:
+        monkeypatch.delenv("HOME", raising=False)
+    else:
+        monkeypatch.setenv("HOME", home)
+    for name, value in xdg.items():
+        monkeypatch.setenv(name, value)
+
+
+def folders(dirs: platformdirs.PlatformDirsABC) -> Paths:
+    return Paths(dirs.user_config_path, dirs.user_data_path, dirs.user_cache_path)
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_linux_folders_are_platformdirs_folders(monkeypatch: pytest.MonkeyPatch,
+                                                case: str) -> None:
+    set_environment(monkeypatch, *CASES[case])
+    expected = folders(Unix(appname="mcpctl", appauthor=False))
+    assert Paths.from_environment(os.environ, "linux") == expected
+    assert expected == Paths(platformdirs.user_config_path("mcpctl", appauthor=False),
+                             platformdirs.user_data_path("mcpctl", appauthor=False),
+                             platformdirs.user_cache_path("mcpctl", appauthor=False))
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_macos_folders_are_platformdirs_folders(monkeypatch: pytest.MonkeyPatch,
+                                                case: str) -> None:
+    set_environment(monkeypatch, *CASES[case])
+    expected = folders(MacOS(appname="mcpctl", appauthor=False))
+    assert Paths.from_environment(os.environ, "darwin") == expected
+
+
+def test_the_folders_spelled_out(monkeypatch: pytest.MonkeyPatch) -> None:
+    set_environment(monkeypatch, "/home/ada", {"XDG_CACHE_HOME": "/var/tmp/c"})
+    assert Paths.from_environment(os.environ, "linux") == Paths(
+        Path("/home/ada/.config/mcpctl"), Path("/home/ada/.local/share/mcpctl"),
+        Path("/var/tmp/c/mcpctl"))
+    assert Paths.from_environment(os.environ, "darwin") == Paths(
+        Path("/home/ada/Library/Application Support/mcpctl"),
+        Path("/home/ada/Library/Application Support/mcpctl"), Path("/var/tmp/c/mcpctl"))
+    set_environment(monkeypatch, None, {})
+    assert Paths.from_environment(os.environ, "linux").config_dir == \
+        Path(ACCOUNT_HOME) / ".config" / "mcpctl"
+
+
+def test_other_platforms_ask_platformdirs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """On Windows (and an Android app) the folders are platformdirs' own answer; here
+    that answer is this machine's, which is all a Linux run can show."""
+    set_environment(monkeypatch, "/home/ada", {})
+    asked = folders(platformdirs.PlatformDirs(appname="mcpctl", appauthor=False))
+    assert Paths.from_environment(os.environ, "win32") == asked
+    android = {**os.environ, "ANDROID_DATA": "/data", "ANDROID_ROOT": "/system",
+               "HOME": "/elsewhere"}
+    assert Paths.from_environment(android, "linux") == asked
+
+
+def test_mcpctl_home_puts_everything_in_one_folder() -> None:
+    assert Paths.from_environment({"MCPCTL_HOME": "/srv/m", "XDG_CONFIG_HOME": "/x"}) == \
+        Paths(Path("/srv/m/config"), Path("/srv/m/data"), Path("/srv/m/cache"))
