@@ -7,7 +7,6 @@ Writing is strict instead (`client_edit.py`).
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +14,7 @@ from mcpctl.clients.server import ClientServer, servers_from_data
 from mcpctl.clients.table import ClientFormat, Syntax
 from mcpctl.model import Problem, Tier
 from mcpctl.syntax import jsonc
+from mcpctl.syntax.toml_loads import load_toml
 from mcpctl.syntax.toml_tables import name_lines
 
 Found = tuple[list[ClientServer], list[Problem]]
@@ -89,8 +89,8 @@ def _read_toml(client: ClientFormat, text: str, path: Path, *, scope: str,
     from mcpctl.config.user_config import toml_problem  # noqa: PLC0415
 
     try:
-        data = tomllib.loads(text.removeprefix("\ufeff"))
-    except tomllib.TOMLDecodeError as error:
+        data = load_toml(text.removeprefix("\ufeff"))
+    except ValueError as error:  # tomllib's own, or its nesting limit
         return [], [toml_problem(path, error, text)]
     servers = data.get(client.top_key)
     if servers is None:

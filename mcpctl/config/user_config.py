@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import os
 import re
-import tomllib
 from pathlib import Path
 from typing import Any
 
 from mcpctl.config.entries import EntryError, spec_from_entry
 from mcpctl.config.tier_load import TierLoad, read_config_text
 from mcpctl.model import Definition, Problem, ServerSpec, Source, Tier
+from mcpctl.syntax.toml_loads import load_toml
 from mcpctl.syntax.toml_tables import name_lines
 
 _TOMLLIB_POSITION = re.compile(r"\s*\(at line (\d+), column (\d+)\)$")
@@ -59,8 +59,8 @@ def _load_all(path: Path) -> TierLoad:
         load.problems.append(text)
         return load
     try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as error:
+        data = load_toml(text)
+    except ValueError as error:  # tomllib's own, or its nesting limit
         load.problems.append(toml_problem(path, error, text))
         return load
     definitions, problems = definitions_from_toml(data, text, path)
@@ -69,7 +69,7 @@ def _load_all(path: Path) -> TierLoad:
     return load
 
 
-def toml_problem(path: Path, error: tomllib.TOMLDecodeError, text: str) -> Problem:
+def toml_problem(path: Path, error: ValueError, text: str) -> Problem:
     message = str(error)
     match = _TOMLLIB_POSITION.search(message)
     if match is not None:

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import copy
 import json
-import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +28,7 @@ from mcpctl.credentials.masking import masked_entry
 from mcpctl.errors import ConfigError, UsageError
 from mcpctl.files.atomic import atomic_write_text, file_lock
 from mcpctl.model import Problem
+from mcpctl.syntax.toml_loads import load_toml
 from mcpctl.syntax.toml_tables import rewrite_tables, splice_table
 
 
@@ -146,8 +146,8 @@ def edit_config(path: Path,
 
 def _means(text: str, expected: dict[str, Any]) -> bool:
     try:
-        actual = tomllib.loads(text)
-    except tomllib.TOMLDecodeError:
+        actual = load_toml(text)
+    except ValueError:
         return False
     # Compared as canonical JSON: `nan` (valid TOML) never equals itself as a float.
     return _canonical(_without_empty_servers(actual)) == _canonical(
@@ -174,8 +174,8 @@ def config_text(path: Path, *, keep_newlines: bool = False) -> str:
 
 def parse_config(path: Path, text: str) -> dict[str, Any]:
     try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as error:
+        return load_toml(text)
+    except ValueError as error:
         raise ConfigError(f"{toml_problem(path, error, text)}; the file was not changed") from None
 
 

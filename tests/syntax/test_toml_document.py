@@ -283,3 +283,16 @@ def test_list_and_check_report_a_deeply_nested_file(tmp_path: Path) -> None:
     checked = run_mcpctl(["check"], cwd=root)
     assert checked.code == 1
     assert checked.out.startswith(".codex/config.toml:1:1: MCP001 error: nested too deeply ")
+
+
+def test_the_users_own_deep_toml_is_an_error_not_a_crash(tmp_path: Path) -> None:
+    """config.toml nested past tomllib's recursion: one line and exit 3, as any bad TOML."""
+    config = tmp_path / "config.toml"
+    config.write_text("[servers.a]\ncommand = \"x\"\nargs = " + "[" * 1_000 + "]" * 1_000 + "\n")
+    where = ["--config", str(config), "--workspace", str(tmp_path)]
+    for args in (["list", *where], ["add", "b", *where, "--", "y"], ["show", "a", *where]):
+        done = run_mcpctl(args)
+        assert done.code == 3, (args, done.err)
+        assert "nested too deeply" in done.err, (args, done.err)
+        assert "Traceback" not in done.err
+        assert "unexpected" not in done.err

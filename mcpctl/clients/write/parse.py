@@ -8,7 +8,6 @@ key, servers that are not a table), and says where the trouble is.
 from __future__ import annotations
 
 import json
-import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +15,7 @@ from mcpctl.clients.table import ClientFormat, Syntax
 from mcpctl.errors import ConfigError
 from mcpctl.syntax import jsonc
 from mcpctl.syntax.jsonc import blank_jsonc
+from mcpctl.syntax.toml_loads import load_toml
 
 
 def read_servers(client: ClientFormat, text: str | None, path: Path) -> dict[str, Any]:
@@ -54,8 +54,8 @@ def read_document(client: ClientFormat, text: str | None, path: Path) -> dict[st
 def _parse(client: ClientFormat, text: str, path: Path) -> dict[str, Any]:
     if client.syntax is Syntax.TOML:
         try:
-            return tomllib.loads(text.removeprefix("\ufeff"))
-        except tomllib.TOMLDecodeError as error:
+            return load_toml(text.removeprefix("\ufeff"))
+        except ValueError as error:  # tomllib's own, or its nesting limit
             from mcpctl.config.user_config import toml_problem  # noqa: PLC0415
 
             raise ConfigError(f"{toml_problem(path, error, text)}; the file was not changed") \

@@ -1,0 +1,25 @@
+"""`tomllib.loads` with its recursion limit as an ordinary error (pure, and light: the
+user tier is read on every `mcpctl run`).
+
+tomllib recurses once per nested array or inline table, so a few hundred `[` raise
+RecursionError, which no caller expects. A repo's TOML goes through
+`toml_document.parse_toml`, which also bounds how long a dotted key may be (tomllib's
+memory grows with its square); the user's own files come here.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from typing import Any
+
+
+class TomlLimit(ValueError):
+    """Nesting too deep for tomllib, worded as tomllib words its errors (position
+    included), so code that reports a `TOMLDecodeError` (a ValueError) reports it too."""
+
+
+def load_toml(text: str) -> dict[str, Any]:
+    try:
+        return tomllib.loads(text)
+    except RecursionError:
+        raise TomlLimit("nested too deeply (at line 1, column 1)") from None
