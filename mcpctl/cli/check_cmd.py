@@ -9,15 +9,17 @@ an entry point may call `run_check` directly to skip typer altogether.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, NoReturn
+from types import SimpleNamespace
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from mcpctl.cli.handler import say_error
 from mcpctl.errors import ConfigError, ExitCode, UsageError
 
 if TYPE_CHECKING:
+    import argparse
+
     import typer
 
 SUMMARY = "Lint MCP config files without starting anything (the pre-commit hook)."
@@ -45,23 +47,24 @@ class _HelpShown(Exception):
     pass
 
 
-class _Parser(argparse.ArgumentParser):
-    """argparse that reports through mcpctl's error handler instead of exiting."""
-
-    def error(self, message: str) -> NoReturn:
-        sys.stderr.write(self.format_usage())
-        raise UsageError(f"check: {message}")
-
-    def exit(self, status: int = 0, message: str | None = None) -> NoReturn:
-        if message:
-            sys.stderr.write(message)
-        raise _HelpShown
-
-
 def build_parser() -> argparse.ArgumentParser:
+    import argparse  # noqa: PLC0415 - not for the hook's own line (`plain_files`)
+
     from mcpctl.lint import KINDS  # noqa: PLC0415
 
-    parser = _Parser(prog="mcpctl check", description=_DESCRIPTION, epilog=_EPILOG,
+    class Parser(argparse.ArgumentParser):
+        """argparse that reports through mcpctl's error handler instead of exiting."""
+
+        def error(self, message: str) -> NoReturn:
+            sys.stderr.write(self.format_usage())
+            raise UsageError(f"check: {message}")
+
+        def exit(self, status: int = 0, message: str | None = None) -> NoReturn:
+            if message:
+                sys.stderr.write(message)
+            raise _HelpShown
+
+    parser = Parser(prog="mcpctl check", description=_DESCRIPTION, epilog=_EPILOG,
                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("files", nargs="*", metavar="FILES",
                         help="config files to check (default: the workspace's own)")
@@ -86,13 +89,13 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def plain_files(argv: Sequence[str]) -> argparse.Namespace | None:
+def plain_files(argv: Sequence[str]) -> Any:
     """The hook's own line, `mcpctl check [FILE...]`, as argparse would read it, without
-    building the parser (its help formatter alone imports shutil and gettext's locale
+    importing argparse (its help formatter alone imports shutil and gettext's locale
     lookups); None when any word could be an option."""
     if any(not arg or arg.startswith("-") for arg in argv):
         return None
-    return argparse.Namespace(files=list(argv), format_of=None, output="text",
+    return SimpleNamespace(files=list(argv), format_of=None, output="text",
                               fail_on="error", select=[], ignore=[], list_rules=False,
                               workspace=None)
 
