@@ -41,6 +41,10 @@ TARGETS: dict[str, tuple[str, ...]] = {
                               "tests/trust/test_store.py", "tests/cli/test_trust.py"),
     "mcpctl/trust/gate.py": ("tests/trust/test_admission.py", "tests/trust/test_gate.py",
                              "tests/cli/test_run.py"),
+    "mcpctl/trust/status.py": ("tests/trust/test_diff.py", "tests/trust/test_gate.py",
+                               "tests/pinning/test_workspace.py", "tests/cli/test_trust.py"),
+    "mcpctl/trust/view.py": ("tests/trust/test_gate.py", "tests/cli/test_trust.py",
+                             "tests/cli/test_list.py"),
     "mcpctl/trust/store.py": ("tests/trust/test_store_edges.py", "tests/trust/test_store.py",
                               "tests/cli/test_trust.py"),
     "mcpctl/launch.py": ("tests/test_launch.py", "tests/trust/test_gate.py",
@@ -52,6 +56,7 @@ TARGETS: dict[str, tuple[str, ...]] = {
                                      "tests/credentials/test_redact.py"),
     "mcpctl/credentials/keyring_store.py": ("tests/credentials/test_keyring_backend.py",
                                             "tests/credentials/test_secrets.py"),
+    "mcpctl/credentials/secret_service.py": ("tests/credentials/test_secret_service.py",),
     "mcpctl/files/atomic.py": (
         "tests/files/test_atomic.py",
         "tests/cli/test_add_remove.py::test_a_write_killed_midway_leaves_the_old_or_the_new_file"),
@@ -61,8 +66,8 @@ TARGETS: dict[str, tuple[str, ...]] = {
 # (module, operator, the mutated source line stripped) → why. docs/design.md lists them.
 EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("mcpctl/trust/state.py", "core/ReplaceComparisonOperator_Gt_NotEq",
-     'more = f" (+{len(changes) - 1} more)" if len(changes) > 1 else ""'):
-        "an empty list has already returned, so len > 1 and len != 1 agree",
+     'more = f" (+{len(others) - 1} more)" if len(others) > 1 else ""'):
+        "with no change left `more` is dropped, so len > 1 and len != 1 agree",
     ("mcpctl/trust/state.py", "core/ReplaceComparisonOperator_Is_Eq", "if tier is Tier.USER:"):
         "a Tier member equals Tier.USER exactly when it is Tier.USER",
     ("mcpctl/trust/gate.py", "core/ReplaceComparisonOperator_Is_Eq",
@@ -108,12 +113,14 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("mcpctl/launch.py", "core/ReplaceComparisonOperator_Is_GtE",
      "workspace = admission.definition.source.tier is Tier.WORKSPACE"):
         "only 'workspace' sorts at or after 'workspace' among the tiers",
-    ("mcpctl/launch.py", "core/ReplaceComparisonOperator_Eq_Is",
-     """if len(raw) >= 2 and raw[0] == raw[-1] and raw[0] in "\"'":"""):
-        "one-character strings are shared objects, so == and is agree on them",
-    ("mcpctl/launch.py", "core/ReplaceOrWithAnd",
-     'if not line.strip() or line.lstrip().startswith("#"):'):
-        "a blank or comment line fails the KEY=VALUE pattern anyway and is skipped there",
+    ("mcpctl/credentials/secret_service.py", "core/NumberReplacer",
+     'if not items or locked(items[0], "org.freedesktop.Secret.Item"):'):
+        "gnome-keyring locks an item only with its collection, found unlocked just above; "
+        "which item is asked, the first or the last, is the same answer there",
+    ("mcpctl/credentials/secret_service.py", "core/ReplaceOrWithAnd",
+     'if not items or locked(items[0], "org.freedesktop.Secret.Item"):'):
+        "no items: items[0] raises, and the read gives None as before; some items: "
+        "gnome-keyring locks an item only with its collection, found unlocked just above",
     ("mcpctl/files/atomic.py", "core/ReplaceBinaryOperator_BitOr_BitXor",
      "fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)"):
         "O_RDWR and O_CREAT share no bit, so ^ and | give the same flags",

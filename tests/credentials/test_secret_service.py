@@ -75,3 +75,33 @@ def test_a_configured_backend_is_obeyed_even_when_the_secret_service_has_it(
     # The control: left to keyring's own choice, the same server starts.
     assert run_mcpctl(["run", "gh"]).code == 0
     assert marker.exists()
+
+
+@pytest.mark.usefixtures("secret_service")
+def test_of_two_items_under_one_name_it_reads_the_one_keyring_reads() -> None:
+    # keyring's own `set` replaces, but another program can add a second item with the
+    # same attributes; keyring then answers with the first the search returns.
+    import secretstorage  # noqa: PLC0415 - only keyring tests need it
+    from keyring.backends.SecretService import Keyring  # noqa: PLC0415
+
+    name = f"twice-{uuid.uuid4().hex[:12]}"
+    connection = secretstorage.dbus_init()
+    try:
+        collection = secretstorage.get_default_collection(connection)
+        for value in ("first-value", "second-value"):
+            collection.create_item(f"{SERVICE} {name}", {"service": SERVICE, "username": name},
+                                   value.encode(), replace=False)
+    finally:
+        connection.close()
+    expected = Keyring().get_password(SERVICE, name)  # type: ignore[no-untyped-call]
+    assert expected in ("first-value", "second-value")
+    assert secret_service.read(SERVICE, name) == expected
+
+
+def test_without_xdg_config_home_the_keyring_config_is_looked_for_in_home() -> None:
+    base = {"DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent"}
+    assert secret_service.applies(base) is sys.platform.startswith("linux")
+    config = Path.home() / ".config" / "python_keyring"
+    config.mkdir(parents=True)
+    (config / "keyringrc.cfg").write_text("[backend]\n")
+    assert not secret_service.applies(base)
