@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
+import time
 import uuid
 from pathlib import Path
 
@@ -11,8 +13,21 @@ import pytest
 
 from mcpctl.credentials import secret_service
 from mcpctl.credentials.keyring_store import SERVICE
+from tests.components import require_program
 from tests.conftest import run_mcpctl
+from tests.processes import started
 from tests.secret_service import SecretService
+
+# Owns the Secret Service's bus name and then never answers a call: a hung daemon.
+HUNG_SERVICE = """\
+import sys, time
+from jeepney.bus_messages import message_bus
+from jeepney.io.blocking import open_dbus_connection
+connection = open_dbus_connection(bus="SESSION")
+connection.send_and_get_reply(message_bus.RequestName("org.freedesktop.secrets"))
+print("ready", flush=True)
+time.sleep(60)
+"""
 
 
 def stored(value: str) -> str:
@@ -105,3 +120,19 @@ def test_without_xdg_config_home_the_keyring_config_is_looked_for_in_home() -> N
     config.mkdir(parents=True)
     (config / "keyringrc.cfg").write_text("[backend]\n")
     assert not secret_service.applies(base)
+
+
+def test_a_hung_secret_service_is_given_five_seconds_then_keyring_decides(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    bus_argv = [require_program("dbus-daemon"), "--session", "--nofork", "--print-address=1"]
+    with started(bus_argv, stdout=subprocess.PIPE, text=True, cwd=tmp_path) as bus:
+        assert bus.stdout is not None
+        monkeypatch.setenv("DBUS_SESSION_BUS_ADDRESS", bus.stdout.readline().strip())
+        with started([sys.executable, "-c", HUNG_SERVICE], stdout=subprocess.PIPE,
+                     text=True) as hung:
+            assert hung.stdout is not None
+            assert hung.stdout.readline() == "ready\n"
+            began = time.monotonic()
+            assert secret_service.read(SERVICE, "anything") is None
+            waited = time.monotonic() - began
+    assert 5.0 <= waited < 5.8
