@@ -117,6 +117,9 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
      'if not items or locked(items[0], "org.freedesktop.Secret.Item"):'):
         "gnome-keyring locks an item only with its collection, found unlocked just above; "
         "which item is asked, the first or the last, is the same answer there",
+    ("mcpctl/credentials/secret_service.py", "core/NumberReplacer",
+     "return bool(_unwrap(connection.send_and_get_reply(message, timeout=_TIMEOUT))[0][1])"):
+        "Properties.Get answers one value, so the reply's first and last are the same",
     ("mcpctl/credentials/secret_service.py", "core/ReplaceOrWithAnd",
      'if not items or locked(items[0], "org.freedesktop.Secret.Item"):'):
         "no items: items[0] raises, and the read gives None as before; some items: "

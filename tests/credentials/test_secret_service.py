@@ -136,3 +136,9 @@ def test_a_hung_secret_service_is_given_five_seconds_then_keyring_decides(
             assert secret_service.read(SERVICE, "anything") is None
             waited = time.monotonic() - began
     assert 5.0 <= waited < 5.8
+
+
+def test_without_jeepney_the_read_leaves_it_to_keyring(monkeypatch: pytest.MonkeyPatch) -> None:
+    # jeepney comes with keyring on Linux only; a module set to None fails to import.
+    monkeypatch.setitem(sys.modules, "jeepney.io.blocking", None)
+    assert secret_service.read(SERVICE, "anything") is None
