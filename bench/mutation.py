@@ -77,6 +77,9 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("mcpctl/trust/gate.py", "core/ReplaceComparisonOperator_IsNot_Lt",
      "if definition.source.tier is not Tier.WORKSPACE:"):
         "USER has returned above; of the rest only 'client' sorts before 'workspace'",
+    ("mcpctl/trust/status.py", "core/ReplaceComparisonOperator_Eq_GtE",
+     'if self.after is None or self.what == "removed":'):
+        "of modified, added and removed only removed sorts at or after 'removed'",
     ("mcpctl/credentials/masking.py", "core/NumberReplacer",
      'netloc = netloc.replace(f":{parts.password}@", ":***@", 1)'):
         "the password runs from the first ':' of the userinfo to the netloc's last '@', "

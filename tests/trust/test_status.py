@@ -3,13 +3,20 @@
 from __future__ import annotations
 
 import dataclasses
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
 
 import pytest
 
+from mcpctl.config.merge import find
+from mcpctl.config.view import load_view
 from mcpctl.pinning.pin_set import ABSENT
 from mcpctl.pinning.workspace import Entry
-from mcpctl.trust.state import TrustState
-from mcpctl.trust.status import FileChange, Status
+from mcpctl.trust.state import Approval, TrustState, approved_definition
+from mcpctl.trust.status import FileChange, Status, status_of
+from tests.tier_files import make_workspace, write, write_servers
 
 BEFORE = Entry("sha256:" + "1" * 64, size=12, lines=3)
 AFTER = Entry("sha256:" + "2" * 64, size=20, lines=5)
@@ -39,3 +46,89 @@ def test_a_status_cannot_be_changed_by_one_of_the_reports_that_share_it() -> Non
     change = FileChange("a.js", "modified", BEFORE, AFTER)
     with pytest.raises(dataclasses.FrozenInstanceError):
         change.what = "added"  # type: ignore[misc]
+
+
+class Store:
+    """Approvals and their manifests, as `trust` records them (trust/actions.py)."""
+
+    def __init__(self) -> None:
+        self.approvals: dict[str, Approval] = {}
+        self.manifests: dict[str, Mapping[str, Entry]] = {}
+
+    def status(self, root: Path, config: Path) -> Status:
+        server = find(load_view(root, config).servers, "s")
+        assert server is not None
+        return status_of(server.winner, root, self.approvals, dict(os.environ), Path.home(),
+                         manifests=self.manifests.get)
+
+    def approve(self, root: Path, config: Path) -> Status:
+        status = self.status(root, config)
+        pins = status.pins
+        assert status.state is TrustState.UNTRUSTED
+        assert pins is not None
+        server = find(load_view(root, config).servers, "s")
+        assert server is not None
+        self.approvals["s"] = Approval(status.fingerprint, "2026-01-01T00:00:00+00:00",
+                                       approved_definition(server.winner.spec, pins))
+        self.manifests[pins.digest] = {path: pins.sizes.get(path) or Entry(digest)
+                                       for path, digest in pins.files.items()}
+        return status
+
+
+def workspace(parent: Path, server: dict[str, Any], files: dict[str, str]) -> Path:
+    root = make_workspace(parent, files)
+    write_servers(root, {"s": server})
+    return root
+
+
+def test_files_modified_added_and_removed_are_named_with_their_lines(
+        tmp_path: Path, user_config: Path) -> None:
+    # Whichever way the approved and the new file list's digests sort.
+    sorted_before: set[bool] = set()
+    for attempt in range(32):
+        root = workspace(tmp_path / str(attempt), {"command": "node", "args": ["src/server.js"]},
+                         {"src/server.js": "a\n", "old.js": "o\n"})
+        store = Store()
+        approved = store.approve(root, user_config)
+        write(root / "src" / "server.js", f"a\nb\n{attempt}\n")
+        (root / "old.js").unlink()
+        write(root / "lib" / "x.js", "x\n")
+        status = store.status(root, user_config)
+        assert status.state is TrustState.CHANGED
+        assert status.changes == ["file lib/x.js added", "file old.js removed",
+                                  "file src/server.js modified"]
+        assert [(c.path, c.what, c.stat()) for c in status.file_changes] == [
+            ("lib/x.js", "added", "1 lines"), ("old.js", "removed", "1 lines"),
+            ("src/server.js", "modified", "1 → 3 lines")]
+        assert approved.pins is not None
+        assert status.pins is not None
+        sorted_before.add(approved.pins.digest < status.pins.digest)
+        if len(sorted_before) == 2:
+            break
+    assert sorted_before == {True, False}
+
+
+def test_another_kind_of_pin_set_is_one_line_not_a_diff_of_every_file(
+        tmp_path: Path, user_config: Path) -> None:
+    root = workspace(tmp_path, {"command": "uvx", "args": ["mcp-server-time==2026.1.0"]},
+                     {"notes.md": "n\n"})
+    store = Store()
+    store.approve(root, user_config)
+    write_servers(root, {"s": {"command": "uvx", "args": ["mcp-server-time"]}})
+    status = store.status(root, user_config)
+    assert status.state is TrustState.CHANGED
+    assert status.changes == ['pinSet: "uvx" → "workspace"',
+                              'args[0]: "mcp-server-time==2026.1.0" → "mcp-server-time"']
+    assert status.file_changes == []
+
+
+def test_a_runner_input_created_is_the_one_change_the_absent_ones_are_not(
+        tmp_path: Path, user_config: Path) -> None:
+    root = workspace(tmp_path, {"command": "uvx", "args": ["mcp-server-time==2026.1.0"]},
+                     {"notes.md": "n\n"})
+    store = Store()
+    store.approve(root, user_config)
+    write(root / "uv.toml", "[tool.uv]\nindex-url = 'http://127.0.0.1:1/'\n")
+    status = store.status(root, user_config)
+    assert (status.state, status.changes) == (TrustState.CHANGED, ["file uv.toml added"])
+    assert [(c.path, c.what) for c in status.file_changes] == [("uv.toml", "added")]
