@@ -132,3 +132,22 @@ def test_a_runner_input_created_is_the_one_change_the_absent_ones_are_not(
     status = store.status(root, user_config)
     assert (status.state, status.changes) == (TrustState.CHANGED, ["file uv.toml added"])
     assert [(c.path, c.what) for c in status.file_changes] == [("uv.toml", "added")]
+
+
+def test_an_approved_server_unchanged_has_no_changes(tmp_path: Path, user_config: Path) -> None:
+    root = workspace(tmp_path, {"command": "node", "args": ["server.js"]}, {"server.js": "s\n"})
+    store = Store()
+    store.approve(root, user_config)
+    status = store.status(root, user_config)
+    assert (status.state, status.changes, status.file_changes) == (TrustState.TRUSTED, [], [])
+
+
+def test_a_definition_changed_over_the_same_files_needs_no_file_list(
+        tmp_path: Path, user_config: Path) -> None:
+    root = workspace(tmp_path, {"command": "node", "args": ["server.js"]}, {"server.js": "s\n"})
+    store = Store()
+    store.approve(root, user_config)
+    store.manifests.clear()  # the data folder lost it: only a file diff would need it
+    write_servers(root, {"s": {"command": "node", "args": ["server.js", "--verbose"]}})
+    status = store.status(root, user_config)
+    assert (status.state, status.changes) == (TrustState.CHANGED, ['args[1] added: "--verbose"'])
