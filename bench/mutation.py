@@ -80,6 +80,10 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("mcpctl/trust/status.py", "core/ReplaceComparisonOperator_Eq_GtE",
      'if self.after is None or self.what == "removed":'):
         "of modified, added and removed only removed sorts at or after 'removed'",
+    ("mcpctl/trust/status.py", "core/NumberReplacer",
+     'return f"{self.after.lines if self.after else 0} lines"'):
+        "status_of makes an added FileChange only for a path in the new set, so `after` "
+        "is never None there",
     ("mcpctl/credentials/masking.py", "core/NumberReplacer",
      'netloc = netloc.replace(f":{parts.password}@", ":***@", 1)'):
         "the password runs from the first ':' of the userinfo to the netloc's last '@', "

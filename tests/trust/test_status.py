@@ -12,6 +12,7 @@ import pytest
 
 from mcpctl.config.merge import find
 from mcpctl.config.view import load_view
+from mcpctl.model import Tier
 from mcpctl.pinning.pin_set import ABSENT
 from mcpctl.pinning.workspace import Entry
 from mcpctl.trust.state import Approval, TrustState, approved_definition
@@ -151,3 +152,16 @@ def test_a_definition_changed_over_the_same_files_needs_no_file_list(
     write_servers(root, {"s": {"command": "node", "args": ["server.js", "--verbose"]}})
     status = store.status(root, user_config)
     assert (status.state, status.changes) == (TrustState.CHANGED, ['args[1] added: "--verbose"'])
+
+
+def test_a_client_tier_definition_is_never_user_tier(tmp_path: Path, user_config: Path) -> None:
+    # "client" sorts before "user": only the user tier itself starts as written.
+    root = workspace(tmp_path, {"command": "node", "args": ["server.js"]}, {"server.js": "s\n"})
+    server = find(load_view(root, user_config).servers, "s")
+    assert server is not None
+    client = dataclasses.replace(server.winner, source=dataclasses.replace(
+        server.winner.source, tier=Tier.CLIENT))
+    status = status_of(client, root, {}, dict(os.environ), Path.home())
+    assert status.state is TrustState.UNTRUSTED
+    assert status.pins is not None
+    assert status.files == [("server.js", status.pins.files["server.js"])]
