@@ -15,8 +15,10 @@ from mcpctl.config.view import load_view
 from mcpctl.model import Tier
 from mcpctl.pinning.pin_set import ABSENT
 from mcpctl.pinning.workspace import Entry
-from mcpctl.trust.state import Approval, TrustState, approved_definition
+from mcpctl.trust.actions import approve
+from mcpctl.trust.state import TrustState
 from mcpctl.trust.status import FileChange, Status, status_of
+from mcpctl.trust.store import approvals_in, load_manifest, read_store
 from tests.tier_files import make_workspace, write, write_servers
 
 BEFORE = Entry("sha256:" + "1" * 64, size=12, lines=3)
@@ -50,29 +52,28 @@ def test_a_status_cannot_be_changed_by_one_of_the_reports_that_share_it() -> Non
 
 
 class Store:
-    """Approvals and their manifests, as `trust` records them (trust/actions.py)."""
+    """A real trust store in tmp_path, written by `trust`'s own approve and read back."""
 
-    def __init__(self) -> None:
-        self.approvals: dict[str, Approval] = {}
-        self.manifests: dict[str, Mapping[str, Entry]] = {}
+    def __init__(self, folder: Path) -> None:
+        self.trust_file = folder / "trust.json"
+        self.lost: set[str] = set()  # manifests the data folder lost
 
     def status(self, root: Path, config: Path) -> Status:
         server = find(load_view(root, config).servers, "s")
         assert server is not None
-        return status_of(server.winner, root, self.approvals, dict(os.environ), Path.home(),
-                         manifests=self.manifests.get)
+        approvals = approvals_in(read_store(self.trust_file), root)
+        return status_of(server.winner, root, approvals, dict(os.environ), Path.home(),
+                         manifests=self.manifest)
+
+    def manifest(self, digest: str) -> Mapping[str, Entry] | None:
+        return None if digest in self.lost else load_manifest(self.trust_file, digest)
 
     def approve(self, root: Path, config: Path) -> Status:
         status = self.status(root, config)
-        pins = status.pins
         assert status.state is TrustState.UNTRUSTED
-        assert pins is not None
         server = find(load_view(root, config).servers, "s")
         assert server is not None
-        self.approvals["s"] = Approval(status.fingerprint, "2026-01-01T00:00:00+00:00",
-                                       approved_definition(server.winner.spec, pins))
-        self.manifests[pins.digest] = {path: pins.sizes.get(path) or Entry(digest)
-                                       for path, digest in pins.files.items()}
+        approve(server, status, root, self.trust_file)
         return status
 
 
@@ -89,7 +90,7 @@ def test_files_modified_added_and_removed_are_named_with_their_lines(
     for attempt in range(32):
         root = workspace(tmp_path / str(attempt), {"command": "node", "args": ["src/server.js"]},
                          {"src/server.js": "a\n", "old.js": "o\n"})
-        store = Store()
+        store = Store(tmp_path / str(attempt))
         approved = store.approve(root, user_config)
         write(root / "src" / "server.js", f"a\nb\n{attempt}\n")
         (root / "old.js").unlink()
@@ -113,7 +114,7 @@ def test_another_kind_of_pin_set_is_one_line_not_a_diff_of_every_file(
         tmp_path: Path, user_config: Path) -> None:
     root = workspace(tmp_path, {"command": "uvx", "args": ["mcp-server-time==2026.1.0"]},
                      {"notes.md": "n\n"})
-    store = Store()
+    store = Store(tmp_path)
     store.approve(root, user_config)
     write_servers(root, {"s": {"command": "uvx", "args": ["mcp-server-time"]}})
     status = store.status(root, user_config)
@@ -127,7 +128,7 @@ def test_a_runner_input_created_is_the_one_change_the_absent_ones_are_not(
         tmp_path: Path, user_config: Path) -> None:
     root = workspace(tmp_path, {"command": "uvx", "args": ["mcp-server-time==2026.1.0"]},
                      {"notes.md": "n\n"})
-    store = Store()
+    store = Store(tmp_path)
     store.approve(root, user_config)
     write(root / "uv.toml", "[tool.uv]\nindex-url = 'http://127.0.0.1:1/'\n")
     status = store.status(root, user_config)
@@ -137,7 +138,7 @@ def test_a_runner_input_created_is_the_one_change_the_absent_ones_are_not(
 
 def test_an_approved_server_unchanged_has_no_changes(tmp_path: Path, user_config: Path) -> None:
     root = workspace(tmp_path, {"command": "node", "args": ["server.js"]}, {"server.js": "s\n"})
-    store = Store()
+    store = Store(tmp_path)
     store.approve(root, user_config)
     status = store.status(root, user_config)
     assert (status.state, status.changes, status.file_changes) == (TrustState.TRUSTED, [], [])
@@ -146,9 +147,10 @@ def test_an_approved_server_unchanged_has_no_changes(tmp_path: Path, user_config
 def test_a_definition_changed_over_the_same_files_needs_no_file_list(
         tmp_path: Path, user_config: Path) -> None:
     root = workspace(tmp_path, {"command": "node", "args": ["server.js"]}, {"server.js": "s\n"})
-    store = Store()
-    store.approve(root, user_config)
-    store.manifests.clear()  # the data folder lost it: only a file diff would need it
+    store = Store(tmp_path)
+    approved = store.approve(root, user_config)
+    assert approved.pins is not None
+    store.lost.add(approved.pins.digest)  # the data folder lost it: only a file diff needs it
     write_servers(root, {"s": {"command": "node", "args": ["server.js", "--verbose"]}})
     status = store.status(root, user_config)
     assert (status.state, status.changes) == (TrustState.CHANGED, ['args[1] added: "--verbose"'])
