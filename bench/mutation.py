@@ -84,6 +84,22 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
      'return f"{self.after.lines if self.after else 0} lines"'):
         "status_of makes an added FileChange only for a path in the new set, so `after` "
         "is never None there",
+    ("mcpctl/trust/status.py", "core/ReplaceComparisonOperator_Eq_LtE",
+     'if self.before is None or self.what == "added":'):
+        "of modified, added and removed nothing sorts before 'added'",
+    ("mcpctl/trust/status.py", "core/ReplaceComparisonOperator_Is_Eq",
+     "if definition.source.tier is Tier.USER:"):
+        "a Tier member equals Tier.USER exactly when it is Tier.USER",
+    ("mcpctl/trust/status.py", "core/ReplaceComparisonOperator_NotEq_Gt",
+     "if entry.digest != ABSENT}"):
+        "every digest and marker (sha256:, folder, unpinned:) sorts after 'absent'",
+    ("mcpctl/trust/status.py", "core/ReplaceComparisonOperator_NotEq_Gt",
+     "after = {path: digest for path, digest in pins.files.items() if digest != ABSENT}"):
+        "every digest and marker (sha256:, folder, unpinned:) sorts after 'absent'",
+    ("mcpctl/trust/status.py", "core/ReplaceComparisonOperator_NotEq_IsNot",
+     "after = {path: digest for path, digest in pins.files.items() if digest != ABSENT}"):
+        "pin_set marks an absent input with the ABSENT object itself, and no digest "
+        "equals it otherwise",
     ("mcpctl/credentials/masking.py", "core/NumberReplacer",
      'netloc = netloc.replace(f":{parts.password}@", ":***@", 1)'):
         "the password runs from the first ':' of the userinfo to the netloc's last '@', "

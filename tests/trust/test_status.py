@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -110,17 +111,23 @@ def test_files_modified_added_and_removed_are_named_with_their_lines(
     assert sorted_before == {True, False}
 
 
+PINNED = ["mcp-server-time==2026.1.0"]  # uvx reads only its inputs from the workspace
+UNPINNED = ["mcp-server-time"]  # any version: the whole workspace is pinned
+
+
+@pytest.mark.parametrize(("before", "after", "kinds"), [
+    (PINNED, UNPINNED, '"uvx" → "workspace"'), (UNPINNED, PINNED, '"workspace" → "uvx"')])
 def test_another_kind_of_pin_set_is_one_line_not_a_diff_of_every_file(
-        tmp_path: Path, user_config: Path) -> None:
-    root = workspace(tmp_path, {"command": "uvx", "args": ["mcp-server-time==2026.1.0"]},
-                     {"notes.md": "n\n"})
+        tmp_path: Path, user_config: Path, before: list[str], after: list[str],
+        kinds: str) -> None:
+    root = workspace(tmp_path, {"command": "uvx", "args": before}, {"notes.md": "n\n"})
     store = Store(tmp_path)
     store.approve(root, user_config)
-    write_servers(root, {"s": {"command": "uvx", "args": ["mcp-server-time"]}})
+    write_servers(root, {"s": {"command": "uvx", "args": after}})
     status = store.status(root, user_config)
     assert status.state is TrustState.CHANGED
-    assert status.changes == ['pinSet: "uvx" → "workspace"',
-                              'args[0]: "mcp-server-time==2026.1.0" → "mcp-server-time"']
+    assert status.changes == [f"pinSet: {kinds}", f"args[0]: {json.dumps(before[0])} → "
+                              f"{json.dumps(after[0])}"]
     assert status.file_changes == []
 
 
