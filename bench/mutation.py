@@ -42,7 +42,7 @@ TARGETS: dict[str, tuple[str, ...]] = {
     "mcpctl/trust/gate.py": ("tests/trust/test_admission.py", "tests/trust/test_gate.py",
                              "tests/cli/test_run.py"),
     "mcpctl/trust/status.py": ("tests/trust/test_status.py", "tests/trust/test_diff.py"),
-    "mcpctl/trust/view.py": ("tests/trust/test_gate.py", "tests/trust/test_migration.py"),
+    "mcpctl/trust/view.py": ("tests/trust/test_view.py", "tests/trust/test_gate.py"),
     "mcpctl/trust/store.py": ("tests/trust/test_store_edges.py", "tests/trust/test_store.py",
                               "tests/cli/test_trust.py"),
     "mcpctl/launch.py": ("tests/test_launch.py", "tests/trust/test_gate.py",
