@@ -79,3 +79,44 @@ def test_the_gate_pins_with_the_home_it_is_given(
     with pytest.raises(TrustRefused, match=r"^server 'tasks' changed since it was approved "
                                            r'\(named: \["server\.sh"\] → \[\]\)'):
         admit(tasks, home_ws, trust_file(mcpctl_home), environ=dict(os.environ), home=elsewhere)
+
+
+USER_ENTRY = '[servers.tasks]\ncommand = "mine"\n'
+
+
+def test_a_user_tier_file_inside_the_workspace_is_refused(tmp_path: Path,
+                                                          mcpctl_home: Path) -> None:
+    root = make_workspace(tmp_path, {})
+    inside = write(root / "cfg" / "config.toml", USER_ENTRY)
+    with pytest.raises(TrustRefused) as refused:
+        admit(server(root, inside), root, trust_file(mcpctl_home), environ={},
+              home=Path.home())
+    assert str(refused.value) == (
+        f"server 'tasks' comes from {inside}, a user-tier file inside the workspace {root}, "
+        "which the repo can change; keep config.toml outside any checkout")
+
+
+def test_a_link_from_outside_to_a_user_tier_file_inside_is_refused(
+        tmp_path: Path, mcpctl_home: Path) -> None:
+    root = make_workspace(tmp_path, {})
+    inside = write(root / "cfg.toml", USER_ENTRY)
+    link = tmp_path / "outside.toml"
+    link.symlink_to(inside)
+    with pytest.raises(TrustRefused, match="a user-tier file inside the workspace"):
+        admit(server(root, link), root, trust_file(mcpctl_home), environ={}, home=Path.home())
+
+
+def test_a_user_tier_file_outside_or_under_a_root_holding_home_is_admitted(
+        tmp_path: Path, mcpctl_home: Path) -> None:
+    root = make_workspace(tmp_path, {})
+    outside = write(tmp_path / "home-config" / "config.toml", USER_ENTRY)
+    admitted = admit(server(root, outside), root, trust_file(mcpctl_home), environ={},
+                     home=Path.home())
+    assert admitted.status.state is TrustState.USER
+    # A root that holds the home folder (`mcpctl run` started in ~ or /) is no repo's.
+    home = tmp_path / "home"
+    config = write(home / ".config" / "mcpctl" / "config.toml", USER_ENTRY)
+    for holder in (home, tmp_path):
+        admitted = admit(server(holder, config), holder, trust_file(mcpctl_home), environ={},
+                         home=home)
+        assert admitted.status.state is TrustState.USER
