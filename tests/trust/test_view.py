@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from mcpctl.config.merge import MergedServer, find
 from mcpctl.config.view import load_view
 from mcpctl.model import Problem
@@ -100,3 +102,11 @@ def test_one_status_per_definition_and_one_read_per_manifest(tmp_path: Path,
     shared = states.status(found.winner).pins
     assert shared is not None
     assert shared.ignored == ()
+
+
+def test_environ_home_and_cache_dir_must_be_named(tmp_path: Path) -> None:
+    # Two mappings and two paths in a row: by position they could be swapped unseen.
+    root = workspace(tmp_path)
+    arguments: list[object] = [root, tmp_path / "trust.json", {}, Path.home(), None]
+    with pytest.raises(TypeError, match="positional argument"):
+        TrustStates(*arguments)  # type: ignore[arg-type, call-arg]
