@@ -51,8 +51,8 @@ TARGETS: dict[str, tuple[str, ...]] = {
                                       "tests/credentials/test_secrets.py"),
     "mcpctl/credentials/redact.py": ("tests/credentials/test_redact_bounds.py",
                                      "tests/credentials/test_redact.py"),
-    "mcpctl/credentials/keyring_store.py": ("tests/credentials/test_keyring_backend.py",
-                                            "tests/credentials/test_secrets.py"),
+    "mcpctl/credentials/keyring_store.py": ("tests/credentials/test_keyring_store.py",
+                                            "tests/credentials/test_keyring_backend.py"),
     "mcpctl/credentials/secret_service.py": ("tests/credentials/test_secret_service.py",),
     "mcpctl/files/atomic.py": (
         "tests/files/test_atomic.py",

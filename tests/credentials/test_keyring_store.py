@@ -1,0 +1,119 @@
+"""The keyring store in-process against the real keyring: values there, names in the index."""
+
+from __future__ import annotations
+
+import json
+import re
+import stat
+import uuid
+from pathlib import Path
+
+import pytest
+
+from mcpctl.credentials import keyring_store
+from mcpctl.errors import ConfigError, UsageError
+
+pytestmark = pytest.mark.usefixtures("secret_service")
+
+
+def unique(prefix: str) -> str:
+    return f"{prefix}-{uuid.uuid4().hex[:10]}"
+
+
+def test_the_index_keeps_each_name_and_when_it_was_made_never_the_value(
+        tmp_path: Path) -> None:
+    index = tmp_path / "data" / "secrets.json"
+    first, second = unique("b"), unique("a")
+    keyring_store.set_secret(index, first, "value-one-Secret-1")
+    keyring_store.set_secret(index, second, "value-two-Secret-2")
+    data = json.loads(index.read_text())
+    created = data["names"][first]["created"]
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00", created)
+    assert index.read_text() == json.dumps(data, indent=1, sort_keys=True) + "\n"
+    assert data["schema_version"] == 1
+    assert stat.S_IMODE(index.stat().st_mode) == 0o600
+    assert keyring_store.indexed_names(index) == sorted([first, second])
+    keyring_store.set_secret(index, first, "value-three-Secret-3")  # replaced, same date
+    assert json.loads(index.read_text())["names"][first]["created"] == created
+    assert keyring_store.get_secret(first) == "value-three-Secret-3"
+
+
+def test_delete_says_whether_the_keyring_or_the_index_had_it(tmp_path: Path) -> None:
+    index = tmp_path / "secrets.json"
+    name = unique("gone")
+    keyring_store.set_secret(index, name, "value-Secret-123")
+    assert keyring_store.delete_secret(index, name) is True
+    assert keyring_store.get_secret(name) is None
+    assert keyring_store.indexed_names(index) == []
+    assert keyring_store.delete_secret(index, name) is False
+    index.write_text(json.dumps({"schema_version": 1, "names": {name: {}}}))
+    assert keyring_store.delete_secret(index, name) is True  # only the index had it
+    assert keyring_store.indexed_names(index) == []
+
+
+def test_a_value_only_in_the_keyring_is_still_deleted(tmp_path: Path) -> None:
+    name = unique("orphan")
+    keyring_store.set_secret(tmp_path / "other.json", name, "value-Secret-456")
+    index = tmp_path / "secrets.json"
+    assert keyring_store.delete_secret(index, name) is True
+    assert keyring_store.get_secret(name) is None
+
+
+@pytest.mark.parametrize(("text", "why"), [
+    ('{"schema_version": 2, "names": {}}', "is from a newer mcpctl; upgrade mcpctl"),
+    ('{"schema_version": 1, "names": []}', "is not an mcpctl secret index"),
+    ('["names"]', "is not an mcpctl secret index"),
+])
+def test_an_index_mcpctl_cannot_use_is_refused_and_left_in_place(
+        tmp_path: Path, text: str, why: str) -> None:
+    index = tmp_path / "secrets.json"
+    index.write_text(text)
+    with pytest.raises(ConfigError) as refused:
+        keyring_store.indexed_names(index)
+    assert str(refused.value) == f"secret index {index} {why}"
+    with pytest.raises(ConfigError):
+        keyring_store.set_secret(index, unique("x"), "value-Secret-789")
+    assert index.read_text() == text
+
+
+def test_an_index_without_a_version_or_at_this_one_is_read(tmp_path: Path) -> None:
+    index = tmp_path / "secrets.json"
+    index.write_text('{"names": {"old": {}}}')
+    assert keyring_store.indexed_names(index) == ["old"]
+    index.write_text('{"schema_version": 1, "names": {"new": {}}}')
+    assert keyring_store.indexed_names(index) == ["new"]
+
+
+def test_an_unparsable_index_is_refused_and_left_in_place(tmp_path: Path) -> None:
+    index = tmp_path / "secrets.json"
+    index.write_text("{ not json")
+    with pytest.raises(ConfigError) as refused:
+        keyring_store.indexed_names(index)
+    assert str(refused.value).startswith(f"secret index {index} is unreadable (")
+    assert str(refused.value).endswith("); it was left in place")
+    assert index.read_text() == "{ not json"
+
+
+def test_an_empty_value_or_a_bad_name_stores_nothing(tmp_path: Path) -> None:
+    index = tmp_path / "secrets.json"
+    name = unique("empty")
+    with pytest.raises(UsageError, match=f"^secret '{name}': the value is empty; nothing "
+                                         "stored$"):
+        keyring_store.set_secret(index, name, "")
+    with pytest.raises(UsageError, match=r"^invalid secret name 'a b': use 1-128 of"):
+        keyring_store.set_secret(index, "a b", "value-Secret-1")
+    with pytest.raises(UsageError, match=r"^invalid secret name"):
+        keyring_store.delete_secret(index, "a/b")
+    assert not index.exists()
+    assert keyring_store.get_secret(name) is None
+
+
+def test_through_keyring_the_same_value_is_read(tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    # A configured backend: the direct Secret Service read steps aside for keyring.
+    name = unique("kr")
+    keyring_store.set_secret(tmp_path / "secrets.json", name, "via-keyring-Secret-1")
+    monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.SecretService.Keyring")
+    assert keyring_store.get_secret(name) == "via-keyring-Secret-1"
+    assert keyring_store.get_secret(unique("absent")) is None
+    assert keyring_store.backend_name() == "keyring.backends.SecretService.Keyring"
