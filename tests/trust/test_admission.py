@@ -14,6 +14,7 @@ from mcpctl.config.view import load_view
 from mcpctl.errors import TrustRefused
 from mcpctl.trust.gate import Admission, admit
 from mcpctl.trust.state import TrustState
+from mcpctl.trust.view import TrustStates
 from tests.conftest import Cli
 from tests.tier_files import make_workspace, write, write_servers
 
@@ -58,9 +59,9 @@ def test_an_object_claiming_to_equal_the_key_makes_no_admission(
 
 def test_environ_and_home_must_be_named(home_ws: Path, user_config: Path,
                                         mcpctl_home: Path) -> None:
-    with pytest.raises(TypeError):
-        admit(server(home_ws, user_config), home_ws, trust_file(mcpctl_home),
-              dict(os.environ))  # type: ignore[call-arg]
+    with pytest.raises(TypeError, match="positional arguments"):
+        admit(server(home_ws, user_config), home_ws, trust_file(mcpctl_home),  # type: ignore[call-arg]
+              dict(os.environ), Path.home())
 
 
 def test_the_gate_pins_with_the_home_it_is_given(
@@ -120,3 +121,34 @@ def test_a_user_tier_file_outside_or_under_a_root_holding_home_is_admitted(
         admitted = admit(server(holder, config), holder, trust_file(mcpctl_home), environ={},
                          home=home)
         assert admitted.status.state is TrustState.USER
+
+
+@pytest.mark.parametrize("name", ["a-twin", "z-twin"])  # sorting before and after "ws"
+def test_statuses_of_another_workspace_are_not_reused(cli: Cli, tmp_path: Path, name: str,
+                                                      user_config: Path,
+                                                      mcpctl_home: Path) -> None:
+    trusted = trust_file(mcpctl_home)
+    roots = [make_workspace(tmp_path, {"server.sh": "true\n"}, name=each)
+             for each in ("ws", name)]
+    for root in roots:
+        write_servers(root, {"tasks": {"command": "bash", "args": ["server.sh"]}})
+    ws, twin = roots
+    cli("trust", "tasks", "--yes", "-w", str(twin))
+    states = TrustStates(twin, trusted, environ={}, home=Path.home(), cache_dir=None)
+    assert states.state_of(server(twin, user_config).winner)[0] == "trusted"
+    with pytest.raises(TrustRefused, match="is untrusted"):
+        admit(server(ws, user_config), ws, trusted, environ={}, home=Path.home(),
+              states=states)
+
+
+def test_statuses_read_from_another_trust_store_are_not_reused(
+        cli: Cli, tmp_path: Path, user_config: Path, mcpctl_home: Path) -> None:
+    ws = make_workspace(tmp_path, {"server.sh": "true\n"}, name="ws")
+    write_servers(ws, {"tasks": {"command": "bash", "args": ["server.sh"]}})
+    cli("trust", "tasks", "--yes", "-w", str(ws))
+    states = TrustStates(ws, trust_file(mcpctl_home), environ={}, home=Path.home(),
+                         cache_dir=None)
+    assert states.state_of(server(ws, user_config).winner)[0] == "trusted"
+    with pytest.raises(TrustRefused, match="is untrusted"):
+        admit(server(ws, user_config), ws, tmp_path / "empty-trust.json", environ={},
+              home=Path.home(), states=states)
