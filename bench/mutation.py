@@ -74,6 +74,10 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("mcpctl/trust/gate.py", "core/ReplaceComparisonOperator_IsNot_Lt",
      "if definition.source.tier is not Tier.WORKSPACE:"):
         "USER has returned above; of the rest only 'client' sorts before 'workspace'",
+    ("mcpctl/trust/gate.py", "core/ReplaceComparisonOperator_NotEq_IsNot",
+     "if states is None or states.root != root or states.trust_file != trust_file:"):
+        "an equal root or trust file that is another object only makes the gate read the "
+        "same store and workspace again: the same answer, at a cost",
     ("mcpctl/trust/status.py", "core/ReplaceComparisonOperator_Eq_GtE",
      'if self.after is None or self.what == "removed":'):
         "of modified, added and removed only removed sorts at or after 'removed'",

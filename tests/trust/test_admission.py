@@ -141,8 +141,9 @@ def test_statuses_of_another_workspace_are_not_reused(cli: Cli, tmp_path: Path, 
               states=states)
 
 
+@pytest.mark.parametrize("other", ["a-trust.json", "z-trust.json"])  # around mcpctl-home
 def test_statuses_read_from_another_trust_store_are_not_reused(
-        cli: Cli, tmp_path: Path, user_config: Path, mcpctl_home: Path) -> None:
+        cli: Cli, tmp_path: Path, user_config: Path, mcpctl_home: Path, other: str) -> None:
     ws = make_workspace(tmp_path, {"server.sh": "true\n"}, name="ws")
     write_servers(ws, {"tasks": {"command": "bash", "args": ["server.sh"]}})
     cli("trust", "tasks", "--yes", "-w", str(ws))
@@ -150,5 +151,5 @@ def test_statuses_read_from_another_trust_store_are_not_reused(
                          cache_dir=None)
     assert states.state_of(server(ws, user_config).winner)[0] == "trusted"
     with pytest.raises(TrustRefused, match="is untrusted"):
-        admit(server(ws, user_config), ws, tmp_path / "empty-trust.json", environ={},
+        admit(server(ws, user_config), ws, tmp_path / other, environ={},
               home=Path.home(), states=states)
