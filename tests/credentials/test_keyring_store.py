@@ -6,12 +6,16 @@ import json
 import re
 import stat
 import uuid
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import keyring
 import pytest
+from keyring.backend import KeyringBackend
+from keyring.errors import KeyringError
 
 from mcpctl.credentials import keyring_store
-from mcpctl.errors import ConfigError, UsageError
+from mcpctl.errors import ConfigError, KeyringUnavailable, UsageError
 
 pytestmark = pytest.mark.usefixtures("secret_service")
 
@@ -117,3 +121,62 @@ def test_through_keyring_the_same_value_is_read(tmp_path: Path,
     assert keyring_store.get_secret(name) == "via-keyring-Secret-1"
     assert keyring_store.get_secret(unique("absent")) is None
     assert keyring_store.backend_name() == "keyring.backends.SecretService.Keyring"
+
+
+class _Backend(KeyringBackend):
+    viable = False  # never picked by keyring itself: only where a test chooses it
+
+    def get_password(self, service: str, username: str) -> str | None:
+        raise OSError("the keyring's socket went away")
+
+    def set_password(self, service: str, username: str, password: str) -> None:
+        raise RuntimeError("the keyring is locked")
+
+    def delete_password(self, service: str, username: str) -> None:
+        raise KeyringError("denied")
+
+
+class PlaintextKeyring(_Backend):
+    """Named as a plaintext store, from no known package and without `file_path`."""
+
+
+class DiskKeyring(_Backend):
+    file_path = "keyring.cfg"  # the shape of keyrings.alt's file backends
+
+
+@pytest.fixture
+def chosen() -> Iterator[Callable[[KeyringBackend], None]]:
+    """Choose keyring's backend for this test (as keyringrc.cfg would), then restore it."""
+    before = keyring.get_keyring()
+    yield keyring.set_keyring
+    keyring.set_keyring(before)
+
+
+@pytest.mark.parametrize("backend", [PlaintextKeyring, DiskKeyring])
+def test_a_backend_that_keeps_a_file_is_refused_by_name_or_by_shape(
+        tmp_path: Path, chosen: Callable[[KeyringBackend], None],
+        backend: type[KeyringBackend]) -> None:
+    chosen(backend())
+    name = f"{backend.__module__}.{backend.__name__}"
+    with pytest.raises(KeyringUnavailable, match=f"^refusing the keyring backend {name}: "
+                                                 "it keeps secrets in a file"):
+        keyring_store.set_secret(tmp_path / "secrets.json", unique("f"), "value-Secret-1")
+    assert not (tmp_path / "secrets.json").exists()
+
+
+def test_a_failing_keyring_is_unavailable_whatever_it_raises(
+        tmp_path: Path, chosen: Callable[[KeyringBackend], None]) -> None:
+    chosen(_Backend())  # type: ignore[no-untyped-call]
+    name = f"{_Backend.__module__}._Backend"
+    index = tmp_path / "secrets.json"
+    cases: list[tuple[str, Callable[[], object], str]] = [
+        ("read a secret", lambda: keyring_store.get_secret(unique("r")),
+         "the keyring's socket went away"),
+        ("store a secret", lambda: keyring_store.set_secret(index, unique("s"), "v-Secret-1"),
+         "the keyring is locked"),
+    ]
+    for action, call, error in cases:
+        with pytest.raises(KeyringUnavailable, match=f"^keyring {name} failed to {action}: "
+                                                     f"{error}; on Linux run"):
+            call()
+    assert not index.exists()
