@@ -146,6 +146,18 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
      'if not items or locked(items[0], "org.freedesktop.Secret.Item"):'):
         "no items: items[0] raises, and the read gives None as before; some items: "
         "gnome-keyring locks an item only with its collection, found unlocked just above",
+    ("mcpctl/credentials/keyring_store.py", "core/ReplaceComparisonOperator_Eq_GtE",
+     'chained = getattr(backend, "backends", None) '
+     'if type(backend).__name__ == "ChainerBackend" \\'):
+        "only a chainer has `backends`: for any other backend getattr gives the default None",
+    ("mcpctl/credentials/keyring_store.py", "core/ReplaceComparisonOperator_Eq_GtE",
+     'return type(backend).__name__ == "ChainerBackend" '
+     'and not getattr(backend, "backends", [1])'):
+        "only a chainer has `backends`: for any other backend getattr gives the non-empty "
+        "default",
+    ("mcpctl/credentials/keyring_store.py", "core/NumberReplacer",
+     'if data.get("schema_version", 0) > INDEX_SCHEMA_VERSION:'):
+        "an index without a version, read as 0, 1 or -1, is not newer than version 1",
     ("mcpctl/files/atomic.py", "core/ReplaceBinaryOperator_BitOr_BitXor",
      "fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)"):
         "O_RDWR and O_CREAT share no bit, so ^ and | give the same flags",

@@ -180,3 +180,31 @@ def test_a_failing_keyring_is_unavailable_whatever_it_raises(
                                                      f"{error}; on Linux run"):
             call()
     assert not index.exists()
+
+
+class ChainerBackend(_Backend):
+    """Shaped as keyring's own chainer: it hands each call to the backends it holds."""
+
+    def __init__(self, backends: list[KeyringBackend]) -> None:
+        super().__init__()  # type: ignore[no-untyped-call]
+        self.backends = backends
+
+
+def test_a_chainer_that_holds_a_file_backend_is_refused(
+        tmp_path: Path, chosen: Callable[[KeyringBackend], None]) -> None:
+    chosen(ChainerBackend([_Backend(), DiskKeyring()]))  # type: ignore[no-untyped-call]
+    name = f"{DiskKeyring.__module__}.DiskKeyring"
+    with pytest.raises(KeyringUnavailable, match=f"^refusing the keyring backend {name}: "):
+        keyring_store.set_secret(tmp_path / "secrets.json", unique("c"), "value-Secret-1")
+
+
+def test_a_chainer_that_holds_nothing_is_no_keyring_one_that_holds_a_keyring_is_used(
+        tmp_path: Path, chosen: Callable[[KeyringBackend], None]) -> None:
+    index = tmp_path / "secrets.json"
+    chosen(ChainerBackend([]))
+    with pytest.raises(KeyringUnavailable, match=r"^no OS keyring available"):
+        keyring_store.set_secret(index, unique("e"), "value-Secret-1")
+    chosen(ChainerBackend([_Backend()]))  # type: ignore[no-untyped-call]
+    with pytest.raises(KeyringUnavailable, match=r"failed to store a secret: the keyring is "
+                                                 "locked"):
+        keyring_store.set_secret(index, unique("e"), "value-Secret-1")
