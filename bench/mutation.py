@@ -156,6 +156,10 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         "only a chainer has `backends`: for any other backend getattr gives the non-empty "
         "default",
     ("mcpctl/credentials/keyring_store.py", "core/NumberReplacer",
+     'return type(backend).__name__ == "ChainerBackend" '
+     'and not getattr(backend, "backends", [1])'):
+        "a chainer always has `backends`, so the default is never used",
+    ("mcpctl/credentials/keyring_store.py", "core/NumberReplacer",
      'if data.get("schema_version", 0) > INDEX_SCHEMA_VERSION:'):
         "an index without a version, read as 0, 1 or -1, is not newer than version 1",
     ("mcpctl/files/atomic.py", "core/ReplaceBinaryOperator_BitOr_BitXor",

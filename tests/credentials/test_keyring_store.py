@@ -208,3 +208,16 @@ def test_a_chainer_that_holds_nothing_is_no_keyring_one_that_holds_a_keyring_is_
     with pytest.raises(KeyringUnavailable, match=r"failed to store a secret: the keyring is "
                                                  "locked"):
         keyring_store.set_secret(index, unique("e"), "value-Secret-1")
+
+
+class AnsweringKeyring(_Backend):
+    def get_password(self, service: str, username: str) -> str | None:
+        return f"{service}/{username} from keyring"
+
+
+def test_when_the_direct_read_finds_nothing_keyring_is_asked(
+        chosen: Callable[[KeyringBackend], None]) -> None:
+    # The Secret Service has no such item; the backend keyring was given answers.
+    chosen(AnsweringKeyring())  # type: ignore[no-untyped-call]
+    name = unique("elsewhere")
+    assert keyring_store.get_secret(name) == f"mcpctl/{name} from keyring"
