@@ -155,6 +155,11 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
      'and not getattr(backend, "backends", [1])'):
         "only a chainer has `backends`: for any other backend getattr gives the non-empty "
         "default",
+    ("mcpctl/credentials/keyring_store.py", "core/ReplaceComparisonOperator_Eq_LtE",
+     'return type(backend).__name__ == "ChainerBackend" '
+     'and not getattr(backend, "backends", [1])'):
+        "only a chainer has `backends`: for any other backend getattr gives the non-empty "
+        "default",
     ("mcpctl/credentials/keyring_store.py", "core/NumberReplacer",
      'return type(backend).__name__ == "ChainerBackend" '
      'and not getattr(backend, "backends", [1])'):

@@ -221,3 +221,13 @@ def test_when_the_direct_read_finds_nothing_keyring_is_asked(
     chosen(AnsweringKeyring())  # type: ignore[no-untyped-call]
     name = unique("elsewhere")
     assert keyring_store.get_secret(name) == f"mcpctl/{name} from keyring"
+
+
+def test_a_configured_backend_is_obeyed_even_when_the_secret_service_has_the_name(
+        tmp_path: Path, chosen: Callable[[KeyringBackend], None],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    name = unique("both")
+    keyring_store.set_secret(tmp_path / "secrets.json", name, "secret-service-Value-1")
+    chosen(AnsweringKeyring())  # type: ignore[no-untyped-call]
+    monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "tests.credentials.AnsweringKeyring")
+    assert keyring_store.get_secret(name) == f"mcpctl/{name} from keyring"
