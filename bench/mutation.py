@@ -150,6 +150,10 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
      'chained = getattr(backend, "backends", None) '
      'if type(backend).__name__ == "ChainerBackend" \\'):
         "only a chainer has `backends`: for any other backend getattr gives the default None",
+    ("mcpctl/credentials/keyring_store.py", "core/ReplaceComparisonOperator_Eq_LtE",
+     'chained = getattr(backend, "backends", None) '
+     'if type(backend).__name__ == "ChainerBackend" \\'):
+        "only a chainer has `backends`: for any other backend getattr gives the default None",
     ("mcpctl/credentials/keyring_store.py", "core/ReplaceComparisonOperator_Eq_GtE",
      'return type(backend).__name__ == "ChainerBackend" '
      'and not getattr(backend, "backends", [1])'):

@@ -231,3 +231,19 @@ def test_a_configured_backend_is_obeyed_even_when_the_secret_service_has_the_nam
     chosen(AnsweringKeyring())  # type: ignore[no-untyped-call]
     monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "tests.credentials.AnsweringKeyring")
     assert keyring_store.get_secret(name) == f"mcpctl/{name} from keyring"
+
+
+class DenyingKeyring(_Backend):
+    def get_password(self, service: str, username: str) -> str | None:
+        return None
+
+
+def test_a_keyring_that_refuses_to_delete_is_unavailable(
+        tmp_path: Path, chosen: Callable[[KeyringBackend], None],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    chosen(DenyingKeyring())  # type: ignore[no-untyped-call]
+    monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "tests.credentials.DenyingKeyring")
+    name = f"{DenyingKeyring.__module__}.DenyingKeyring"
+    with pytest.raises(KeyringUnavailable, match=f"^keyring {name} failed to delete a "
+                                                 "secret: denied; on Linux run"):
+        keyring_store.delete_secret(tmp_path / "secrets.json", unique("d"))
