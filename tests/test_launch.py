@@ -18,8 +18,9 @@ from mcpctl.config.view import load_view
 from mcpctl.errors import ConfigError, TrustRefused
 from mcpctl.launch import Launch, child_environment, resolve_launch
 from mcpctl.model import Transport
+from mcpctl.pinning.digests import MAX_BYTES as NAMED_BYTES
 from mcpctl.syntax.env_file import read_env_file
-from mcpctl.trust.gate import admit
+from mcpctl.trust.gate import admit, unpinnable_message
 from tests.conftest import Cli
 from tests.pinning.repos import git_repo
 from tests.tier_files import make_workspace, write, write_servers
@@ -212,3 +213,20 @@ def test_the_program_is_found_on_the_servers_own_path(
     launch = resolve_launch(admitted(cli, ws, user_config), os.environ, isolated_home,
                             SECRETS.get)
     assert launch.program == str(isolated_home / "tools" / "greet")
+
+
+def test_a_named_file_grown_past_the_bound_after_the_gate_is_unpinnable(
+    cli: Cli, ws: Path, user_config: Path, isolated_home: Path
+) -> None:
+    # A version-pinned uvx server pins only its inputs and the files it names, each within
+    # the named-file bound (the whole workspace's is far larger).
+    write(ws / "data.bin", "small\n")
+    write_servers(ws, {"s": {"command": "uvx", "args": ["mcp-server-time==2026.1.0",
+                                                          "data.bin"]}})
+    admission = admitted(cli, ws, user_config)
+    assert admission.status.pins.kind == "uvx"
+    os.truncate(ws / "data.bin", NAMED_BYTES + 1)  # sparse: cheap to make
+    with pytest.raises(TrustRefused) as refused:
+        resolve_launch(admission, os.environ, isolated_home, SECRETS.get)
+    assert str(refused.value) == unpinnable_message(
+        "s", f"data.bin: {NAMED_BYTES + 1} bytes, past the 64 MiB mcpctl hashes per server")
