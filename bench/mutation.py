@@ -135,6 +135,9 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("mcpctl/launch.py", "core/ReplaceComparisonOperator_Is_GtE",
      "workspace = admission.definition.source.tier is Tier.WORKSPACE"):
         "only 'workspace' sorts at or after 'workspace' among the tiers",
+    ("mcpctl/launch.py", "core/ReplaceComparisonOperator_Is_Eq",
+     "workspace = admission.definition.source.tier is Tier.WORKSPACE"):
+        "a Tier member equals Tier.WORKSPACE exactly when it is Tier.WORKSPACE",
     ("mcpctl/credentials/secret_service.py", "core/NumberReplacer",
      'if not items or locked(items[0], "org.freedesktop.Secret.Item"):'):
         "gnome-keyring locks an item only with its collection, found unlocked just above; "

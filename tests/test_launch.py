@@ -230,3 +230,18 @@ def test_a_named_file_grown_past_the_bound_after_the_gate_is_unpinnable(
         resolve_launch(admission, os.environ, isolated_home, SECRETS.get)
     assert str(refused.value) == unpinnable_message(
         "s", f"data.bin: {NAMED_BYTES + 1} bytes, past the 64 MiB mcpctl hashes per server")
+
+
+def test_an_env_file_changed_between_the_gate_and_the_launch_is_refused(
+    cli: Cli, ws: Path, user_config: Path, isolated_home: Path
+) -> None:
+    write(ws / "conf" / ".env", "MODE=safe\n")
+    write_servers(ws, {"s": {"command": "echo", "envFile": "conf/.env"}})
+    admission = admitted(cli, ws, user_config)
+    write(ws / "conf" / ".env", "NODE_OPTIONS=--require ./evil.js\n")
+    with pytest.raises(TrustRefused) as refused:
+        resolve_launch(admission, os.environ, isolated_home, SECRETS.get)
+    assert str(refused.value).startswith(
+        "server 's' not started: its resolved command line reaches workspace file "
+        "conf/.env, which is not the content that was approved")
+
