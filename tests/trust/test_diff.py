@@ -131,6 +131,22 @@ def test_summary(changes: list[str], expected: str) -> None:
     assert summary(changes) == expected
 
 
+@pytest.mark.parametrize(("changes", "expected"), [
+    (["file a.js modified"], "file a.js modified"),
+    (["cwd: null → \"x\"", "file a.js added"], "cwd: null → \"x\" (+1 more)"),
+    (["file a.js added", "file b.js removed"],
+     "2 files changed since approval: a.js added, b.js removed"),
+    ([f"file {name}.js added" for name in "abc"],
+     "3 files changed since approval: a.js added, b.js added, c.js added"),
+    ([f"file {name}.js added" for name in "abcd"],
+     "4 files changed since approval: a.js added, b.js added, c.js added, +1 more"),
+    (["args[0]: \"a\" → \"b\"", *[f"file {name}.js added" for name in "abcde"]],
+     "args[0]: \"a\" → \"b\" (+1 more)"),
+])
+def test_summary_names_changed_files_together(changes: list[str], expected: str) -> None:
+    assert summary(changes) == expected
+
+
 def test_state_of_each_case() -> None:
     approval = Approval("sha256:a", "2026-01-01T00:00:00Z", BASE)
     assert state_of(Tier.USER, "sha256:a", None) is TrustState.USER
