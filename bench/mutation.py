@@ -138,6 +138,13 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("mcpctl/launch.py", "core/ReplaceComparisonOperator_Is_Eq",
      "workspace = admission.definition.source.tier is Tier.WORKSPACE"):
         "a Tier member equals Tier.WORKSPACE exactly when it is Tier.WORKSPACE",
+    ("mcpctl/launch.py", "core/ReplaceComparisonOperator_Eq_GtE",
+     "whole = pins is not None and pins.kind == WORKSPACE"):
+        "of the pin set kinds (workspace, remote, npx, uvx) none sorts after 'workspace'",
+    ("mcpctl/launch.py", "core/ReplaceComparisonOperator_Eq_Is",
+     "whole = pins is not None and pins.kind == WORKSPACE"):
+        "pin_set makes a workspace set with the WORKSPACE object itself, and no other "
+        "kind equals it",
     ("mcpctl/credentials/secret_service.py", "core/NumberReplacer",
      'if not items or locked(items[0], "org.freedesktop.Secret.Item"):'):
         "gnome-keyring locks an item only with its collection, found unlocked just above; "

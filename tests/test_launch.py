@@ -245,3 +245,18 @@ def test_an_env_file_changed_between_the_gate_and_the_launch_is_refused(
         "server 's' not started: its resolved command line reaches workspace file "
         "conf/.env, which is not the content that was approved")
 
+
+
+def test_files_reached_after_a_program_folder_are_still_checked(
+    cli: Cli, ws: Path, user_config: Path, isolated_home: Path
+) -> None:
+    write(ws / "app" / "__main__.py", "print(1)\n")
+    write(ws / "zz.cfg", "safe\n")
+    write_servers(ws, {"s": {"command": "python3", "args": ["app", "zz.cfg"]}})
+    admission = admitted(cli, ws, user_config)
+    write(ws / "zz.cfg", "evil\n")
+    with pytest.raises(TrustRefused) as refused:
+        resolve_launch(admission, os.environ, isolated_home, SECRETS.get)
+    assert str(refused.value).startswith(
+        "server 's' not started: its resolved command line reaches workspace file zz.cfg, "
+        "which is not the content that was approved")
