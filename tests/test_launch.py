@@ -6,6 +6,7 @@ then is it resolved. The envFile reader is pinned on real files.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import shutil
 from pathlib import Path
@@ -260,3 +261,12 @@ def test_files_reached_after_a_program_folder_are_still_checked(
     assert str(refused.value).startswith(
         "server 's' not started: its resolved command line reaches workspace file zz.cfg, "
         "which is not the content that was approved")
+
+
+def test_a_launch_cannot_be_changed_once_resolved(cli: Cli, ws: Path, user_config: Path,
+                                                  isolated_home: Path) -> None:
+    # What was checked is what runs: the program found once is the one exec'd.
+    write_servers(ws, {"s": {"command": "echo"}})
+    launch = launched(cli, ws, user_config, isolated_home, "s")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        launch.program = "/tmp/evil"  # type: ignore[misc]
