@@ -25,6 +25,7 @@ from mcpctl.pinning.pin_set import WORKSPACE, PinSet
 from mcpctl.pinning.workspace import changed_paths
 from mcpctl.trust.gate import admit
 from mcpctl.trust.state import (
+    LEGACY,
     Approval,
     TrustState,
     approved_definition,
@@ -121,6 +122,14 @@ def test_a_record_missing_fields_diffs_as_empty() -> None:
 
 def test_a_schema_1_record_says_it_needs_reapproval() -> None:
     assert diff({}, {})[0].startswith("approved before mcpctl pinned the whole workspace")
+
+
+def test_a_schema_1_record_shows_its_fields_but_not_the_pin_set_it_never_had() -> None:
+    legacy = {key: value for key, value in BASE.items()
+              if key not in ("pinSet", "ignored", "named", "manifest", "fileCount")}
+    new = changed(url="https://x.test/mcp", command="sh")
+    assert diff({**legacy, "url": "https://old.test/mcp"}, new) == [
+        LEGACY, 'command: "npx" → "sh"', 'url: "https://old.test/mcp" → "https://x.test/mcp"']
 
 
 @pytest.mark.parametrize(("changes", "expected"), [
