@@ -127,8 +127,9 @@ def test_a_schema_1_record_says_it_needs_reapproval() -> None:
 def test_a_schema_1_record_shows_its_fields_but_not_the_pin_set_it_never_had() -> None:
     legacy = {key: value for key, value in BASE.items()
               if key not in ("pinSet", "ignored", "named", "manifest", "fileCount")}
+    stored = json.loads(json.dumps({**legacy, "url": "https://old.test/mcp"}))  # as read
     new = changed(url="https://x.test/mcp", command="sh")
-    assert diff({**legacy, "url": "https://old.test/mcp"}, new) == [
+    assert diff(stored, new) == [
         LEGACY, 'command: "npx" → "sh"', 'url: "https://old.test/mcp" → "https://x.test/mcp"']
 
 
