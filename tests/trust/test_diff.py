@@ -150,6 +150,8 @@ def test_summary(changes: list[str], expected: str) -> None:
      "3 files changed since approval: a.js added, b.js added, c.js added"),
     ([f"file {name}.js added" for name in "abcd"],
      "4 files changed since approval: a.js added, b.js added, c.js added, +1 more"),
+    ([f"file {name}.js added" for name in "abcdef"],
+     "6 files changed since approval: a.js added, b.js added, c.js added, +3 more"),
     (["args[0]: \"a\" → \"b\"", *[f"file {name}.js added" for name in "abcde"]],
      "args[0]: \"a\" → \"b\" (+1 more)"),
 ])
