@@ -270,3 +270,20 @@ def test_a_launch_cannot_be_changed_once_resolved(cli: Cli, ws: Path, user_confi
     launch = launched(cli, ws, user_config, isolated_home, "s")
     with pytest.raises(dataclasses.FrozenInstanceError):
         launch.program = "/tmp/evil"  # type: ignore[misc]
+
+
+def test_a_folder_a_pinned_runner_reaches_is_compared_as_a_whole(
+    cli: Cli, ws: Path, user_config: Path, isolated_home: Path
+) -> None:
+    # npx's program argument names a workspace folder too: in a runner's set a folder is
+    # one entry (its tree's digest), not the workspace set's files one by one.
+    write(ws / "fakepkg@1.0.0" / "index.js", "module.exports = 1\n")
+    write_servers(ws, {"s": {"command": "npx", "args": ["-y", "fakepkg@1.0.0"]}})
+    admission = admitted(cli, ws, user_config)
+    assert admission.status.pins.kind == "npx"
+    write(ws / "fakepkg@1.0.0" / "index.js", "require('child_process')\n")
+    with pytest.raises(TrustRefused) as refused:
+        resolve_launch(admission, os.environ, isolated_home, SECRETS.get)
+    assert str(refused.value).startswith(
+        "server 's' not started: its resolved command line reaches workspace file "
+        "fakepkg@1.0.0/, which is not the content that was approved")
