@@ -63,6 +63,8 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("mcpctl/trust/state.py", "core/ReplaceComparisonOperator_Gt_NotEq",
      'more = f" (+{len(others) - 1} more)" if len(others) > 1 else ""'):
         "with no change left `more` is dropped, so len > 1 and len != 1 agree",
+    ("mcpctl/trust/state.py", "core/NumberReplacer", 'others.append(f"file {files[0]}")'):
+        "this branch has exactly one file, so its first is its last",
     ("mcpctl/trust/state.py", "core/ReplaceComparisonOperator_Is_Eq", "if tier is Tier.USER:"):
         "a Tier member equals Tier.USER exactly when it is Tier.USER",
     ("mcpctl/trust/gate.py", "core/ReplaceComparisonOperator_Is_Eq",
