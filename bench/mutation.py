@@ -37,21 +37,21 @@ COSMIC_RAY = str(Path(sys.executable).with_name("cosmic-ray"))
 TARGETS: dict[str, tuple[str, ...]] = {
     "mcpctl/trust/fingerprint.py": ("tests/trust/test_fingerprint.py",
                                     "tests/pinning/test_pinned_files.py"),
-    "mcpctl/trust/state.py": ("tests/trust/test_diff.py", "tests/trust/test_gate.py",
-                              "tests/trust/test_store.py", "tests/cli/test_trust.py"),
-    "mcpctl/trust/gate.py": ("tests/trust/test_admission.py", "tests/trust/test_gate.py",
-                             "tests/cli/test_run.py"),
+    "mcpctl/trust/state.py": ("tests/trust/test_diff.py", "tests/trust/test_status.py",
+                              "tests/trust/test_gate.py"),
+    "mcpctl/trust/gate.py": ("tests/trust/test_admission.py", "tests/trust/test_gate.py"),
+    "mcpctl/trust/status.py": ("tests/trust/test_status.py", "tests/trust/test_diff.py"),
+    "mcpctl/trust/view.py": ("tests/trust/test_view.py", "tests/trust/test_gate.py"),
     "mcpctl/trust/store.py": ("tests/trust/test_store_edges.py", "tests/trust/test_store.py",
                               "tests/cli/test_trust.py"),
-    "mcpctl/launch.py": ("tests/test_launch.py", "tests/trust/test_gate.py",
-                         "tests/credentials/test_redact.py",
-                         "tests/cli/test_run.py"),
+    "mcpctl/launch.py": ("tests/test_launch.py", "tests/trust/test_gate.py"),
     "mcpctl/credentials/masking.py": ("tests/credentials/test_masking.py",
                                       "tests/credentials/test_secrets.py"),
     "mcpctl/credentials/redact.py": ("tests/credentials/test_redact_bounds.py",
                                      "tests/credentials/test_redact.py"),
-    "mcpctl/credentials/keyring_store.py": ("tests/credentials/test_keyring_backend.py",
-                                            "tests/credentials/test_secrets.py"),
+    "mcpctl/credentials/keyring_store.py": ("tests/credentials/test_keyring_store.py",
+                                            "tests/credentials/test_keyring_backend.py"),
+    "mcpctl/credentials/secret_service.py": ("tests/credentials/test_secret_service.py",),
     "mcpctl/files/atomic.py": (
         "tests/files/test_atomic.py",
         "tests/cli/test_add_remove.py::test_a_write_killed_midway_leaves_the_old_or_the_new_file"),
@@ -61,8 +61,10 @@ TARGETS: dict[str, tuple[str, ...]] = {
 # (module, operator, the mutated source line stripped) → why. docs/design.md lists them.
 EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("mcpctl/trust/state.py", "core/ReplaceComparisonOperator_Gt_NotEq",
-     'more = f" (+{len(changes) - 1} more)" if len(changes) > 1 else ""'):
-        "an empty list has already returned, so len > 1 and len != 1 agree",
+     'more = f" (+{len(others) - 1} more)" if len(others) > 1 else ""'):
+        "with no change left `more` is dropped, so len > 1 and len != 1 agree",
+    ("mcpctl/trust/state.py", "core/NumberReplacer", 'others.append(f"file {files[0]}")'):
+        "this branch has exactly one file, so its first is its last",
     ("mcpctl/trust/state.py", "core/ReplaceComparisonOperator_Is_Eq", "if tier is Tier.USER:"):
         "a Tier member equals Tier.USER exactly when it is Tier.USER",
     ("mcpctl/trust/gate.py", "core/ReplaceComparisonOperator_Is_Eq",
@@ -74,6 +76,33 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("mcpctl/trust/gate.py", "core/ReplaceComparisonOperator_IsNot_Lt",
      "if definition.source.tier is not Tier.WORKSPACE:"):
         "USER has returned above; of the rest only 'client' sorts before 'workspace'",
+    ("mcpctl/trust/gate.py", "core/ReplaceComparisonOperator_NotEq_IsNot",
+     "if states is None or states.root != root or states.trust_file != trust_file:"):
+        "an equal root or trust file that is another object only makes the gate read the "
+        "same store and workspace again: the same answer, at a cost",
+    ("mcpctl/trust/status.py", "core/ReplaceComparisonOperator_Eq_GtE",
+     'if self.after is None or self.what == "removed":'):
+        "of modified, added and removed only removed sorts at or after 'removed'",
+    ("mcpctl/trust/status.py", "core/NumberReplacer",
+     'return f"{self.after.lines if self.after else 0} lines"'):
+        "status_of makes an added FileChange only for a path in the new set, so `after` "
+        "is never None there",
+    ("mcpctl/trust/status.py", "core/ReplaceComparisonOperator_Eq_LtE",
+     'if self.before is None or self.what == "added":'):
+        "of modified, added and removed nothing sorts before 'added'",
+    ("mcpctl/trust/status.py", "core/ReplaceComparisonOperator_Is_Eq",
+     "if definition.source.tier is Tier.USER:"):
+        "a Tier member equals Tier.USER exactly when it is Tier.USER",
+    ("mcpctl/trust/status.py", "core/ReplaceComparisonOperator_NotEq_Gt",
+     "if entry.digest != ABSENT}"):
+        "every digest and marker (sha256:, folder, unpinned:) sorts after 'absent'",
+    ("mcpctl/trust/status.py", "core/ReplaceComparisonOperator_NotEq_Gt",
+     "after = {path: digest for path, digest in pins.files.items() if digest != ABSENT}"):
+        "every digest and marker (sha256:, folder, unpinned:) sorts after 'absent'",
+    ("mcpctl/trust/status.py", "core/ReplaceComparisonOperator_NotEq_IsNot",
+     "after = {path: digest for path, digest in pins.files.items() if digest != ABSENT}"):
+        "pin_set marks an absent input with the ABSENT object itself, and no digest "
+        "equals it otherwise",
     ("mcpctl/credentials/masking.py", "core/NumberReplacer",
      'netloc = netloc.replace(f":{parts.password}@", ":***@", 1)'):
         "the password runs from the first ':' of the userinfo to the netloc's last '@', "
@@ -108,12 +137,52 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("mcpctl/launch.py", "core/ReplaceComparisonOperator_Is_GtE",
      "workspace = admission.definition.source.tier is Tier.WORKSPACE"):
         "only 'workspace' sorts at or after 'workspace' among the tiers",
+    ("mcpctl/launch.py", "core/ReplaceComparisonOperator_Is_Eq",
+     "workspace = admission.definition.source.tier is Tier.WORKSPACE"):
+        "a Tier member equals Tier.WORKSPACE exactly when it is Tier.WORKSPACE",
+    ("mcpctl/launch.py", "core/ReplaceComparisonOperator_Eq_GtE",
+     "whole = pins is not None and pins.kind == WORKSPACE"):
+        "of the pin set kinds (workspace, remote, npx, uvx) none sorts after 'workspace'",
     ("mcpctl/launch.py", "core/ReplaceComparisonOperator_Eq_Is",
-     """if len(raw) >= 2 and raw[0] == raw[-1] and raw[0] in "\"'":"""):
-        "one-character strings are shared objects, so == and is agree on them",
-    ("mcpctl/launch.py", "core/ReplaceOrWithAnd",
-     'if not line.strip() or line.lstrip().startswith("#"):'):
-        "a blank or comment line fails the KEY=VALUE pattern anyway and is skipped there",
+     "whole = pins is not None and pins.kind == WORKSPACE"):
+        "pin_set makes a workspace set with the WORKSPACE object itself, and no other "
+        "kind equals it",
+    ("mcpctl/credentials/secret_service.py", "core/NumberReplacer",
+     'if not items or locked(items[0], "org.freedesktop.Secret.Item"):'):
+        "gnome-keyring locks an item only with its collection, found unlocked just above; "
+        "which item is asked, the first or the last, is the same answer there",
+    ("mcpctl/credentials/secret_service.py", "core/NumberReplacer",
+     "return bool(_unwrap(connection.send_and_get_reply(message, timeout=_TIMEOUT))[0][1])"):
+        "Properties.Get answers one value, so the reply's first and last are the same",
+    ("mcpctl/credentials/secret_service.py", "core/ReplaceOrWithAnd",
+     'if not items or locked(items[0], "org.freedesktop.Secret.Item"):'):
+        "no items: items[0] raises, and the read gives None as before; some items: "
+        "gnome-keyring locks an item only with its collection, found unlocked just above",
+    ("mcpctl/credentials/keyring_store.py", "core/ReplaceComparisonOperator_Eq_GtE",
+     'chained = getattr(backend, "backends", None) '
+     'if type(backend).__name__ == "ChainerBackend" \\'):
+        "only a chainer has `backends`: for any other backend getattr gives the default None",
+    ("mcpctl/credentials/keyring_store.py", "core/ReplaceComparisonOperator_Eq_LtE",
+     'chained = getattr(backend, "backends", None) '
+     'if type(backend).__name__ == "ChainerBackend" \\'):
+        "only a chainer has `backends`: for any other backend getattr gives the default None",
+    ("mcpctl/credentials/keyring_store.py", "core/ReplaceComparisonOperator_Eq_GtE",
+     'return type(backend).__name__ == "ChainerBackend" '
+     'and not getattr(backend, "backends", [1])'):
+        "only a chainer has `backends`: for any other backend getattr gives the non-empty "
+        "default",
+    ("mcpctl/credentials/keyring_store.py", "core/ReplaceComparisonOperator_Eq_LtE",
+     'return type(backend).__name__ == "ChainerBackend" '
+     'and not getattr(backend, "backends", [1])'):
+        "only a chainer has `backends`: for any other backend getattr gives the non-empty "
+        "default",
+    ("mcpctl/credentials/keyring_store.py", "core/NumberReplacer",
+     'return type(backend).__name__ == "ChainerBackend" '
+     'and not getattr(backend, "backends", [1])'):
+        "a chainer always has `backends`, so the default is never used",
+    ("mcpctl/credentials/keyring_store.py", "core/NumberReplacer",
+     'if data.get("schema_version", 0) > INDEX_SCHEMA_VERSION:'):
+        "an index without a version, read as 0, 1 or -1, is not newer than version 1",
     ("mcpctl/files/atomic.py", "core/ReplaceBinaryOperator_BitOr_BitXor",
      "fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)"):
         "O_RDWR and O_CREAT share no bit, so ^ and | give the same flags",

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
+import time
 import uuid
 from pathlib import Path
 
@@ -11,8 +13,21 @@ import pytest
 
 from mcpctl.credentials import secret_service
 from mcpctl.credentials.keyring_store import SERVICE
+from tests.components import require_program
 from tests.conftest import run_mcpctl
+from tests.processes import started
 from tests.secret_service import SecretService
+
+# Owns the Secret Service's bus name and then never answers a call: a hung daemon.
+HUNG_SERVICE = """\
+import sys, time
+from jeepney.bus_messages import message_bus
+from jeepney.io.blocking import open_dbus_connection
+connection = open_dbus_connection(bus="SESSION")
+connection.send_and_get_reply(message_bus.RequestName("org.freedesktop.secrets"))
+print("ready", flush=True)
+time.sleep(60)
+"""
 
 
 def stored(value: str) -> str:
@@ -75,3 +90,55 @@ def test_a_configured_backend_is_obeyed_even_when_the_secret_service_has_it(
     # The control: left to keyring's own choice, the same server starts.
     assert run_mcpctl(["run", "gh"]).code == 0
     assert marker.exists()
+
+
+@pytest.mark.usefixtures("secret_service")
+def test_of_two_items_under_one_name_it_reads_the_one_keyring_reads() -> None:
+    # keyring's own `set` replaces, but another program can add a second item with the
+    # same attributes; keyring then answers with the first the search returns.
+    import secretstorage  # noqa: PLC0415 - only keyring tests need it
+    from keyring.backends.SecretService import Keyring  # noqa: PLC0415
+
+    name = f"twice-{uuid.uuid4().hex[:12]}"
+    connection = secretstorage.dbus_init()
+    try:
+        collection = secretstorage.get_default_collection(connection)
+        for value in ("first-value", "second-value"):
+            collection.create_item(f"{SERVICE} {name}", {"service": SERVICE, "username": name},
+                                   value.encode(), replace=False)
+    finally:
+        connection.close()
+    expected = Keyring().get_password(SERVICE, name)  # type: ignore[no-untyped-call]
+    assert expected in ("first-value", "second-value")
+    assert secret_service.read(SERVICE, name) == expected
+
+
+def test_without_xdg_config_home_the_keyring_config_is_looked_for_in_home() -> None:
+    base = {"DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent"}
+    assert secret_service.applies(base) is sys.platform.startswith("linux")
+    config = Path.home() / ".config" / "python_keyring"
+    config.mkdir(parents=True)
+    (config / "keyringrc.cfg").write_text("[backend]\n")
+    assert not secret_service.applies(base)
+
+
+def test_a_hung_secret_service_is_given_five_seconds_then_keyring_decides(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    bus_argv = [require_program("dbus-daemon"), "--session", "--nofork", "--print-address=1"]
+    with started(bus_argv, stdout=subprocess.PIPE, text=True, cwd=tmp_path) as bus:
+        assert bus.stdout is not None
+        monkeypatch.setenv("DBUS_SESSION_BUS_ADDRESS", bus.stdout.readline().strip())
+        with started([sys.executable, "-c", HUNG_SERVICE], stdout=subprocess.PIPE,
+                     text=True) as hung:
+            assert hung.stdout is not None
+            assert hung.stdout.readline() == "ready\n"
+            began = time.monotonic()
+            assert secret_service.read(SERVICE, "anything") is None
+            waited = time.monotonic() - began
+    assert 5.0 <= waited < 5.8
+
+
+def test_without_jeepney_the_read_leaves_it_to_keyring(monkeypatch: pytest.MonkeyPatch) -> None:
+    # jeepney comes with keyring on Linux only; a module set to None fails to import.
+    monkeypatch.setitem(sys.modules, "jeepney.io.blocking", None)
+    assert secret_service.read(SERVICE, "anything") is None

@@ -26,6 +26,7 @@ from mcpctl.pinning.pin_set import PinSet
 from mcpctl.pinning.workspace import changed_paths
 from mcpctl.trust.gate import admit
 from mcpctl.trust.state import (
+    LEGACY,
     Approval,
     TrustState,
     approved_definition,
@@ -124,11 +125,38 @@ def test_a_schema_1_record_says_it_needs_reapproval() -> None:
     assert diff({}, {})[0].startswith("approved before mcpctl pinned the whole workspace")
 
 
+def test_a_schema_1_record_shows_its_fields_but_not_the_pin_set_it_never_had() -> None:
+    legacy = {key: value for key, value in BASE.items()
+              if key not in ("pinSet", "ignored", "named", "manifest", "fileCount")}
+    stored = json.loads(json.dumps({**legacy, "url": "https://old.test/mcp"}))  # as read
+    new = changed(url="https://x.test/mcp", command="sh")
+    assert diff(stored, new) == [
+        LEGACY, 'command: "npx" → "sh"', 'url: "https://old.test/mcp" → "https://x.test/mcp"']
+
+
 @pytest.mark.parametrize(("changes", "expected"), [
     ([], ""), (["one"], "one"), (["one", "two"], "one (+1 more)"),
     (["one", "two", "three"], "one (+2 more)"),
 ])
 def test_summary(changes: list[str], expected: str) -> None:
+    assert summary(changes) == expected
+
+
+@pytest.mark.parametrize(("changes", "expected"), [
+    (["file a.js modified"], "file a.js modified"),
+    (["cwd: null → \"x\"", "file a.js added"], "cwd: null → \"x\" (+1 more)"),
+    (["file a.js added", "file b.js removed"],
+     "2 files changed since approval: a.js added, b.js removed"),
+    ([f"file {name}.js added" for name in "abc"],
+     "3 files changed since approval: a.js added, b.js added, c.js added"),
+    ([f"file {name}.js added" for name in "abcd"],
+     "4 files changed since approval: a.js added, b.js added, c.js added, +1 more"),
+    ([f"file {name}.js added" for name in "abcdef"],
+     "6 files changed since approval: a.js added, b.js added, c.js added, +3 more"),
+    (["args[0]: \"a\" → \"b\"", *[f"file {name}.js added" for name in "abcde"]],
+     "args[0]: \"a\" → \"b\" (+1 more)"),
+])
+def test_summary_names_changed_files_together(changes: list[str], expected: str) -> None:
     assert summary(changes) == expected
 
 
