@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -120,6 +121,7 @@ def _runner_set(inputs: RunnerInputs, hits: Mapping[Path, bool], real_root: Path
     """The runner's inputs (by the path the runner reads, present or ABSENT) and the
     named files; None (the whole workspace) when one leads outside or past a bound."""
     files: dict[str, str] = {}
+    sizes: dict[str, Entry] = {}
     for relative in inputs.paths:
         path = real_root / relative
         if not os.path.lexists(path):
@@ -130,10 +132,26 @@ def _runner_set(inputs: RunnerInputs, hits: Mapping[Path, bool], real_root: Path
             return None
         [(_, digest)] = digests({real: real.is_dir()}, real_root)
         files[relative] = digest
+        if real.is_file():  # its size and lines, for the diffstat `trust` shows
+            sizes[relative] = _entry_of(real, digest)
     files.update(digests(dict(hits), real_root))
     if _marker(list(files.items())) is not None:
         return None
-    return PinSet(inputs.runner, files, named, source=inputs.package)
+    return PinSet(inputs.runner, files, named, source=inputs.package, sizes=sizes)
+
+
+def _entry_of(path: Path, digest: str) -> Entry:
+    """Size and newlines of a regular file; opened without blocking, so a FIFO swapped
+    in since its digest was taken costs nothing (and counts nothing)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError:
+        return Entry(digest)
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+            return Entry(digest)
+        data = handle.read()
+    return Entry(digest, len(data), data.count(b"\n"))
 
 
 def _unpinned(pins: PinSet, reason: str) -> PinSet:

@@ -141,6 +141,7 @@ def test_a_runner_input_created_is_the_one_change_the_absent_ones_are_not(
     status = store.status(root, user_config)
     assert (status.state, status.changes) == (TrustState.CHANGED, ["file uv.toml added"])
     assert [(c.path, c.what) for c in status.file_changes] == [("uv.toml", "added")]
+    assert status.file_changes[0].stat() == "2 lines"  # as trust shows it, never "0 lines"
 
 
 def test_an_approved_server_unchanged_has_no_changes(tmp_path: Path, user_config: Path) -> None:
