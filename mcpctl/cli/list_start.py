@@ -12,7 +12,6 @@ same functions, so both print the same bytes (`tests/cli/test_list_fast.py`).
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from mcpctl.cli import render
 from mcpctl.cli.context import context
+from mcpctl.cli.hand_parse import parse_common
 from mcpctl.model import Tier
 from mcpctl.reports import listing
 from mcpctl.reports.file_syntax import field_line
@@ -57,41 +57,15 @@ def parse_fast(command: str, args: Sequence[str]) -> ListLine | None:
     flags, valued = dict(_FLAGS), dict(_VALUED)
     if command == "show":
         del flags["--needs-attention"], valued["--tier"]
-    name: str | None = None
-    found: dict[str, str] = {}
-    seen: set[str] = set()
-    items = iter(args)
-    for arg in items:
-        # `--workspace=PATH` as click reads it; `-w=PATH` would be the path "=PATH".
-        option, equals, value = arg.partition("=") if arg.startswith("--") else (arg, "", "")
-        if arg in flags and flags[arg] not in seen:
-            seen.add(flags[arg])
-        elif option in valued and valued[option] not in found:
-            value = value if equals else next(items, "")
-            if not value or value.startswith("-"):
-                return None
-            found[valued[option]] = value
-        elif arg.startswith("-") or not arg or command == "list" or name is not None:
-            return None
-        else:
-            name = arg
-    return _line(command, name, seen, found)
-
-
-def _line(command: str, name: str | None, flags: set[str],
-          found: dict[str, str]) -> ListLine | None:
-    workspace = Path(found["workspace"]) if "workspace" in found else None
-    if command == "show" and name is None:
+    line = parse_common(args, flags, valued, takes_name=command == "show")
+    if line is None or (command == "show" and line.name is None):
         return None
-    # typer's check of the option (a readable folder), or its error.
-    if workspace is not None and not (workspace.is_dir() and os.access(workspace, os.R_OK)):
-        return None
-    tier = found.get("tier")
+    tier = line.values.get("tier")
     if tier is not None and tier not in _TIERS:
         return None
-    config = Path(found["config"]) if "config" in found else None
-    return ListLine(command, name, "as_json" in flags, "needs_attention" in flags,
-                    Tier(tier) if tier else None, workspace, config)
+    return ListLine(command, line.name, "as_json" in line.flags,
+                    "needs_attention" in line.flags, Tier(tier) if tier else None,
+                    line.path("workspace"), line.path("config"))
 
 
 def run_line(line: ListLine) -> int:

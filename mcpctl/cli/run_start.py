@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mcpctl.cli.context import context
+from mcpctl.cli.hand_parse import parse_common
 from mcpctl.config.merge import named
 from mcpctl.config.view import load_view
 from mcpctl.errors import ExitCode, ServerFailed
@@ -39,31 +40,11 @@ class RunLine:
 
 def parse_fast(args: Sequence[str]) -> RunLine | None:
     """`run`'s arguments parsed without typer; None when the line needs typer's parser."""
-    name: str | None = None
-    found: dict[str, str] = {}
-    flags: set[str] = set()
-    items = iter(args)
-    for arg in items:
-        # `--workspace=PATH` as click reads it; `-w=PATH` would be the path "=PATH".
-        option, equals, value = arg.partition("=") if arg.startswith("--") else (arg, "", "")
-        if arg in _FLAGS:
-            flags.add(_FLAGS[arg])
-        elif option in _VALUED and _VALUED[option] not in found:
-            value = value if equals else next(items, "")
-            if not value or value.startswith("-"):
-                return None
-            found[_VALUED[option]] = value
-        elif arg.startswith("-") or name is not None or not arg:
-            return None
-        else:
-            name = arg
-    workspace = Path(found["workspace"]) if "workspace" in found else None
-    # typer's check of the option (a readable folder), or its error.
-    if name is None or (workspace is not None and not (workspace.is_dir()
-                                                       and os.access(workspace, os.R_OK))):
+    line = parse_common(args, _FLAGS, _VALUED, takes_name=True)
+    if line is None or line.name is None:
         return None
-    config = Path(found["config"]) if "config" in found else None
-    return RunLine(name, "print_remote" in flags, "allow_insecure" in flags, workspace, config)
+    return RunLine(line.name, "print_remote" in line.flags, "allow_insecure" in line.flags,
+                   line.path("workspace"), line.path("config"))
 
 
 def start_line(line: RunLine) -> int:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, Annotated
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Annotated, TypeVar
 
 import typer
 
@@ -12,8 +13,12 @@ from mcpctl.cli.options import ConfigOption, JsonOption, WorkspaceOption, contex
 
 if TYPE_CHECKING:
     from mcpctl.config.merge import MergedServer
+    from mcpctl.machine import Machine
     from mcpctl.reports.approvals import Approvals, Revoked
+    from mcpctl.reports.report import Report
     from mcpctl.trust.status import Status
+
+T = TypeVar("T")
 
 
 def register(app: typer.Typer) -> None:
@@ -52,7 +57,6 @@ def trust_command(
 
     Example: mcpctl trust memory tasks --ignore-changes-in docs --workspace ~/src/project
     """
-    from mcpctl.cli.guarding import keep_guards_current  # noqa: PLC0415
     from mcpctl.reports.approvals import trust_report  # noqa: PLC0415
 
     interactive = sys.stdin.isatty() and not yes and not as_json
@@ -71,7 +75,15 @@ def trust_command(
     report = trust_report(machine, names or [], all_servers, review=review,
                           confirm=None if yes else confirm, can_ask=interactive,
                           ignore_changes_in=ignore_changes_in or ())
-    code = render.emit(report, as_json, _print_results)
+    return _emit_then_guard(machine, report, as_json, _print_results)
+
+
+def _emit_then_guard(machine: Machine, report: Report[T], as_json: bool,
+                     text: Callable[[T], None]) -> int:
+    """Say what changed, then keep the guard's wiring current with it (DESIGN §11)."""
+    from mcpctl.cli.guarding import keep_guards_current  # noqa: PLC0415
+
+    code = render.emit(report, as_json, text)
     keep_guards_current(machine)
     return code
 
@@ -141,15 +153,12 @@ def revoke_command(
 
     Example: mcpctl revoke --stale
     """
-    from mcpctl.cli.guarding import keep_guards_current  # noqa: PLC0415
     from mcpctl.reports.approvals import revoke_report  # noqa: PLC0415
 
     machine = context(workspace, config)
     report = revoke_report(machine, names or [], whole_workspace=whole_workspace,
                            all_approvals=all_approvals, stale=stale)
-    code = render.emit(report, as_json, _print_revoked)
-    keep_guards_current(machine)
-    return code
+    return _emit_then_guard(machine, report, as_json, _print_revoked)
 
 
 def _print_revoked(revoked: Revoked) -> None:
