@@ -67,6 +67,8 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         "this branch has exactly one file, so its first is its last",
     ("mcpctl/trust/state.py", "core/ReplaceComparisonOperator_Is_Eq", "if tier is Tier.USER:"):
         "a Tier member equals Tier.USER exactly when it is Tier.USER",
+    ("mcpctl/trust/state.py", "core/AddNot", "if TYPE_CHECKING:"):
+        "PinSet is named only in annotations; importing it at run time too costs an import",
     ("mcpctl/trust/gate.py", "core/ReplaceComparisonOperator_Is_Eq",
      "if definition.source.tier is Tier.USER:"):
         "a Tier member equals Tier.USER exactly when it is Tier.USER",

@@ -233,3 +233,15 @@ def test_list_show_trust_and_the_gate_over_removed_and_added_arguments(
     again = cli("trust", "docs", "--yes", "-w", "ws")
     assert again.code == 0
     assert "  changed since approval:\n" + "".join(f"    {line}\n" for line in lines) in again.out
+
+
+@pytest.mark.parametrize(("label", "old", "new"), [
+    ("named", ["b.sh"], []),  # the headline path gone
+    ("named", ["b.sh"], ["a.sh"]),  # another file named, sorting before the old one
+    ("ignored", ["docs/"], []),  # an exclusion dropped
+    ("ignored", [], ["docs/"]),
+])
+def test_the_headline_and_the_exclusions_are_diffed_either_way(label: str, old: list[str],
+                                                               new: list[str]) -> None:
+    assert diff(changed(**{label: old}), changed(**{label: new})) == [
+        f"{label}: {json.dumps(old)} → {json.dumps(new)}"]
