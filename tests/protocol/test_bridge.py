@@ -383,7 +383,13 @@ def test_a_notification_is_accepted_before_the_next_message_goes_out(
         listing = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
         stdin = "".join(json.dumps(m) + "\n" for m in (INITIALIZE, INITIALIZED, listing))
         result = run_mcpctl(["run", "remote", "--workspace", str(tmp_path)], stdin=stdin)
-    assert (result.code, len(result.out.splitlines())) == (0, 3)  # with the GET stream's
+    assert result.code == 0, result.err
+    said = [json.loads(line) for line in result.out.splitlines()]
+    assert [m["id"] for m in said if "id" in m] == [1, 2]
+    # The GET stream's notification too, if it came before stdin's end closed everything:
+    # that stream opens only once `initialized` is accepted, so under load it may not.
+    assert [m["method"] for m in said if "id" not in m] in (
+        [], ["notifications/tools/list_changed"])
     order = [entry for entry in script.log if entry != "GET None"]
     assert order == ["POST initialize", "POST notifications/initialized",
                      "202 notifications/initialized", "POST tools/list", "DELETE None"]
