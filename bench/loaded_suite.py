@@ -45,7 +45,8 @@ def burn(stop_at: float) -> None:
         sum(range(10_000))
 
 
-def one_round(selection: list[str], *, burners: int) -> Round:
+def one_round(selection: list[str], *, burners: int, loaded: bool) -> Round:
+    """`loaded`: a round of the run (with or without burners), not the idle baseline."""
     stop_at = time.monotonic() + ROUND_TIMEOUT
     spawn = multiprocessing.get_context("spawn")
     workers = [spawn.Process(target=burn, args=(stop_at,), daemon=True) for _ in range(burners)]
@@ -67,7 +68,7 @@ def one_round(selection: list[str], *, burners: int) -> Round:
     seconds = time.monotonic() - started
     summaries = re.findall(r"^=*\s*(\d+ (?:passed|failed).*?)\s*=*$", output, re.M)
     failures = tuple(re.findall(r"^(?:FAILED|ERROR) (\S+)", output, re.M))
-    return Round(burners > 0, seconds, code == 0, summaries[-1] if summaries else output[-300:],
+    return Round(loaded, seconds, code == 0, summaries[-1] if summaries else output[-300:],
                  failures, output)
 
 
@@ -84,11 +85,11 @@ def main() -> int:
                         help="write each failed round's whole output to DIR/round-N.txt")
     parser.add_argument("selection", nargs="*", help="pytest arguments (default: everything)")
     options = parser.parse_args()
-    rounds = [] if options.no_idle else [one_round(options.selection, burners=0)]
+    rounds = [] if options.no_idle else [one_round(options.selection, burners=0, loaded=False)]
     if rounds:
         report(1, rounds[0], None, options.keep)
     for _ in range(options.rounds):
-        rounds.append(one_round(options.selection, burners=options.burners))
+        rounds.append(one_round(options.selection, burners=options.burners, loaded=True))
         report(len(rounds), rounds[-1], rounds[0] if not options.no_idle else None, options.keep)
     idle = None if options.no_idle else rounds[0]
     loaded = [r for r in rounds if r.loaded]
