@@ -11,7 +11,7 @@ tests/clients/fixtures/.
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path, PurePath
@@ -276,12 +276,7 @@ def is_managed(client: ClientFormat, name: str, entry: Any) -> bool:
 
 
 def _managed_keys(client: ClientFormat) -> frozenset[str]:
-    keys = {"command", "args", "type", *client.export_extra, *TWEAKS}
-    if client.passed_env is PassedEnv.LISTED:
-        keys.add("env_vars")
-    elif client.passed_env is PassedEnv.UNLESS_SECRET_NAMED:
-        keys.add("env")
-    return frozenset(keys)
+    return owned_keys(client, TWEAKS)
 
 
 def is_guard_run(name: str, command: Any, args: Any) -> bool:
@@ -324,9 +319,10 @@ def exported_entry(client: ClientFormat, name: str, command: str,
     return entry
 
 
-def owned_keys(client: ClientFormat, exported: Mapping[str, Any]) -> frozenset[str]:
-    """The keys of the `exported` entry that are mcpctl's; the entry's other keys are
-    the user's own tweaks in the client (an off switch, a tool timeout) and are kept."""
+def owned_keys(client: ClientFormat, exported: Collection[str]) -> frozenset[str]:
+    """The keys of an entry that are mcpctl's, given the keys `exported` writes (or
+    TWEAKS, for what a managed entry may hold); the entry's other keys are the user's own
+    tweaks in the client (an off switch, a tool timeout) and are kept."""
     owned = {"command", "args", "type", *client.export_extra, *exported}
     if client.passed_env is PassedEnv.LISTED:
         owned.add("env_vars")
