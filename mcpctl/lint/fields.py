@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Iterator, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from mcpctl.config.formats import ConfigFormat
 from mcpctl.lint.rules import Hit, shown, where
 from mcpctl.syntax.jsonc import JsonPath
 from mcpctl.variables import Kind, references
+
+if TYPE_CHECKING:
+    from ipaddress import IPv4Address, IPv6Address
 
 _SERVER_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}", re.ASCII)
 
@@ -136,14 +139,9 @@ def _plain_http_hits(path: JsonPath, url: Any) -> Iterator[Hit]:
 def _is_local(host: str) -> bool:
     if host == "localhost" or host.endswith(".localhost"):
         return True
-    import ipaddress  # noqa: PLC0415 - only for the rare http:// URL
-
-    try:
-        address = ipaddress.ip_address(host)
-    except ValueError:
-        return False
+    address = _address(host)
     # 0.0.0.0 and :: reach this machine too; nothing leaves it.
-    return address.is_loopback or address.is_unspecified
+    return address is not None and (address.is_loopback or address.is_unspecified)
 
 
 def _is_private(host: str) -> bool:
@@ -153,13 +151,17 @@ def _is_private(host: str) -> bool:
     corpus holds such setups, and none was a mistake."""
     if "." not in host or host.endswith((".local", ".internal", ".lan", ".home.arpa")):
         return True
+    address = _address(host)
+    return address is not None and (address.is_private or address.is_link_local)
+
+
+def _address(host: str) -> IPv4Address | IPv6Address | None:
     import ipaddress  # noqa: PLC0415 - only for the rare http:// URL
 
     try:
-        address = ipaddress.ip_address(host)
+        return ipaddress.ip_address(host)
     except ValueError:
-        return False
-    return address.is_private or address.is_link_local
+        return None
 
 
 def _reference_hits(
