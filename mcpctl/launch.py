@@ -23,9 +23,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from mcpctl.errors import TrustRefused
 from mcpctl.model import PinnedFile, Tier, Transport
@@ -38,8 +37,7 @@ if TYPE_CHECKING:
     from mcpctl.pinning.reach import Reach
 
 
-@dataclass(frozen=True)
-class Launch:
+class Launch(NamedTuple):
     """Exactly what runs: a server's resolved command line, environment, cwd or URL."""
 
     name: str
@@ -93,7 +91,7 @@ def resolve_launch(
     if workspace:
         _refuse_what_was_not_approved(admission, launch, str(env_file) if env_file else None,
                                       path)
-    return replace(launch, program=program_for(launch.argv[0], path, str(cwd)))
+    return launch._replace(program=program_for(launch.argv[0], path, str(cwd)))
 
 
 def program_for(command: str, path: str, cwd: str) -> str | None:

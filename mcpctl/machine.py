@@ -12,8 +12,8 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from mcpctl.paths import Paths
 
@@ -27,8 +27,7 @@ def os_name(platform: str) -> str:
     return "linux"
 
 
-@dataclass(frozen=True)
-class Machine:
+class Machine(NamedTuple):
     """mcpctl's paths, the user config, the workspace root, environ, home, cwd and OS."""
 
     paths: Paths

@@ -1,14 +1,21 @@
-"""The data every other module speaks: a server definition and where it came from."""
+"""The data every other module speaks: a server definition and where it came from.
+
+Values are NamedTuples rather than dataclasses: every command builds these classes at
+start-up, and a frozen dataclass costs about five times as much to create (and imports
+`inspect`), which the hot paths cannot afford (issue 15, DESIGN §1.6).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 PinnedFile = tuple[str, str]  # (path relative to the workspace root, content digest)
+# The default of a mapping field: one shared empty dict, never written to (fields are
+# typed Mapping) and still a dict to whatever serialises it.
+NO_ENTRIES: Mapping[str, Any] = {}
 
 
 class Tier(StrEnum):
@@ -23,22 +30,21 @@ class Transport(StrEnum):
     SSE = "sse"
 
 
-@dataclass(frozen=True)
-class ServerSpec:
+class ServerSpec(NamedTuple):
     """What a server is: how to start or reach it, exactly as written (unexpanded)."""
 
     name: str
     transport: Transport
     command: str | None = None
     args: tuple[str, ...] = ()
-    env: Mapping[str, str] = field(default_factory=dict)
+    env: Mapping[str, str] = NO_ENTRIES
     cwd: str | None = None
     env_file: str | None = None
     url: str | None = None
-    headers: Mapping[str, str] = field(default_factory=dict)
+    headers: Mapping[str, str] = NO_ENTRIES
     timeout: float | None = None
     # Fields mcpctl does not interpret; kept and shown, never dropped.
-    extra: Mapping[str, Any] = field(default_factory=dict)
+    extra: Mapping[str, Any] = NO_ENTRIES
 
     @property
     def is_remote(self) -> bool:
@@ -49,8 +55,7 @@ class ServerSpec:
         return [self.command or "", *self.args]
 
 
-@dataclass(frozen=True)
-class Source:
+class Source(NamedTuple):
     """Provenance: the tier, the file and the line of the server's name in that file.
 
     `precedence` orders sources for the merge: lower wins (user tier 0, then the
@@ -67,8 +72,7 @@ class Source:
         return f"{self.path}:{self.line}"
 
 
-@dataclass(frozen=True)
-class Definition:
+class Definition(NamedTuple):
     """One server entry in one file."""
 
     spec: ServerSpec
@@ -79,8 +83,7 @@ class Definition:
         return self.spec.name
 
 
-@dataclass(frozen=True)
-class Problem:
+class Problem(NamedTuple):
     """Something wrong in a config file, located as precisely as known."""
 
     path: Path

@@ -13,8 +13,8 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 APP = "mcpctl"
 # (XDG variable, folder under home without it): Linux and other Unix, then macOS.
@@ -25,8 +25,7 @@ _MACOS = {"config": ("XDG_CONFIG_HOME", "Library/Application Support"),
           "cache": ("XDG_CACHE_HOME", "Library/Caches")}
 
 
-@dataclass(frozen=True)
-class Paths:
+class Paths(NamedTuple):
     config_dir: Path
     data_dir: Path
     cache_dir: Path
@@ -99,3 +98,4 @@ def _platformdirs() -> Paths:
         platformdirs.user_data_path(APP, appauthor=False),
         platformdirs.user_cache_path(APP, appauthor=False),
     )
+

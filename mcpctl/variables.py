@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import PurePath
+from typing import NamedTuple
 
 from mcpctl.errors import ConfigError
 from mcpctl.model import ServerSpec
@@ -38,8 +38,7 @@ _PLAIN_KINDS = {
 }
 
 
-@dataclass(frozen=True)
-class Reference:
+class Reference(NamedTuple):
     """One `${...}` reference: its kind, name, text and default."""
 
     kind: Kind
@@ -101,8 +100,7 @@ class UnresolvedVariable(ConfigError):
     """A reference that has no value here (unset env var, missing secret, input...)."""
 
 
-@dataclass(frozen=True)
-class Context:
+class Context(NamedTuple):
     """What references expand against: the workspace, home, environment and secrets."""
 
     workspace: PurePath

@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 
-@dataclass(frozen=True)
-class HandLine:
+class HandLine(NamedTuple):
     """What the words said: the one positional name, the flags given, the valued options."""
 
     name: str | None
@@ -52,3 +51,4 @@ def parse_common(args: Sequence[str], flags: Mapping[str, str], valued: Mapping[
     if workspace is not None and not (workspace.is_dir() and os.access(workspace, os.R_OK)):
         return None
     return line
+

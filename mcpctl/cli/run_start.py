@@ -12,8 +12,8 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from mcpctl.cli.context import context
 from mcpctl.cli.hand_parse import parse_common
@@ -27,8 +27,7 @@ _FLAGS = {"--print": "print_remote", "--allow-insecure": "allow_insecure"}
 _VALUED = {"-w": "workspace", "--workspace": "workspace", "--config": "config"}
 
 
-@dataclass(frozen=True)
-class RunLine:
+class RunLine(NamedTuple):
     """A `run` command line as typer would have parsed it."""
 
     name: str

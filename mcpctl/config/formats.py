@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import PurePosixPath
+from typing import NamedTuple
 
 # Field names other clients use for what mcpctl calls `url`.
-_URL_ALIASES = {"serverUrl": "url", "httpUrl": "url"}
+_URL_ALIASES: Mapping[str, str] = {"serverUrl": "url", "httpUrl": "url"}
 
 
 class Syntax(StrEnum):
@@ -25,8 +25,7 @@ class Syntax(StrEnum):
     TOML = "toml"
 
 
-@dataclass(frozen=True)
-class ConfigFormat:
+class ConfigFormat(NamedTuple):
     """One workspace config format: its file, top-level key, syntax and field aliases."""
 
     id: str
@@ -34,7 +33,7 @@ class ConfigFormat:
     top_key: str
     syntax: Syntax
     client: str  # the program that reads the file, as messages name it
-    aliases: Mapping[str, str] = field(default_factory=lambda: dict(_URL_ALIASES))
+    aliases: Mapping[str, str] = _URL_ALIASES  # shared, never written to
     # Top-level keys that may stand beside `top_key` without a finding; None: any key
     # (a client's whole settings file, where servers are one setting among many).
     companion_keys: frozenset[str] | None = frozenset({"$schema"})

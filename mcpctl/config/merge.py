@@ -7,7 +7,7 @@ format table decides; `Source.precedence` carries that order.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from mcpctl.errors import ConfigError, UsageError
 from mcpctl.model import Definition, Problem
@@ -18,8 +18,7 @@ _SUGGEST_UP_TO = 64
 _CANDIDATES = 1_000
 
 
-@dataclass(frozen=True)
-class MergedServer:
+class MergedServer(NamedTuple):
     """One server name: the definition that wins and the ones it shadows."""
 
     name: str

@@ -5,7 +5,6 @@ from __future__ import annotations
 import errno
 import os
 import stat
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from mcpctl.model import Definition, Problem
@@ -13,13 +12,18 @@ from mcpctl.model import Definition, Problem
 MAX_CONFIG_BYTES = 16 * 1024 * 1024
 
 
-@dataclass
 class TierLoad:
-    """What reading one tier found: its definitions, its problems and the files read."""
+    """What reading one tier found: its definitions, its problems and the files read.
 
-    definitions: list[Definition] = field(default_factory=list)
-    problems: list[Problem] = field(default_factory=list)
-    files: list[Path] = field(default_factory=list)
+    A plain class, not a dataclass, for the start-up cost (see mcpctl/model.py)."""
+
+    __slots__ = ("definitions", "files", "problems")
+
+    def __init__(self, definitions: list[Definition] | None = None,
+                 problems: list[Problem] | None = None, files: list[Path] | None = None) -> None:
+        self.definitions = [] if definitions is None else definitions
+        self.problems = [] if problems is None else problems
+        self.files = [] if files is None else files
 
     def extend(self, other: TierLoad) -> None:
         self.definitions.extend(other.definitions)

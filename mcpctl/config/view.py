@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from mcpctl.config.merge import MergedServer, merge
 from mcpctl.config.tier_load import TierLoad
@@ -12,14 +12,13 @@ from mcpctl.config.workspace import load_workspace
 from mcpctl.model import Problem, Tier
 
 
-@dataclass
-class View:
+class View(NamedTuple):
     """The tiers merged for one workspace: every server by name, and the problems."""
 
     root: Path
     config_file: Path
     servers: list[MergedServer]
-    problems: list[Problem] = field(default_factory=list)
+    problems: list[Problem]
 
 
 def load_view(root: Path, config_file: Path, tiers: frozenset[Tier] | None = None) -> View:

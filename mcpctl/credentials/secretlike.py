@@ -20,8 +20,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from mcpctl.credentials.known_formats import ANY_KNOWN, KNOWN, SEARCHED, SHORTEST_KNOWN
 from mcpctl.credentials.names import is_secret_name
@@ -68,8 +67,7 @@ _MAX_JSON_DEPTH = 3
 _MAX_MATCHES = 64
 
 
-@dataclass(frozen=True)
-class SecretMatch:
+class SecretMatch(NamedTuple):
     """A credential found in a value: its kind, its text, and whether it is certain."""
 
     kind: str

@@ -12,9 +12,8 @@ import functools
 import json
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from mcpctl.config.formats import WORKSPACE_FORMATS, format_for_path
 from mcpctl.config.tier_load import MAX_CONFIG_BYTES, read_file_bytes
@@ -40,8 +39,7 @@ class SchemasMissing(McpctlError):
     exit_code = ExitCode.INTERNAL
 
 
-@dataclass(frozen=True)
-class Target:
+class Target(NamedTuple):
     """A file `check` lints: its path, how it is shown, and its format."""
 
     path: Path

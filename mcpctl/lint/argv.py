@@ -10,15 +10,13 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from mcpctl.lint.rules import Hit, shown, where
 from mcpctl.syntax.jsonc import JsonPath
 
 
-@dataclass(frozen=True)
-class Arg:
+class Arg(NamedTuple):
     """One word of a command line and where in the file it is written."""
 
     text: str

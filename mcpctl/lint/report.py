@@ -9,20 +9,22 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 
 from mcpctl.lint.rules import Finding, Rule, Severity
 
 REPORT_VERSION = 1
 
 
-@dataclass
 class CheckResult:
     """What `check` found: the files read, the findings and the files it could not read."""
 
-    files: list[str] = field(default_factory=list)
-    findings: list[Finding] = field(default_factory=list)
-    unreadable: list[tuple[str, str]] = field(default_factory=list)  # (path, reason)
+    __slots__ = ("files", "findings", "unreadable")
+
+    def __init__(self, files: list[str] | None = None, findings: list[Finding] | None = None,
+                 unreadable: list[tuple[str, str]] | None = None) -> None:
+        self.files = [] if files is None else files
+        self.findings = [] if findings is None else findings
+        self.unreadable = [] if unreadable is None else unreadable  # (path, reason)
 
     @property
     def has_errors(self) -> bool:

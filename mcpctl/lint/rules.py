@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
 from enum import StrEnum
+from typing import NamedTuple
 
 from mcpctl.credentials.secretlike import looks_secret, mask
 from mcpctl.syntax.jsonc import JsonPath
@@ -22,8 +22,7 @@ class Severity(StrEnum):
     INFO = "info"
 
 
-@dataclass(frozen=True)
-class Rule:
+class Rule(NamedTuple):
     """One lint rule: its code, name, severity, why it exists and how to fix it."""
 
     code: str
@@ -35,8 +34,7 @@ class Rule:
     good: str = ""  # the same, fixed
 
 
-@dataclass(frozen=True, order=True)
-class Finding:
+class Finding(NamedTuple):  # ordered by path, line, column, code
     """One rule broken at one place of one file."""
 
     path: str
@@ -218,8 +216,7 @@ _TABLE = (
 RULES: dict[str, Rule] = {rule.code: rule for rule in _TABLE}
 
 
-@dataclass(frozen=True)
-class Hit:
+class Hit(NamedTuple):
     """A finding before it has a file and a position: the JSON path it is about.
 
     `at` overrides the position looked up from `path` (a duplicate key is not where

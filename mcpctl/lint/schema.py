@@ -13,8 +13,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from mcpctl.syntax.jsonc import JsonPath
 
@@ -28,8 +27,7 @@ _ANNOTATIONS = frozenset({
 })
 
 
-@dataclass(frozen=True)
-class SchemaProblem:
+class SchemaProblem(NamedTuple):
     """A schema violation at one JSON path."""
 
     path: JsonPath

@@ -10,9 +10,8 @@ hidden by them) and `--ignore` adds to them.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from mcpctl.errors import ConfigError, UsageError
 from mcpctl.lint.rules import RULES
@@ -20,8 +19,7 @@ from mcpctl.lint.rules import RULES
 _KEYS = frozenset({"select", "ignore"})
 
 
-@dataclass(frozen=True)
-class Selection:
+class Selection(NamedTuple):
     """The rule codes `check` runs: selected and not ignored."""
 
     select: tuple[str, ...] = ("ALL",)

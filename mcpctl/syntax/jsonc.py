@@ -17,7 +17,6 @@ import json
 import re
 from bisect import bisect_right
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 JsonPath = tuple[str | int, ...]
@@ -59,8 +58,7 @@ class Token(NamedTuple):  # a tuple: ~3x cheaper to make than a frozen dataclass
     end: int
 
 
-@dataclass(frozen=True)
-class DuplicateKey:
+class DuplicateKey(NamedTuple):
     """A key given twice in one object, with the line of the first."""
 
     path: JsonPath
@@ -69,14 +67,18 @@ class DuplicateKey:
     first_line: int
 
 
-@dataclass
 class JsonDocument:
     """A parsed JSON(C) document with the position of every key and value."""
 
-    value: Any
-    key_positions: dict[JsonPath, tuple[int, int]] = field(default_factory=dict)
-    value_positions: dict[JsonPath, tuple[int, int]] = field(default_factory=dict)
-    duplicates: list[DuplicateKey] = field(default_factory=list)
+    __slots__ = ("duplicates", "key_positions", "value", "value_positions")
+
+    def __init__(self, value: Any, key_positions: dict[JsonPath, tuple[int, int]] | None = None,
+                 value_positions: dict[JsonPath, tuple[int, int]] | None = None,
+                 duplicates: list[DuplicateKey] | None = None) -> None:
+        self.value = value
+        self.key_positions = {} if key_positions is None else key_positions
+        self.value_positions = {} if value_positions is None else value_positions
+        self.duplicates = [] if duplicates is None else duplicates
 
     def position(self, path: JsonPath) -> tuple[int, int]:
         """Where `path` is written: its key when it has one, else its value, else (1, 1)."""
@@ -241,15 +243,17 @@ class Lines:
         return line, offset - self.starts[line - 1] + 1
 
 
-@dataclass
 class _Frame:
     """An open object or array while parsing."""
 
-    path: JsonPath
-    is_object: bool
-    index: int = 0
-    key: str | None = None
-    seen: dict[str, int] = field(default_factory=dict)
+    __slots__ = ("index", "is_object", "key", "path", "seen")
+
+    def __init__(self, path: JsonPath, is_object: bool) -> None:
+        self.path = path
+        self.is_object = is_object
+        self.index = 0
+        self.key: str | None = None
+        self.seen: dict[str, int] = {}
 
 
 def _index_positions(source: str, document: JsonDocument) -> None:

@@ -13,9 +13,8 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from mcpctl.model import ServerSpec, Tier
 
@@ -36,8 +35,7 @@ class TrustState(StrEnum):
 NEEDS_ATTENTION = frozenset({TrustState.UNTRUSTED, TrustState.CHANGED, TrustState.UNPINNABLE})
 
 
-@dataclass(frozen=True)
-class Approval:
+class Approval(NamedTuple):
     """One trust record: what was approved, when, and the definition for diffs."""
 
     fingerprint: str

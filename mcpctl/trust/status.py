@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeAlias
+from typing import TYPE_CHECKING, NamedTuple, TypeAlias
 
 from mcpctl.model import Definition, PinnedFile, Tier
 from mcpctl.trust.fingerprint import fingerprint_of
@@ -31,8 +30,7 @@ def _no_manifests(_digest: str) -> Mapping[str, Entry] | None:
     return None
 
 
-@dataclass(frozen=True)
-class FileChange:
+class FileChange(NamedTuple):
     """One pinned file added, removed or modified since the approval."""
 
     path: str
@@ -49,18 +47,17 @@ class FileChange:
         return f"{self.before.lines} → {self.after.lines} lines"
 
 
-@dataclass(frozen=True)
-class Status:
+class Status(NamedTuple):
     """A definition's trust here and now: state, fingerprint, pins and what changed."""
 
     state: TrustState
     fingerprint: str
     files: list[PinnedFile]  # the headline: what the definition names, with digests
     approval: Approval | None = None
-    changes: list[str] = field(default_factory=list)
+    changes: Sequence[str] = ()
     unpinned: str | None = None  # why it is UNPINNABLE: the first bound it passes
     pins: PinSet | None = None  # everything the approval covers (None: user tier)
-    file_changes: list[FileChange] = field(default_factory=list)
+    file_changes: Sequence[FileChange] = ()
 
 
 def status_of(

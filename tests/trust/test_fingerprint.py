@@ -6,7 +6,6 @@ from __future__ import annotations
 import hashlib
 import json
 import unicodedata
-from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -81,28 +80,28 @@ def test_full_sha256_never_short() -> None:
 
 
 def test_env_pairs_are_structural_not_joined() -> None:
-    a = replace(DOCS, env={"a": "b=c"})
-    b = replace(DOCS, env={"a=b": "c"})
+    a = DOCS._replace(env={"a": "b=c"})
+    b = DOCS._replace(env={"a=b": "c"})
     assert fingerprint_of(a) != fingerprint_of(b)
-    ha = replace(DOCS, headers={"a": "b=c"})
-    hb = replace(DOCS, headers={"a=b": "c"})
+    ha = DOCS._replace(headers={"a": "b=c"})
+    hb = DOCS._replace(headers={"a=b": "c"})
     assert fingerprint_of(ha) != fingerprint_of(hb)
     assert fingerprint_of(a) != fingerprint_of(ha)  # env and headers are different fields
 
 
 def test_argument_boundaries_count() -> None:
-    assert fingerprint_of(replace(DOCS, args=("a b",))) != fingerprint_of(
-        replace(DOCS, args=("a", "b")))
-    assert fingerprint_of(replace(DOCS, args=("ab",))) != fingerprint_of(
-        replace(DOCS, args=("a", "b")))
-    assert fingerprint_of(replace(DOCS, args=("",))) != fingerprint_of(replace(DOCS, args=()))
-    assert fingerprint_of(replace(DOCS, command="npx -y", args=("x",))) != fingerprint_of(
-        replace(DOCS, command="npx", args=("-y", "x")))
+    assert fingerprint_of(DOCS._replace(args=("a b",))) != fingerprint_of(
+        DOCS._replace(args=("a", "b")))
+    assert fingerprint_of(DOCS._replace(args=("ab",))) != fingerprint_of(
+        DOCS._replace(args=("a", "b")))
+    assert fingerprint_of(DOCS._replace(args=("",))) != fingerprint_of(DOCS._replace(args=()))
+    assert fingerprint_of(DOCS._replace(command="npx -y", args=("x",))) != fingerprint_of(
+        DOCS._replace(command="npx", args=("-y", "x")))
 
 
 def test_env_and_header_order_do_not_matter() -> None:
-    one = replace(DOCS, env={"A": "1", "B": "2", "C": "3"}, headers={"X": "1", "Y": "2"})
-    two = replace(DOCS, env={"C": "3", "A": "1", "B": "2"}, headers={"Y": "2", "X": "1"})
+    one = DOCS._replace(env={"A": "1", "B": "2", "C": "3"}, headers={"X": "1", "Y": "2"})
+    two = DOCS._replace(env={"C": "3", "A": "1", "B": "2"}, headers={"Y": "2", "X": "1"})
     assert fingerprint_of(one) == fingerprint_of(two)
 
 
@@ -115,11 +114,11 @@ def test_pinned_file_order_does_not_matter_but_content_does() -> None:
 
 
 def test_unicode_is_hashed_as_utf8_as_written() -> None:
-    spec = replace(DOCS, command="sérvér", args=("日本語", "🙂"), env={"ZÜRICH": "grüezi"})
+    spec = DOCS._replace(command="sérvér", args=("日本語", "🙂"), env={"ZÜRICH": "grüezi"})
     assert fingerprint_of(spec) == spec_fingerprint(payload_of(spec))
     assert "日本語".encode() in canonical_bytes(spec)
-    composed = replace(DOCS, args=(unicodedata.normalize("NFC", "é"),))
-    decomposed = replace(DOCS, args=(unicodedata.normalize("NFD", "é"),))
+    composed = DOCS._replace(args=(unicodedata.normalize("NFC", "é"),))
+    decomposed = DOCS._replace(args=(unicodedata.normalize("NFD", "é"),))
     assert fingerprint_of(composed) != fingerprint_of(decomposed)  # values as written
 
 
@@ -130,18 +129,18 @@ def test_unicode_is_hashed_as_utf8_as_written() -> None:
     {"headers": {"Authorization": "Bearer ${secret:t}"}},
 ])
 def test_every_field_changes_the_fingerprint(change: dict[str, Any]) -> None:
-    assert fingerprint_of(replace(DOCS, **change)) != fingerprint_of(DOCS)
+    assert fingerprint_of(DOCS._replace(**change)) != fingerprint_of(DOCS)
 
 
 def test_what_is_not_in_the_canonical_form() -> None:
     # The name is the key of the approval, not part of what runs; timeout and unknown
     # fields do not change what is started.
-    same = replace(DOCS, name="other", timeout=5.0, extra={"disabled": True})
+    same = DOCS._replace(name="other", timeout=5.0, extra={"disabled": True})
     assert fingerprint_of(same) == fingerprint_of(DOCS)
 
 
 def test_secret_references_are_hashed_as_written_not_resolved() -> None:
-    spec = replace(DOCS, env={"TOKEN": "${secret:gh}"})
+    spec = DOCS._replace(env={"TOKEN": "${secret:gh}"})
     assert b"${secret:gh}" in canonical_bytes(spec)
 
 
@@ -181,9 +180,9 @@ def test_different_definitions_never_share_a_fingerprint(
 
 @given(specs())
 def test_one_change_to_a_generated_definition_changes_the_fingerprint(spec: ServerSpec) -> None:
-    for changed in (replace(spec, args=(*spec.args, "x")),
-                    replace(spec, env={**spec.env, "NODE_OPTIONS": "--require ./x.js"}),
-                    replace(spec, cwd=(spec.cwd or "") + "/"),
-                    replace(spec, headers={**spec.headers, "X-New": "1"})):
+    for changed in (spec._replace(args=(*spec.args, "x")),
+                    spec._replace(env={**spec.env, "NODE_OPTIONS": "--require ./x.js"}),
+                    spec._replace(cwd=(spec.cwd or "") + "/"),
+                    spec._replace(headers={**spec.headers, "X-New": "1"})):
         assert fingerprint_of(changed) != fingerprint_of(spec) or payload_of(
             changed) == payload_of(spec)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -120,7 +119,7 @@ def test_another_workspace_approval_does_not_count(cli: Cli, ws: Path, tmp_path:
 def test_a_client_tier_definition_is_never_started(ws: Path, trust_file: Path,
                                                    user_config: Path) -> None:
     tasks = server(ws, "tasks", user_config)
-    client = replace(tasks.winner, source=replace(tasks.winner.source, tier=Tier.CLIENT))
+    client = tasks.winner._replace(source=tasks.winner.source._replace(tier=Tier.CLIENT))
     with pytest.raises(TrustRefused) as raised:
         admit_here(MergedServer("tasks", client), ws, trust_file)
     assert str(raised.value) == "server 'tasks': client servers are not started"
