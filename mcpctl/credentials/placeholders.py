@@ -12,13 +12,15 @@ from __future__ import annotations
 
 import re
 
+# Patterns kept as text are compiled (and cached by `re`) on first use: `check` of a
+# clean config never needs them, and compiling is most of a pattern's cost at start-up.
 # References of every syntax a config or a shell uses: mcpctl's and VS Code's `${…}`,
 # a shell's `$NAME`, Windows' `%NAME%`, templates' `{{ name }}`.
 # `[^{}]`, not `[^}]`: a run of `${${${…` must not be rescanned from every start.
-_REFERENCE = re.compile(r"\$\{[^{}]*\}|\$[A-Za-z_][A-Za-z0-9_]*|%[A-Za-z_][A-Za-z0-9_]*%"
-                        r"|\{\{[^{}]*\}\}")
+_REFERENCE = (r"\$\{[^{}]*\}|\$[A-Za-z_][A-Za-z0-9_]*|%[A-Za-z_][A-Za-z0-9_]*%"
+              r"|\{\{[^{}]*\}\}")
 # `<token>`, `[REDACTED_API_KEY]`, `(your key)`: the whole value is a bracketed hint.
-_BRACKETED = re.compile(r"<[^<>]*>|\[[^\[\]]*\]|\([^()]*\)|\{[^{}]*\}")
+_BRACKETED = r"<[^<>]*>|\[[^\[\]]*\]|\([^()]*\)|\{[^{}]*\}"
 # Filler a person types. Runs of `x` need four: a random 40-character token holds `xxx`
 # about once in a hundred, `xxxx` about once in three thousand.
 _FILLER = re.compile(r"[xX]{4,}|[*#.]{3,}|…")
@@ -55,9 +57,9 @@ def is_placeholder(text: str, *, dev_defaults: bool = False) -> bool:
     value = text.strip().strip("\"'`")
     if not value or (dev_defaults and value.lower() in _DEFAULTS):
         return True
-    if _REFERENCE.fullmatch(value) or _BRACKETED.fullmatch(value):
+    if re.fullmatch(_REFERENCE, value) or re.fullmatch(_BRACKETED, value):
         return True
-    if not _REFERENCE.sub("", value).strip(" -_:/@"):
+    if not re.sub(_REFERENCE, "", value).strip(" -_:/@"):
         return True  # only references and punctuation: `${USER}:${PASS}`
     if _FILLER.search(value) or _is_filler(value) or _is_filler(_PREFIX.sub("", value, 1)):
         return True

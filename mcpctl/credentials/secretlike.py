@@ -22,7 +22,7 @@ from collections import Counter
 from collections.abc import Iterator
 from typing import Any, NamedTuple
 
-from mcpctl.credentials.known_formats import ANY_KNOWN, KNOWN, SEARCHED, SHORTEST_KNOWN
+from mcpctl.credentials.known_formats import KNOWN, PREFIXES, SEARCHED, SHORTEST_KNOWN
 from mcpctl.credentials.names import is_secret_name
 from mcpctl.credentials.placeholders import is_placeholder
 
@@ -34,8 +34,10 @@ _REFERENCE = re.compile(r"\$\{[^{}]*\}")  # `[^{}]`: a run of `${` stays linear
 # Pieces of a value that can each be a credential: `--key=sk-...`, `Bearer ghp_...`,
 # `https://host/path?token=...` all split into their parts.
 _SEPARATORS = re.compile(r"[\s\"'`,;=&?#@:/\\<>()\[\]{}|]+")
+# Patterns kept as text are compiled (and cached by `re`) on first use: most configs
+# never need them (see placeholders.py).
 # `scheme://user:password@host`: the password is a credential whatever it looks like.
-_USERINFO = re.compile(r"[A-Za-z][A-Za-z0-9+.-]{0,30}://[^\s/?#@:]*:([^\s/?#@]+)@")
+_USERINFO = r"[A-Za-z][A-Za-z0-9+.-]{0,30}://[^\s/?#@:]*:([^\s/?#@]+)@"
 # `NAME=value` inside a longer string: a URL's query, a connection string
 # (`Server=db;Password=…`), an option (`--api-key=…`), a shell line (`DB_PASS=… srv`).
 _ASSIGNMENT = re.compile(r"(?:^|[\s;&?,])(-{0,2}[A-Za-z][A-Za-z0-9_.-]{0,80})=([^\s;&,\"']+)")
@@ -44,7 +46,7 @@ _AUTH_SCHEME = re.compile(r"^(?:bearer|basic|token|bot|digest|negotiate)(?:\s+|$
                           re.IGNORECASE)
 # A whole header in one string, as `mcp-remote --header "Authorization: Bearer ..."` and
 # `curl -H "X-Api-Key: ..."` take it: the header's name names its value.
-_HEADER = re.compile(r"\s*([A-Za-z][A-Za-z0-9-]*)\s*:\s*(\S.*)", re.DOTALL)
+_HEADER = r"(?s)\s*([A-Za-z][A-Za-z0-9-]*)\s*:\s*(\S.*)"
 _ORDINARY_WORD = frozenset({"true", "false", "yes", "no", "on", "off", "none", "null",
                             "enabled", "disabled", "required", "optional"})
 _SHORT_NUMBER = re.compile(r"\d{1,7}")
@@ -105,7 +107,7 @@ def _matches(value: str, name: str | None, depth: int) -> Iterator[SecretMatch]:
     if depth < _MAX_JSON_DEPTH and literal.lstrip()[:1] in ("{", "["):
         yield from _in_json(literal, depth)
     if "://" in literal:
-        for match in _USERINFO.finditer(literal):
+        for match in re.finditer(_USERINFO, literal):
             yield SecretMatch("URL password", match.group(1), certain=True)
     if name is not None and is_secret_name(name):
         credential = _AUTH_SCHEME.sub("", literal.strip())
@@ -137,12 +139,14 @@ def _guesses(literal: str) -> Iterator[SecretMatch]:
 def _known(literal: str, tokens: list[str]) -> Iterator[SecretMatch]:
     """Credentials of a known format: whole tokens, and shapes that span separators."""
     for token in tokens:
-        if len(token) >= SHORTEST_KNOWN and ANY_KNOWN.fullmatch(token) and _varied(token):
-            kind = next(kind for kind, pattern in KNOWN if re.fullmatch(pattern, token))
-            yield SecretMatch(kind, token, certain=True)
+        if len(token) >= SHORTEST_KNOWN and token.startswith(PREFIXES) and _varied(token):
+            kind = next((kind for kind, prefixes, pattern in KNOWN
+                         if token.startswith(prefixes) and re.fullmatch(pattern, token)), None)
+            if kind is not None:
+                yield SecretMatch(kind, token, certain=True)
     for kind, needle, pattern in SEARCHED:
         if needle in literal:
-            for found in pattern.finditer(literal):
+            for found in re.finditer(pattern, literal):
                 yield SecretMatch(kind, found.group(0), certain=True)
 
 
@@ -174,7 +178,7 @@ def keyed_strings(document: Any) -> Iterator[tuple[str | None, str]]:
 def _header_credential(literal: str) -> str | None:
     """The credential of a `Header-Name: value` string whose name is secret-like
     (`X-Api-Key: ...`) or whose value carries an auth scheme (`...: Bearer abc`)."""
-    header = _HEADER.fullmatch(literal)
+    header = re.fullmatch(_HEADER, literal)
     if header is None:
         return None
     header_name, value = header.group(1), header.group(2).strip()

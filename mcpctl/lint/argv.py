@@ -94,11 +94,9 @@ _SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish",
 _COMMAND_SEPARATOR = re.compile(r"\|\||&&|[;&\n]")
 _DOWNLOADER = re.compile(r"\b(?:curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod)\b",
                          re.IGNORECASE)
-_SHELL_STAGE = re.compile(
-    r"\s*(?:sudo\s+(?:-\S+\s+)*)?(?:\S*/)?"
-    r"(?:(?:ba|z|da|k|fi)?sh|iex|invoke-expression|python3?|node|pwsh|powershell)\b",
-    re.IGNORECASE,
-)
+# Compiled (and cached by `re`) when a stage follows a download, as few lines do.
+_SHELL_STAGE = (r"(?i)\s*(?:sudo\s+(?:-\S+\s+)*)?(?:\S*/)?"
+                r"(?:(?:ba|z|da|k|fi)?sh|iex|invoke-expression|python3?|node|pwsh|powershell)\b")
 _SUBSTITUTED_DOWNLOAD = re.compile(r"[<$]\(\s*(?:curl|wget)\b", re.IGNORECASE)
 
 
@@ -108,14 +106,14 @@ def pipes_download_to_shell(text: str) -> bool:
     for command in _COMMAND_SEPARATOR.split(text.replace("|&", "|")):
         downloaded = False
         for stage in command.split("|"):
-            if downloaded and _SHELL_STAGE.match(stage):
+            if downloaded and re.match(_SHELL_STAGE, stage):
                 return True
             downloaded = downloaded or _DOWNLOADER.search(stage) is not None
     return False
 
 
-_POWERSHELL_COMMAND = re.compile(r"-(?:c|co|com|comm|comma|comman|command|e|ec|enc"
-                                 r"|encodedcommand|commandwithargs|cwa)", re.IGNORECASE)
+_POWERSHELL_COMMAND = (r"(?i)-(?:c|co|com|comm|comma|comman|command|e|ec|enc"
+                       r"|encodedcommand|commandwithargs|cwa)")  # compiled on first use
 
 
 # Options that take the next word as their value (`bash -o pipefail -c ...`): that word
@@ -188,7 +186,7 @@ def _is_command_flag(program: str, text: str) -> bool:
     if program == "cmd":
         return text.lower() in {"/c", "/k"}
     if program in {"powershell", "pwsh"}:
-        return _POWERSHELL_COMMAND.fullmatch(text) is not None
+        return re.fullmatch(_POWERSHELL_COMMAND, text) is not None
     # -c, or a cluster of short options holding c: -lc, -ec, -xc
     return re.fullmatch(r"-[a-zA-Z]*c[a-zA-Z]*", text) is not None or text == "--command"
 

@@ -33,7 +33,7 @@ _ASSIGNED_NAME = re.compile(r"-{0,2}[A-Za-z_][A-Za-z0-9_.-]*")
 _URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s\"'<>`]+")
 _BARE_REFERENCE = re.compile(r"\$[A-Za-z_][A-Za-z0-9_]*")
 # `CLOUDFLARE_ACCOUNT_ID`, `projectId`: identifiers look random but grant nothing.
-_IDENTIFIER_NAME = re.compile(r"(?i:(?:^|[_.-])(?:id|uuid|guid))$|[a-z0-9]I[dD]$")
+_IDENTIFIER_NAME = r"(?i:(?:^|[_.-])(?:id|uuid|guid))$|[a-z0-9]I[dD]$"  # compiled on first use
 _EMBEDDED_JSON_LIMIT = 64 * 1024  # a string that holds JSON is a few lines, not a file
 
 
@@ -81,7 +81,7 @@ def _string_hits(path: JsonPath, text: str, name: str | None) -> Iterator[Hit]:
     if equals and _ASSIGNED_NAME.fullmatch(option):  # --api-key=VALUE, GITHUB_TOKEN=VALUE
         match = find_secret(value, name=option, placeholders=True)
     match = match or find_secret(text, name=name, placeholders=True)
-    if match is not None and not (not match.certain and name and _IDENTIFIER_NAME.search(name)):
+    if match is not None and not (not match.certain and name and re.search(_IDENTIFIER_NAME, name)):
         yield from _hit(path, match, text)
     elif match is None and name is not None and is_secret_name(name) \
             and without_references(text).strip() and is_placeholder(text, dev_defaults=True):
