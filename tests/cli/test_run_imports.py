@@ -14,7 +14,7 @@ import pytest
 from tests.conftest import run_mcpctl
 
 HEAVY = ("typer", "click", "rich", "keyring", "jsonschema", "tomlkit", "httpx", "asyncio",
-         "tiktoken", "secretstorage", "cryptography", "platformdirs")
+         "tiktoken", "secretstorage", "cryptography", "platformdirs", "dataclasses", "inspect")
 
 
 def imported_by_run(name: str, env: dict[str, str] | None = None) -> set[str]:
