@@ -2,8 +2,9 @@
 
 `mcpctl check` (a pre-commit hook, run on every commit) goes straight to its own
 argparse front end and never imports typer; so do a plain `mcpctl run NAME` (every
-client start of every server) and the common lines of `list` and `show` (scripts,
-hooks, editors). Every other command line goes through the typer app.
+client start of every server), the common lines of `list` and `show` (scripts,
+hooks, editors) and `--help` at 80 columns or more. Every other command line goes
+through the typer app.
 """
 
 from __future__ import annotations
@@ -32,9 +33,21 @@ def run(argv: Sequence[str] | None = None) -> int:
         listed = list_start.parse_fast(args[0], args[1:])
         if listed is not None:
             return guarded(lambda: list_start.run_line(listed), as_json=listed.as_json)
+    if args in (["--help"], ["-h"]):
+        from mcpctl.cli.top_help import stored_help  # noqa: PLC0415
+
+        text = stored_help()
+        if text is not None:
+            return guarded(lambda: _say(text))
     from mcpctl.cli import app  # noqa: PLC0415
 
     return app.run(args)
+
+
+def _say(text: str) -> int:
+    sys.stdout.write(text)
+    sys.stdout.flush()  # a closed pipe is met here, inside the guard
+    return 0
 
 
 def _completing() -> bool:
