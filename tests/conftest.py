@@ -147,6 +147,17 @@ def run_mcpctl(
     return Result(proc.returncode, proc.stdout, proc.stderr)
 
 
+def imported_by_mcpctl(args: Sequence[str], env: dict[str, str] | None = None) -> set[str]:
+    """Every module `mcpctl ARGS` imported (`-X importtime`), as a real process; it must
+    exit 0 (a `run` ends as the server, which exits 0 in these tests)."""
+    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "mcpctl", *args],
+                          capture_output=True, text=True, timeout=60, check=False,
+                          env=env or {**os.environ})
+    assert done.returncode == 0, done.stderr[-500:]
+    return {line.rsplit("|", 1)[1].strip()
+            for line in done.stderr.splitlines() if line.startswith("import time:")}
+
+
 @pytest.fixture(scope="session")
 def _secret_service_session() -> Iterator[SecretService]:
     with running_secret_service() as service:

@@ -31,7 +31,7 @@ ALLOWED = {
                                    "any checkout (the default exported command, as sys.argv)",
     "files/atomic.py": "the platform's way to lock a file",
     "cli/completion.py": "whether a shell asked for completions (_MCPCTL_COMPLETE)",
-    "cli/top_help.py": "the terminal's width (COLUMNS), as click reads it for the help",
+    "cli/top_help.py": "its generator renders typer's help at 80 columns (COLUMNS)",
     # A comparison only, never a path read: the home folder is not a workspace.
     "config/workspace.py": "~/.cursor/mcp.json is Cursor's own file, not a repo's",
     # The keyring's own configuration, found the way the keyring package finds it.

@@ -1,5 +1,5 @@
-"""`mcpctl --help` at 80 columns, written by `uv run python -m mcpctl.cli.top_help`:
-do not edit (tests/cli/test_top_help.py)."""
+"""`mcpctl --help` at 80 columns, written by `uv run python -m mcpctl.cli.top_help >
+mcpctl/cli/top_help_text.py`: do not edit (tests/cli/test_top_help.py)."""
 
 TEXT = """\
 Usage: mcpctl [OPTIONS] COMMAND [ARGS]...

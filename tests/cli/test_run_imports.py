@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
-import sys
 import uuid
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import run_mcpctl
+from tests.conftest import imported_by_mcpctl, run_mcpctl
 
 HEAVY = ("typer", "click", "rich", "keyring", "jsonschema", "tomlkit", "httpx", "asyncio",
          "tiktoken", "secretstorage", "cryptography", "platformdirs", "dataclasses", "inspect")
@@ -19,12 +17,7 @@ HEAVY = ("typer", "click", "rich", "keyring", "jsonschema", "tomlkit", "httpx", 
 
 def imported_by_run(name: str, env: dict[str, str] | None = None) -> set[str]:
     """Top-level packages `mcpctl run NAME` imported before it became the server."""
-    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "mcpctl", "run", name],
-                          capture_output=True, text=True, timeout=60, check=False,
-                          env=env or {**os.environ})
-    assert done.returncode == 0, done.stderr[-500:]
-    return {line.rsplit("|", 1)[1].strip().split(".")[0]
-            for line in done.stderr.splitlines() if line.startswith("import time:")}
+    return {module.split(".")[0] for module in imported_by_mcpctl(["run", name], env)}
 
 
 def test_run_without_a_secret_imports_nothing_heavy(user_config: Path) -> None:

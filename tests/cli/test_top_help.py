@@ -10,7 +10,7 @@ import pytest
 
 from mcpctl.cli.top_help_text import TEXT
 from tests.cli.test_terminal import screen
-from tests.conftest import run_mcpctl
+from tests.conftest import imported_by_mcpctl, run_mcpctl
 
 TYPER_HELP = "import sys\nfrom mcpctl.cli import app\nsys.exit(app.run(['--help']))\n"
 
@@ -26,27 +26,17 @@ def typer_help(columns: str | None) -> str:
     return done.stdout
 
 
-def modules_imported(args: list[str], columns: str) -> set[str]:
-    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "mcpctl", *args],
-                          env={**os.environ, "COLUMNS": columns}, capture_output=True,
-                          text=True, timeout=60, check=False)
-    assert done.returncode == 0, done.stderr[-300:]
-    return {line.rsplit("|", 1)[1].strip() for line in done.stderr.splitlines()
-            if line.startswith("import time:")}
-
-
 def test_the_stored_help_is_what_typer_renders_at_80_columns() -> None:
     assert typer_help("80") == TEXT, "regenerate: uv run python -m mcpctl.cli.top_help"
 
 
 @pytest.mark.parametrize("columns", ["80", "120", "200", None, "0", "wide"])
 @pytest.mark.parametrize("flag", ["--help", "-h"])
-def test_the_help_is_typers_at_80_columns_and_wider(columns: str | None, flag: str) -> None:
+def test_the_help_is_typers_at_80_columns_and_wider(
+        columns: str | None, flag: str, monkeypatch: pytest.MonkeyPatch) -> None:
     # No COLUMNS (or one click ignores) and no terminal: click's fallback of 80 columns.
-    env = {"COLUMNS": columns} if columns is not None else {}
-    with pytest.MonkeyPatch.context() as patch:
-        patch.delenv("COLUMNS", raising=False)
-        done = run_mcpctl([flag], env=env)
+    monkeypatch.delenv("COLUMNS", raising=False)
+    done = run_mcpctl([flag], env={"COLUMNS": columns} if columns is not None else {})
     assert (done.code, done.out, done.err) == (0, TEXT, "")
     assert done.out == typer_help(columns)
 
@@ -60,9 +50,9 @@ def test_a_narrower_terminal_gets_typers_own_narrower_help(columns: str) -> None
 
 
 def test_the_fast_help_imports_no_typer_and_the_narrow_one_does() -> None:
-    assert not {"typer", "click"} & modules_imported(["--help"], "100")
+    assert not {"typer", "click"} & imported_by_mcpctl(["--help"], {**os.environ, "COLUMNS": "100"})
     # The same probe sees typer when the help goes through it: the check can fail.
-    assert "typer" in modules_imported(["--help"], "60")
+    assert "typer" in imported_by_mcpctl(["--help"], {**os.environ, "COLUMNS": "60"})
 
 
 def test_a_real_terminal_of_100_columns_gets_the_stored_help() -> None:
