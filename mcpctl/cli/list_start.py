@@ -13,9 +13,8 @@ same functions, so both print the same bytes (`tests/cli/test_list_fast.py`).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from mcpctl.cli import render
 from mcpctl.cli.context import context
@@ -38,8 +37,7 @@ _VALUED = {"-w": "workspace", "--workspace": "workspace", "--config": "config",
 _TIERS = ("user", "workspace")  # list's --tier choices (ListedTier in list_cmd.py)
 
 
-@dataclass(frozen=True)
-class ListLine:
+class ListLine(NamedTuple):
     """A `list` or `show` command line as typer would have parsed it."""
 
     command: str  # "list" or "show"

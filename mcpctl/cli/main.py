@@ -9,39 +9,52 @@ through the typer app.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import NoReturn
 
 from mcpctl.cli.handler import guarded, json_requested
 
 
 def run(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
+    fast = _fast_path(args)
+    return fast() if fast is not None else _through_typer(args)
+
+
+def _through_typer(args: list[str]) -> int:
+    from mcpctl.cli import app  # noqa: PLC0415
+
+    return app.run(args)
+
+
+def _fast_path(args: list[str]) -> Callable[[], int] | None:
+    """The guarded command of a line that needs no typer, or None."""
     if args[:1] == ["check"]:
         from mcpctl.cli.check_cmd import run_check  # noqa: PLC0415
 
-        return guarded(lambda: run_check(args[1:]), as_json=json_requested(args))
+        return lambda: guarded(lambda: run_check(args[1:]), as_json=json_requested(args))
     if args[:1] == ["run"]:
         from mcpctl.cli.run_start import parse_fast, start_line  # noqa: PLC0415
 
         line = parse_fast(args[1:])
         if line is not None:
-            return guarded(lambda: start_line(line))
+            return lambda: guarded(lambda: start_line(line))
     if args[:1] in (["list"], ["show"]) and not _completing():
         from mcpctl.cli import list_start  # noqa: PLC0415
 
         listed = list_start.parse_fast(args[0], args[1:])
         if listed is not None:
-            return guarded(lambda: list_start.run_line(listed), as_json=listed.as_json)
+            return lambda: guarded(lambda: list_start.run_line(listed), as_json=listed.as_json)
     if args in (["--help"], ["-h"]):
         from mcpctl.cli.top_help import stored_help  # noqa: PLC0415
 
         text = stored_help()
         if text is not None:
-            return guarded(lambda: _say(text))
-    from mcpctl.cli import app  # noqa: PLC0415
-
-    return app.run(args)
+            return lambda: guarded(lambda: _say(text))
+    return None
 
 
 def _say(text: str) -> int:
@@ -57,5 +70,20 @@ def _completing() -> bool:
     return requested()
 
 
+def _exit_now(code: int) -> NoReturn:
+    """End a fast path without the interpreter's teardown, which frees every module and
+    object one by one (a tenth of `list`). These paths register nothing to run at exit,
+    and their one thread (the reader of `run`'s bridge) is a daemon, which the teardown
+    would not wait for either; what they wrote is flushed first, as the teardown would."""
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(BrokenPipeError, ValueError):  # a reader left; closed
+            stream.flush()
+    os._exit(code)
+
+
 def main() -> None:
-    sys.exit(run())
+    args = sys.argv[1:]
+    fast = _fast_path(args)
+    if fast is None:
+        sys.exit(_through_typer(args))
+    _exit_now(fast())

@@ -19,8 +19,8 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 DEFAULT_COMMAND = "mcpctl"
 # Folders on the PATH of a client started from a desktop session (launchd, systemd).
@@ -29,15 +29,13 @@ STANDARD_FOLDERS = ("/usr/local/bin", "/usr/bin", "/bin", "/usr/local/sbin", "/u
 _NAMES = ("mcpctl", "mcpctl.exe")
 
 
-@dataclass(frozen=True)
-class ExportedCommand:
+class ExportedCommand(NamedTuple):
     command: str
     warning: str | None = None  # a work tree holds it, and no other mcpctl was found
     note: str | None = None  # a work tree holds the running mcpctl; another one is named
 
 
-@dataclass(frozen=True)
-class Program:
+class Program(NamedTuple):
     """An mcpctl that entries could run, and the git work tree that holds it, its
     interpreter or its code (None: none does)."""
 

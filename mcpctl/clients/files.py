@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import NamedTuple
 
 from mcpctl.config.tier_load import decode_utf8, read_file_bytes, read_file_text
 from mcpctl.errors import ConfigError, ExitCode, McpctlError
@@ -52,8 +52,7 @@ def client_text_or_none(path: Path) -> str | None:
     return None if data is None else _text_or_raise(path, data)
 
 
-@dataclass(frozen=True)
-class WriteResult:
+class WriteResult(NamedTuple):
     """What writing a client's file did: where, whether, the backup and the attempts."""
 
     path: Path  # the file written (a symlink's target)

@@ -16,14 +16,13 @@ repo's now, a pending one once approved.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from mcpctl.clients.weak_approvals import WeakApprovals
 from mcpctl.model import Definition, Tier
 
 
-@dataclass(frozen=True)
-class RepoStarter:
+class RepoStarter(NamedTuple):
     """A client that starts a shadowed repo definition (now, never, or once approved)."""
 
     client: str  # client id

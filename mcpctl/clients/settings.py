@@ -19,9 +19,8 @@ from __future__ import annotations
 
 import copy
 import sys
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from mcpctl.clients.exported_command import ExportedCommand, default_command
 from mcpctl.clients.table import CLIENT_IDS
@@ -29,8 +28,7 @@ from mcpctl.config.user_config_edit import ConfigChange, config_text, edit_confi
 from mcpctl.errors import ConfigError
 
 
-@dataclass(frozen=True)
-class ClientSettings:
+class ClientSettings(NamedTuple):
     """The `[clients]` settings of config.toml: what `sync` writes and how entries start mcpctl."""
 
     sync: tuple[str, ...] = ()

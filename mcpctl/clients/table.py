@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path, PurePath
-from typing import Any
+from typing import Any, NamedTuple
 
 from mcpctl.machine import Machine, os_name
+from mcpctl.model import NO_ENTRIES
 
 __all__ = ["os_name"]  # re-exported: the rows are keyed by it
 
@@ -45,16 +45,14 @@ class Variables(StrEnum):
     DOLLAR = "dollar"  # also bare `$VAR` (Gemini CLI): rewritten as `${VAR}` on import
 
 
-@dataclass(frozen=True)
-class EnvOverride:
+class EnvOverride(NamedTuple):
     """An environment variable that moves the client's file: `{value}` is its value."""
 
     variable: str
     template: str
 
 
-@dataclass(frozen=True)
-class ClientFormat:
+class ClientFormat(NamedTuple):
     """One client's row: where its file is per OS, its syntax and its field names."""
 
     id: str
@@ -66,18 +64,18 @@ class ClientFormat:
     locations: Mapping[str, str]
     env_overrides: tuple[EnvOverride, ...] = ()
     # Client field -> mcpctl field.
-    aliases: Mapping[str, str] = field(default_factory=dict)
+    aliases: Mapping[str, str] = NO_ENTRIES
     # Fields that describe the entry without changing what runs: dropped on import.
     inert: frozenset[str] = frozenset()
     # Fields whose value here is the client's default: dropped on import.
-    defaults: Mapping[str, Any] = field(default_factory=dict)
+    defaults: Mapping[str, Any] = NO_ENTRIES
     # The field and value that switch an entry off: the client does not start it.
     off_switch: tuple[str, Any] | None = None
     # Named translations in client_translations (Codex's bearer_token_env_var, Gemini's url...).
     translations: tuple[str, ...] = ()
     variables: Variables = Variables.SAME
     # Keys written beside command/args in an exported entry.
-    export_extra: Mapping[str, Any] = field(default_factory=dict)
+    export_extra: Mapping[str, Any] = NO_ENTRIES
     # What reaches `mcpctl run`, so which variables an exported entry must forward.
     passed_env: PassedEnv = PassedEnv.ALL
     # The entry key for a start-up timeout and how many of its units make a second.

@@ -15,10 +15,9 @@ Code.
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from mcpctl.clients.table import is_guard_run
 from mcpctl.model import Problem
@@ -45,8 +44,7 @@ _WHERE = {
 }
 
 
-@dataclass(frozen=True)
-class SettingsFile:
+class SettingsFile(NamedTuple):
     """One Claude Code settings document and where its settings object sits in it."""
 
     path: Path
@@ -57,8 +55,7 @@ class SettingsFile:
     prefix: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
-class WeakApproval:
+class WeakApproval(NamedTuple):
     """One name-only approval. `server` is None for `enableAllProjectMcpServers`."""
 
     server: str | None
@@ -94,25 +91,29 @@ class WeakApproval:
                 f"`mcpctl trust {self.server}`")
 
 
-@dataclass
 class WeakApprovals:
-    """Approvals by name that other clients hold for a workspace, and the problems reading them."""
+    """Approvals by name that other clients hold for a workspace, and the problems
+    reading them; filled in as the files are read (a plain class: see mcpctl/model.py)."""
 
-    approvals: list[WeakApproval] = field(default_factory=list)
-    problems: list[Problem] = field(default_factory=list)
-    # What Claude Code would do with each .mcp.json server, for `mcpctl clients`:
-    # approvals that count now (the user's settings always; the repo's, the local
-    # settings and ~/.claude.json's only once the folder's trust dialog is accepted,
-    # measured with Claude Code 2.1.197), and those that would count after it.
-    all_approved: bool = False
-    approved: set[str] = field(default_factory=set)
-    disabled: set[str] = field(default_factory=set)
-    folder_trusted: bool = False  # ~/.claude.json projects[<root>].hasTrustDialogAccepted
-    after_trust: set[str] = field(default_factory=set)
-    all_after_trust: bool = False
-    # Local-scope servers in ~/.claude.json projects[<root>]: they win over .mcp.json's.
-    local_servers: set[str] = field(default_factory=set)
-    guarded: set[str] = field(default_factory=set)  # ... that the guard wrote
+    __slots__ = ("after_trust", "all_after_trust", "all_approved", "approvals", "approved",
+                 "disabled", "folder_trusted", "guarded", "local_servers", "problems")
+
+    def __init__(self) -> None:
+        self.approvals: list[WeakApproval] = []
+        self.problems: list[Problem] = []
+        # What Claude Code would do with each .mcp.json server, for `mcpctl clients`:
+        # approvals that count now (the user's settings always; the repo's, the local
+        # settings and ~/.claude.json's only once the folder's trust dialog is accepted,
+        # measured with Claude Code 2.1.197), and those that would count after it.
+        self.all_approved = False
+        self.approved: set[str] = set()
+        self.disabled: set[str] = set()
+        self.folder_trusted = False  # ~/.claude.json projects[<root>].hasTrustDialogAccepted
+        self.after_trust: set[str] = set()
+        self.all_after_trust = False
+        # Local-scope servers in ~/.claude.json projects[<root>]: they win over .mcp.json's.
+        self.local_servers: set[str] = set()
+        self.guarded: set[str] = set()  # ... that the guard wrote
 
     def state_of(self, server: str) -> str:
         """"disabled", "approved by name" or "needs approval" in Claude Code."""

@@ -11,8 +11,8 @@ warnings out.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from difflib import get_close_matches
+from typing import NamedTuple
 
 from mcpctl.config.entries import KNOWN_FIELDS
 from mcpctl.model import Definition, Tier
@@ -22,8 +22,7 @@ _ALIASES = frozenset({"serverUrl", "httpUrl", "env_file", "envfile"})
 _KNOWN = sorted(KNOWN_FIELDS)
 
 
-@dataclass(frozen=True)
-class UnknownKey:
+class UnknownKey(NamedTuple):
     """A key mcpctl does not know in an entry, with the known key it may mean."""
 
     definition: Definition

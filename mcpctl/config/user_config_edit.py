@@ -17,9 +17,8 @@ from __future__ import annotations
 import copy
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 from mcpctl.config.entries import EntryError, entry_from_spec, spec_from_entry
 from mcpctl.config.tier_load import read_config_text, read_file_text
@@ -32,8 +31,7 @@ from mcpctl.syntax.toml_loads import load_toml
 from mcpctl.syntax.toml_tables import rewrite_tables, splice_table
 
 
-@dataclass(frozen=True)
-class EditResult:
+class EditResult(NamedTuple):
     """What an edit of config.toml did to one server, and what was there before."""
 
     status: str  # added | unchanged | replaced | removed | absent
@@ -110,8 +108,7 @@ def _server_change(path: Path, name: str, data: dict[str, Any],
 T = TypeVar("T")
 
 
-@dataclass(frozen=True)
-class ConfigChange:
+class ConfigChange(NamedTuple):
     """What an edit saves: the first of `rewrites(old_text)` that means `expected`."""
 
     expected: dict[str, Any]

@@ -9,14 +9,13 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 PROGRAM, MODULE = "program", "module"  # what an interpreter's candidate may be
 _PYTHON = re.compile(r"(?:python|pypy)[0-9.]*")
 
 
-@dataclass(frozen=True)
-class Interpreter:
+class Interpreter(NamedTuple):
     """How a program that can run a folder (or a module) reads its command line."""
 
     valued: frozenset[str]  # options whose value is the next argument

@@ -19,12 +19,11 @@ import os
 import re
 import stat
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from functools import cached_property
 from pathlib import Path
+from typing import NamedTuple
 
 from mcpctl.config.formats import WORKSPACE_FORMATS
-from mcpctl.model import ServerSpec
+from mcpctl.model import NO_ENTRIES, ServerSpec
 from mcpctl.pinning.digests import UNPINNED, digests
 from mcpctl.pinning.manifest import WORKSPACE, manifest_digest
 from mcpctl.pinning.pinned_files import Lookups, reached
@@ -41,8 +40,7 @@ _PER_PROCESS = re.compile(r"(?:^|[\s=:,;\"'])(/proc/(?:self|thread-self|\d+)|/de
                           r"/dev/std(?:in|out|err))(?:/|$|[\s:,;\"'])")
 
 
-@dataclass(frozen=True)
-class PinSet:
+class PinSet(NamedTuple):
     """Every file an approval covers, with digests, and why it cannot be trusted if so."""
 
     kind: str  # WORKSPACE, or the runner whose inputs are pinned ("npx", "uvx")
@@ -51,10 +49,11 @@ class PinSet:
     ignored: tuple[str, ...] = ()  # folders excluded by the user (`--ignore-changes-in`)
     unpinned: str | None = None  # why it cannot be trusted
     source: str = ""  # how the workspace was listed ("git", "folder"), or the package
-    sizes: Mapping[str, Entry] = field(default_factory=dict, compare=False)
-    known_digest: str | None = field(default=None, compare=False)  # of `files`, if known
+    sizes: Mapping[str, Entry] = NO_ENTRIES  # size and lines of files, for the diffstat
+    # Of `files`: given for a large set (computed once), else computed when asked.
+    known_digest: str | None = None
 
-    @cached_property
+    @property
     def digest(self) -> str:
         return self.known_digest or manifest_digest(self.files)
 
@@ -88,12 +87,13 @@ def pin_set(spec: ServerSpec, root: Path, *, environ: Mapping[str, str], home: P
     workspace = lookups.workspace(root)
     kept = tuple(sorted({_folder(text) for text in ignored}))
     files, shared_digest = _shared(lookups, real_root, kept)
-    digest: str | None = shared_digest
+    digest = shared_digest
     extra = digests({path: folder for path, folder in hits.items()
                      if not folder and _relative(path, real_root, folder) not in files},
                     real_root)
     if extra:  # an ignored file the definition names: this server's set is its own
-        files, digest = {**files, **dict(extra)}, None
+        files = {**files, **dict(extra)}
+        digest = manifest_digest(files)
     unpinned = process_bound or workspace.unpinned or _marker(extra)
     return PinSet(WORKSPACE, files, named, kept, unpinned, workspace.source,
                   workspace.entries, digest)

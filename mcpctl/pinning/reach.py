@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from mcpctl.errors import ConfigError
 from mcpctl.model import ServerSpec
@@ -23,8 +23,7 @@ from mcpctl.variables import Context, UnresolvedVariable, expand
 MAX_ENV_FILE_BYTES = 1024 * 1024  # a bigger envFile's values are read only at launch
 
 
-@dataclass(frozen=True)
-class Reach:
+class Reach(NamedTuple):
     """What a launch runs, as text after expansion; None where it is known only at launch."""
 
     argv: Sequence[str | None]

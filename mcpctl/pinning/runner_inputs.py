@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 _VERSION = r"\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?"
 _NPM_PACKAGE = re.compile(rf"(?P<name>(?:@[a-z0-9][\w.-]*/)?[a-z0-9][\w.-]*)@{_VERSION}")
@@ -33,8 +33,7 @@ UVX_INPUTS = ("uv.toml", "pyproject.toml", ".python-version", ".python-versions"
               "uv.lock")
 
 
-@dataclass(frozen=True)
-class RunnerInputs:
+class RunnerInputs(NamedTuple):
     """The workspace paths a package runner reads for one pinned package."""
 
     runner: str  # "npx" or "uvx": which enumerated set applies

@@ -22,14 +22,11 @@ import json
 import os
 import stat
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
-from functools import cached_property
 from pathlib import Path
 from typing import NamedTuple
 
 from mcpctl.pinning import digest_cache
 from mcpctl.pinning.git import NESTED, TRACKED, GitUnavailable, work_tree_files
-from mcpctl.pinning.manifest import manifest_digest
 
 MAX_FILES = 250_000
 MAX_BYTES = 4 * 1024**3
@@ -44,19 +41,13 @@ class Entry(NamedTuple):  # a tuple: 100,000 of them are made per command
     lines: int = 0  # newlines in a regular file: the diffstat's unit
 
 
-@dataclass(frozen=True)
-class WorkspaceFiles:
+class WorkspaceFiles(NamedTuple):
     """Every workspace file with its digest, and how the list was made."""
 
     source: str  # GIT or FOLDER
     entries: Mapping[str, Entry]
     unpinned: str | None = None  # why the set cannot be trusted (a bound, a link out)
-    skipped: int = field(default=0, compare=False)  # untracked bytecode left out
-
-    @cached_property
-    def digest(self) -> str:
-        """One digest of the sorted (path, digest) pairs: what the fingerprint holds."""
-        return manifest_digest({path: entry.digest for path, entry in self.entries.items()})
+    skipped: int = 0  # untracked bytecode left out
 
 
 def workspace_files(root: Path, environ: Mapping[str, str],

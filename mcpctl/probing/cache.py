@@ -14,9 +14,8 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from mcpctl.credentials.redact import redact_known_tree
 from mcpctl.files.atomic import atomic_write_text, file_lock
@@ -29,8 +28,7 @@ SCHEMA_VERSION = 1
 _FINGERPRINT = re.compile(r"^sha256:([0-9a-f]{64})$")
 
 
-@dataclass(frozen=True)
-class CachedProbe:
+class CachedProbe(NamedTuple):
     """A server's last probe as the cache keeps it: tools, tokens and when."""
 
     fingerprint: str

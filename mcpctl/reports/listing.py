@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from mcpctl.config.merge import MergedServer
 from mcpctl.credentials.masking import masked_args, masked_map, masked_tree, masked_url
@@ -16,8 +15,7 @@ from mcpctl.variables import Kind, expandable_fields, references, references_in
 LIST_SCHEMA_VERSION = 1
 
 
-@dataclass(frozen=True)
-class Row:
+class Row(NamedTuple):
     """One definition as `list` and `show` print it: its state and what shadows it."""
 
     definition: Definition

@@ -10,8 +10,7 @@ place that turns it into text or JSON and writes it; no command prints on its ow
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, NamedTuple, TypeVar
 
 from mcpctl.errors import ExitCode
 from mcpctl.model import Problem
@@ -25,8 +24,7 @@ def problem_document(problem: Problem) -> dict[str, Any]:
             "message": problem.message}
 
 
-@dataclass(frozen=True)
-class Report(Generic[T]):
+class Report(NamedTuple, Generic[T]):
     """What a command says: `document()` for `--json`, `data` for its text view."""
 
     schema: str  # the stem of the file in schemas/ that describes document()
@@ -39,7 +37,7 @@ class Report(Generic[T]):
     warnings: Sequence[str] = ()
     # Errors about one item that did not stop the others; shown as `mcpctl: error:`.
     errors: Sequence[str] = ()
-    version: int = field(default=1)
+    version: int = 1
 
     def document(self) -> dict[str, Any]:
         document = {"schema_version": self.version, **self.body}

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from mcpctl.clients.weak_approvals import WeakApproval
 from mcpctl.config.merge import MergedServer, named
@@ -31,8 +30,7 @@ from mcpctl.trust.view import TrustStates
 Shown = Callable[[Path], str]  # how a path reads in a message (relative, ~/…)
 
 
-@dataclass(frozen=True)
-class Listing:
+class Listing(NamedTuple):
     """What `list` says: the rows, last probes, weak approvals and other clients' starts."""
 
     rows: list[listing.Row]
@@ -43,8 +41,7 @@ class Listing:
     servers: list[MergedServer]
 
 
-@dataclass(frozen=True)
-class ServerDetail:
+class ServerDetail(NamedTuple):
     """What `show` says about one server: each definition with its trust status."""
 
     server: MergedServer

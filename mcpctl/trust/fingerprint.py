@@ -33,7 +33,7 @@ Pins: TypeAlias = "PinSet | Sequence[PinnedFile]"  # a bare list of pairs: a wor
 
 
 def canonical_form(spec: ServerSpec, files: Pins = ()) -> dict[str, Any]:
-    pins, listed = (None, files) if isinstance(files, Sequence) else (files, ())
+    pins, listed = _split(files)
     return {
         "transport": spec.transport.value,
         "command": spec.command,
@@ -48,6 +48,16 @@ def canonical_form(spec: ServerSpec, files: Pins = ()) -> dict[str, Any]:
         "named": list(pins.named) if pins else [],
         "files": pins.digest if pins else manifest_digest(dict(listed)),
     }
+
+
+def _split(files: Pins) -> tuple[PinSet | None, Sequence[PinnedFile]]:
+    """A PinSet is a NamedTuple, so a Sequence too: it is told apart by its class, which
+    is imported only when there are files to tell apart (a user-tier server has none)."""
+    if not files:
+        return None, ()
+    from mcpctl.pinning.pin_set import PinSet  # noqa: PLC0415
+
+    return (files, ()) if isinstance(files, PinSet) else (None, files)
 
 
 def canonical_bytes(spec: ServerSpec, files: Pins = ()) -> bytes:

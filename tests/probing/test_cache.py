@@ -89,7 +89,7 @@ def test_nan_or_infinity_in_a_file_reads_as_absent(paths: Paths) -> None:
 
 def test_a_tool_with_nan_is_never_written(paths: Paths) -> None:
     bad = cached()
-    bad = CachedProbe(**{**bad.__dict__, "tools": ({"name": "n", "maximum": float("nan")},)})
+    bad = bad._replace(tools=({"name": "n", "maximum": float("nan")},))
     with pytest.raises(ValueError, match="Out of range float values are not JSON compliant"):
         save(paths, bad)
     assert not cache_file(paths, FINGERPRINT).exists()
