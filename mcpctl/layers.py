@@ -8,7 +8,7 @@ from __future__ import annotations
 
 # Lowest first. Packages on one row do not import each other.
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("__init__", "errors", "layers", "model", "paths"),
+    ("__init__", "errors", "layers", "model", "paths", "sha256"),
     ("machine",),  # the invocation: mcpctl's Paths plus what the process was started with
     ("files", "syntax", "variables", "tokens"),
     ("credentials",),

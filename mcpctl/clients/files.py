@@ -16,7 +16,6 @@ for the file lives in its cache folder, not beside the client's file, where a
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
@@ -26,6 +25,7 @@ from mcpctl.config.tier_load import decode_utf8, read_file_bytes, read_file_text
 from mcpctl.errors import ConfigError, ExitCode, McpctlError
 from mcpctl.files.atomic import atomic_write_text, file_lock
 from mcpctl.model import Problem
+from mcpctl.sha256 import sha256_hex
 
 # Claude Code's ~/.claude.json grows with every project; 16 MiB (the cap for config
 # files mcpctl reads) is not enough there.
@@ -76,7 +76,7 @@ def write_client_file(
     the read and the write; it raises (ConfigError) to refuse. Returns what was done.
     """
     target = _target(path)
-    lock = lock_dir / hashlib.sha256(str(target).encode()).hexdigest()[:32]
+    lock = lock_dir / sha256_hex(str(target).encode())[:32]
     for attempt in range(1, attempts + 1):
         before = _snapshot(target)
         new_text = compute(None if before is None else _text_or_raise(target, before))

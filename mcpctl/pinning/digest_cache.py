@@ -12,13 +12,13 @@ race both write a correct cache, and the last one stays.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 from pathlib import Path
 from typing import Any
 
 from mcpctl.errors import ConfigError
 from mcpctl.files.atomic import atomic_write_text
+from mcpctl.sha256 import sha256_hex
 
 SCHEMA_VERSION = 2
 # path → [size, mtime_ns, ctime_ns, inode, hex digest, lines]: JSON builds it in C, and
@@ -27,7 +27,7 @@ Row = list[Any]
 
 
 def cache_file(cache_dir: Path, real_root: str) -> Path:
-    name = hashlib.sha256(real_root.encode("utf-8", "surrogateescape")).hexdigest()
+    name = sha256_hex(real_root.encode("utf-8", "surrogateescape"))
     return cache_dir / "pins" / f"{name}.json"
 
 

@@ -8,7 +8,6 @@ be, and the gate refuses the server: mcpctl never accepts a file it did not hash
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import stat
@@ -16,6 +15,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from mcpctl.model import PinnedFile
+from mcpctl.sha256 import sha256_hex
 
 MAX_FILES = 32
 MAX_BYTES = 64 * 1024 * 1024
@@ -51,6 +51,8 @@ def _relative(path: Path, real_root: Path, *, folder: bool) -> str:
 
 def _file(path: Path, budget: int) -> tuple[str, int]:
     """("sha256:…", bytes read), or a marker when it is past the budget or unreadable."""
+    import hashlib  # noqa: PLC0415 - OpenSSL, only when a file is read (see mcpctl/sha256.py)
+
     hasher = hashlib.sha256()
     read = size = 0
     try:
@@ -110,7 +112,7 @@ def _tree(folder: Path, budget: int, real_root: Path) -> tuple[str, int]:
             else:
                 entries.append((relative, kind))
     text = json.dumps(sorted(entries), ensure_ascii=False, separators=(",", ":"))
-    return "sha256-tree:" + hashlib.sha256(text.encode("utf-8")).hexdigest(), used
+    return "sha256-tree:" + sha256_hex(text.encode("utf-8")), used
 
 
 def _kind(real: Path, real_root: Path) -> str:

@@ -6,9 +6,10 @@ server's fingerprint, which commits to the empty set, needs nothing else of pinn
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Mapping
+
+from mcpctl.sha256 import sha256_hex
 
 WORKSPACE = "workspace"  # the kind of the pin set of every workspace file (a runner's: its name)
 
@@ -16,4 +17,4 @@ WORKSPACE = "workspace"  # the kind of the pin set of every workspace file (a ru
 def manifest_digest(files: Mapping[str, str]) -> str:
     """The digest of the sorted (path, digest) pairs: what a fingerprint holds."""
     text = json.dumps(sorted(files.items()), separators=(",", ":"))  # ASCII: any file name
-    return "sha256:" + hashlib.sha256(text.encode("ascii")).hexdigest()
+    return "sha256:" + sha256_hex(text.encode("ascii"))

@@ -17,7 +17,6 @@ left out: Python writes them on the first run; tracked ones are pinned like any 
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import stat
@@ -27,6 +26,7 @@ from typing import NamedTuple
 
 from mcpctl.pinning import digest_cache
 from mcpctl.pinning.git import NESTED, TRACKED, GitUnavailable, work_tree_files
+from mcpctl.sha256 import sha256_hex
 
 MAX_FILES = 250_000
 MAX_BYTES = 4 * 1024**3
@@ -199,12 +199,13 @@ class _Hasher:
                 there = "special"
         where = os.path.relpath(real, self.real_root) if inside else real
         text = json.dumps([said, "inside" if inside else "outside", where, there])
-        return Entry("symlink:sha256:" + hashlib.sha256(text.encode("utf-8", "surrogateescape"))
-                     .hexdigest())
+        return Entry("symlink:sha256:" + sha256_hex(text.encode("utf-8", "surrogateescape")))
 
 
 def _hash(path: str) -> tuple[str, int, tuple[int, int, int, int] | None]:
     """(digest, newlines, the stat key after reading) of a regular file."""
+    import hashlib  # noqa: PLC0415 - OpenSSL, only when a file is read (see mcpctl/sha256.py)
+
     hasher = hashlib.sha256()
     lines = 0
     try:

@@ -17,13 +17,13 @@ that later names another file is a change), and one SHA-256 over the sorted pair
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 from mcpctl.model import PinnedFile, ServerSpec
 from mcpctl.pinning.manifest import WORKSPACE, manifest_digest
+from mcpctl.sha256 import sha256_hex
 
 if TYPE_CHECKING:  # a user-tier server's fingerprint needs no pin set (`run` skips it)
     from mcpctl.pinning.pin_set import PinSet
@@ -67,4 +67,4 @@ def canonical_bytes(spec: ServerSpec, files: Pins = ()) -> bytes:
 
 
 def fingerprint_of(spec: ServerSpec, files: Pins = ()) -> str:
-    return "sha256:" + hashlib.sha256(canonical_bytes(spec, files)).hexdigest()
+    return "sha256:" + sha256_hex(canonical_bytes(spec, files))

@@ -10,13 +10,13 @@ is neither approved nor started until it names less.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from mcpctl.model import ServerSpec, Tier
+from mcpctl.sha256 import sha256_hex
 
 if TYPE_CHECKING:
     from mcpctl.pinning.pin_set import PinSet
@@ -58,7 +58,7 @@ def _stored_value(key: str, value: str) -> str | dict[str, str]:
     from mcpctl.credentials.secretlike import looks_secret  # noqa: PLC0415 - approving only
 
     if looks_secret(value, name=key):
-        return {"sha256": hashlib.sha256(value.encode("utf-8")).hexdigest()}
+        return {"sha256": sha256_hex(value.encode("utf-8"))}
     return value
 
 

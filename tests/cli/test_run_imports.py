@@ -12,7 +12,8 @@ import pytest
 from tests.conftest import imported_by_mcpctl, run_mcpctl
 
 HEAVY = ("typer", "click", "rich", "keyring", "jsonschema", "tomlkit", "httpx", "asyncio",
-         "tiktoken", "secretstorage", "cryptography", "platformdirs", "dataclasses", "inspect")
+         "tiktoken", "secretstorage", "cryptography", "platformdirs", "dataclasses", "inspect",
+         "hashlib", "_hashlib")  # OpenSSL: a user-tier server hashes nothing long
 
 
 def imported_by_run(name: str, env: dict[str, str] | None = None) -> set[str]:
