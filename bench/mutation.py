@@ -200,10 +200,12 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("mcpctl/files/atomic.py", "core/NumberReplacer", "msvcrt.locking(fd, msvcrt.LK_LOCK, 1)"):
         "Windows-only code: not run where the suite runs",
 }
-# Every module of the core starts with `from __future__ import annotations`, so an
-# annotation is a string that is never evaluated: `str | None` → `str - None` runs the
-# same. Such mutants are marked done before the run (they would cost a full test run
-# each, for nothing) and counted apart as equivalent, not listed one by one.
+# In a module that starts with `from __future__ import annotations` an annotation is a
+# string that is never evaluated: `str | None` → `str - None` runs the same. Such
+# mutants are marked done before the run (they would cost a full test run each, for
+# nothing) and counted apart as equivalent, not listed one by one. The modules that
+# define NamedTuples evaluate their annotations (see mcpctl/model.py): a mutant there
+# fails on import, and is run and killed like any other.
 IN_ANNOTATION = "in an annotation, which is never evaluated"
 
 MUTANT_TIMEOUT = 300.0  # a mutant that makes the tests hang is killed by this

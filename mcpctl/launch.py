@@ -19,8 +19,6 @@ search would fall through to the next `PATH` entry when the pinned one cannot be
 exec'd (a CRLF shebang), and run a file nobody pinned.
 """
 
-from __future__ import annotations
-
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -121,7 +119,7 @@ def _refuse_what_was_not_approved(admission: Admission, launch: Launch, env_file
     _refuse_unapproved_files(admission, pins_of(reach, admission.root, budget=budget))
 
 
-def _refuse_per_process_paths(admission: Admission, reach: Reach) -> None:
+def _refuse_per_process_paths(admission: Admission, reach: "Reach") -> None:
     from mcpctl.pinning.pin_set import per_process  # noqa: PLC0415
 
     reason = per_process(reach)

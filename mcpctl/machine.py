@@ -7,8 +7,6 @@ launch will use" then holds because there is one environment, not because call s
 happen to read the same one.
 """
 
-from __future__ import annotations
-
 import os
 import sys
 from collections.abc import Mapping
@@ -39,7 +37,7 @@ class Machine(NamedTuple):
     cwd: Path
 
     @classmethod
-    def current(cls, paths: Paths, config_file: Path, root: Path) -> Machine:
+    def current(cls, paths: Paths, config_file: Path, root: Path) -> "Machine":
         """The invocation as the process sees it; read here and nowhere else."""
         # A copy: a later os.environ change (a test's monkeypatch, a library) must not
         # make the launch see another environment than the one files were pinned with.

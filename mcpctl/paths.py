@@ -8,8 +8,6 @@ whose folders come from the shell's known-folder API; Android; iOS) platformdirs
 still asked. `tests/test_paths.py` compares the two with platformdirs itself.
 """
 
-from __future__ import annotations
-
 import os
 import sys
 from collections.abc import Mapping
@@ -51,7 +49,7 @@ class Paths(NamedTuple):
         return self.cache_dir / "mcpctl.log"
 
     @classmethod
-    def from_environment(cls, environ: Mapping[str, str], platform: str = sys.platform) -> Paths:
+    def from_environment(cls, environ: Mapping[str, str], platform: str = sys.platform) -> "Paths":
         """`MCPCTL_HOME` puts config/, data/ and cache/ under one folder; else the user
         folders platformdirs gives on `platform`."""
         home = environ.get("MCPCTL_HOME")

@@ -5,8 +5,6 @@ Expansion happens only when a server is launched or probed; listing shows text a
 written. An unknown or unset variable is reported, never guessed.
 """
 
-from __future__ import annotations
-
 import re
 from collections.abc import Callable, Iterator, Mapping
 from enum import StrEnum

@@ -5,8 +5,6 @@ line needs typer's parser, help or errors (a repeated option, an unknown word, a
 option without its value, a workspace that is not a readable folder).
 """
 
-from __future__ import annotations
-
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path

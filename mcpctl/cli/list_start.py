@@ -10,8 +10,6 @@ the typer commands in `list_cmd.py`, which give the usual help and errors and ca
 same functions, so both print the same bytes (`tests/cli/test_list_fast.py`).
 """
 
-from __future__ import annotations
-
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -92,7 +90,7 @@ def _cost_cell(probe: dict[str, Any] | None) -> str:
             f"({render.age(probe['age_seconds'])} ago)")
 
 
-def print_listing(listed: Listing) -> None:
+def print_listing(listed: "Listing") -> None:
     _print_rows(listed.rows, listed.probes)
     for definition, found in listed.starters.items_by_definition(listed.servers):
         for starter in found:
@@ -129,13 +127,13 @@ def _print_rows(rows: list[listing.Row], probes: dict[str, dict[str, Any] | None
                        table)
 
 
-def print_detail(detail: ServerDetail) -> None:
+def print_detail(detail: "ServerDetail") -> None:
     for row, status in zip(detail.rows, detail.statuses, strict=True):
         _print_definition(row, detail.server, status, detail.starters.of(row.definition))
 
 
-def _print_definition(row: listing.Row, server: MergedServer, status: Status,
-                      starters: list[RepoStarter]) -> None:
+def _print_definition(row: listing.Row, server: "MergedServer", status: "Status",
+                      starters: "list[RepoStarter]") -> None:
     spec = row.definition.spec
     source = row.definition.source
     render.say(f"{spec.name}  [{source.tier.value}] {render.display_path(source.path)}:"
@@ -159,7 +157,7 @@ def _print_definition(row: listing.Row, server: MergedServer, status: Status,
     _print_trust(status)
 
 
-def _print_trust(status: Status) -> None:
+def _print_trust(status: "Status") -> None:
     render.say(f"  fingerprint: {status.fingerprint}")
     covers = f", {status.pins.describe()}" if status.pins is not None else ""
     render.say("    made of: transport, command, args, env pairs, cwd, envFile, url, "

@@ -7,8 +7,6 @@ Every client start of every server goes through here, so the common command line
 the typer command in `run_cmd.py`, which gives the usual help and errors.
 """
 
-from __future__ import annotations
-
 import os
 import sys
 from collections.abc import Mapping, Sequence

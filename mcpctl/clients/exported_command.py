@@ -14,8 +14,6 @@ there is none the running one is still written (it is what the user ran, and it 
 with a warning naming it and the work tree.
 """
 
-from __future__ import annotations
-
 import os
 import sys
 from collections.abc import Iterable, Iterator, Sequence

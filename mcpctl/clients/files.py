@@ -14,8 +14,6 @@ for the file lives in its cache folder, not beside the client's file, where a
 `<file>.lock` could collide with the client's own lock.
 """
 
-from __future__ import annotations
-
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path

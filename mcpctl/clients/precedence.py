@@ -14,8 +14,6 @@ guard's entry starts mcpctl's winner through the gate), an approved name starts 
 repo's now, a pending one once approved.
 """
 
-from __future__ import annotations
-
 from typing import NamedTuple
 
 from mcpctl.clients.weak_approvals import WeakApprovals

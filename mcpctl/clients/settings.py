@@ -15,8 +15,6 @@ under the file's lock, through tomlkit (comments and order kept), re-read with t
 and saved atomically only if it means exactly what was intended.
 """
 
-from __future__ import annotations
-
 import copy
 import sys
 from pathlib import Path

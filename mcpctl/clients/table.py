@@ -8,8 +8,6 @@ the environment and the home folder). Adding a client is one row plus a fixture 
 tests/clients/fixtures/.
 """
 
-from __future__ import annotations
-
 import copy
 from collections.abc import Collection, Mapping, Sequence
 from enum import StrEnum

@@ -12,8 +12,6 @@ Code.
 `find_weak_approvals` is pure; `load_weak_approvals` reads the files.
 """
 
-from __future__ import annotations
-
 from collections.abc import Collection, Mapping, Sequence
 from enum import StrEnum
 from pathlib import Path

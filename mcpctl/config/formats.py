@@ -7,8 +7,6 @@ syntax the client that reads it expands. `check` (the pre-commit hook's `files:`
 pattern included) and the workspace tier read the same rows.
 """
 
-from __future__ import annotations
-
 import re
 from collections.abc import Mapping
 from enum import StrEnum

@@ -4,8 +4,6 @@ Pure. The user tier wins over the workspace; among workspace files the order of 
 format table decides; `Source.precedence` carries that order.
 """
 
-from __future__ import annotations
-
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 

@@ -8,8 +8,6 @@ by other clients, which invent fields of their own (`disabled`, `alwaysAllow`,
 warnings out.
 """
 
-from __future__ import annotations
-
 from collections.abc import Iterable
 from difflib import get_close_matches
 from typing import NamedTuple

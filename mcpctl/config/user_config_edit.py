@@ -12,8 +12,6 @@ too); the line-level table splicing is `toml_tables.py`, which also writes Codex
 `[mcp_servers.NAME]`.
 """
 
-from __future__ import annotations
-
 import copy
 import json
 from collections.abc import Callable
@@ -86,7 +84,7 @@ def _edit(path: Path, name: str, change: Change) -> EditResult:
 
 
 def _server_change(path: Path, name: str, data: dict[str, Any],
-                   entry: dict[str, Any]) -> ConfigChange:
+                   entry: dict[str, Any]) -> "ConfigChange":
     expected = copy.deepcopy(data)
     servers = expected.setdefault("servers", {})
     if entry:

@@ -1,7 +1,5 @@
 """Load both tiers and merge them: what `list`, `show` and every launch look at."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import NamedTuple
 

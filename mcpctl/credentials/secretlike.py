@@ -13,8 +13,6 @@ only its randomness gives it away. A placeholder (`YOUR_KEY`, `<token>`, `ghp_00
 is never a match.
 """
 
-from __future__ import annotations
-
 import json
 import math
 import re

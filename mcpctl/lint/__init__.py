@@ -5,8 +5,6 @@ their formats' JSON Schemas, and keeps the findings the settings select. Everyth
 calls in `checks` is pure.
 """
 
-from __future__ import annotations
-
 import errno
 import functools
 import json

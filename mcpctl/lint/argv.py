@@ -5,8 +5,6 @@ because a version written in the wrong place pins nothing. Shell wrappers are lo
 through: `cmd /c npx pkg` and `sh -c "npx pkg"` are checked like `npx pkg`.
 """
 
-from __future__ import annotations
-
 import re
 import shlex
 from collections.abc import Iterator, Mapping, Sequence

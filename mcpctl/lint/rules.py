@@ -5,8 +5,6 @@ for another meaning. Severity `error` fails the check (exit 1) unless `--fail-on
 sets another threshold; `warning` and `info` are reported and pass.
 """
 
-from __future__ import annotations
-
 import json
 import re
 from enum import StrEnum

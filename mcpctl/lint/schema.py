@@ -8,8 +8,6 @@ error with its path. The interpreter refuses any keyword it does not know (and w
 back to jsonschema), and a property test holds both to the same verdict.
 """
 
-from __future__ import annotations
-
 import json
 import re
 from collections.abc import Callable, Iterator, Mapping

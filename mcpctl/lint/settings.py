@@ -7,8 +7,6 @@ command line `--select` replaces the repo's settings (what is asked for by name 
 hidden by them) and `--ignore` adds to them.
 """
 
-from __future__ import annotations
-
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple

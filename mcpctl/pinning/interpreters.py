@@ -4,8 +4,6 @@
 Pure: takes argument texts, returns path texts.
 """
 
-from __future__ import annotations
-
 import os
 import re
 from collections.abc import Iterator, Sequence

@@ -13,8 +13,6 @@ different file in every process (`/proc/self/…`, `/dev/fd/…`) makes the set 
 mcpctl would pin its own file, and the server would run another.
 """
 
-from __future__ import annotations
-
 import os
 import re
 import stat

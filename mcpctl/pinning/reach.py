@@ -7,8 +7,6 @@ values stay as written in the fingerprint; only which files are pinned depends o
 environment.
 """
 
-from __future__ import annotations
-
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path

@@ -12,8 +12,6 @@ runner, a range, a `--package`/`--from` option, a `cwd` — pins the whole works
 Pure: takes the definition's argv and env as the launch expands them.
 """
 
-from __future__ import annotations
-
 import os
 import re
 from collections.abc import Mapping, Sequence

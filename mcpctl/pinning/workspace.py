@@ -15,8 +15,6 @@ Python's bytecode caches that git would not hand a clone (untracked `__pycache__
 left out: Python writes them on the first run; tracked ones are pinned like any file.
 """
 
-from __future__ import annotations
-
 import json
 import os
 import stat

@@ -9,8 +9,6 @@ written by a newer mcpctl (`schema_version`) reads as absent, and the next save
 replaces it.
 """
 
-from __future__ import annotations
-
 import json
 import re
 from collections.abc import Collection, Mapping, Sequence
@@ -49,7 +47,7 @@ class CachedProbe(NamedTuple):
 
 
 def from_probe(
-    fingerprint: str, result: ProbeResult, tokens: Sequence[int], *, tokenizer: str,
+    fingerprint: str, result: "ProbeResult", tokens: Sequence[int], *, tokenizer: str,
     digest: str, probed_at: float, secrets: Collection[str] = (),
 ) -> CachedProbe:
     """The cache entry for a fresh probe; the caller counts tokens and reads the clock.

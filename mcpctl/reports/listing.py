@@ -1,7 +1,5 @@
 """What `list` and `show` say about servers, as data (pure; the CLI renders it)."""
 
-from __future__ import annotations
-
 import shlex
 from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple

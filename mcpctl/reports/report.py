@@ -7,8 +7,6 @@ warnings, and the typed data its text view needs. `mcpctl.cli.render.emit` is th
 place that turns it into text or JSON and writes it; no command prints on its own.
 """
 
-from __future__ import annotations
-
 from collections.abc import Mapping, Sequence
 from typing import Any, Generic, NamedTuple, TypeVar
 

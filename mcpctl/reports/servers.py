@@ -1,7 +1,5 @@
 """What `list` and `show` report: the merged tiers with trust states, as `Report`s."""
 
-from __future__ import annotations
-
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NamedTuple

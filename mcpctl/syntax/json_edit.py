@@ -5,8 +5,6 @@ CRLF and BOM stays (the scanner in `client_json_scan.py` finds the spans, the la
 comes from `client_json_style.py`).
 """
 
-from __future__ import annotations
-
 from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple
 

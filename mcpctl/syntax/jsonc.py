@@ -11,8 +11,6 @@ keeps the last duplicate silently, and two parsers that disagree about which val
 is an attack.
 """
 
-from __future__ import annotations
-
 import json
 import re
 from bisect import bisect_right

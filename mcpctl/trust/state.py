@@ -8,8 +8,6 @@ exists for), `shadowed`; a record whose workspace or server is gone is `orphaned
 is neither approved nor started until it names less.
 """
 
-from __future__ import annotations
-
 import json
 from collections.abc import Mapping, Sequence
 from enum import StrEnum
@@ -62,7 +60,7 @@ def _stored_value(key: str, value: str) -> str | dict[str, str]:
     return value
 
 
-def approved_definition(spec: ServerSpec, pins: PinSet) -> dict[str, Any]:
+def approved_definition(spec: ServerSpec, pins: "PinSet") -> dict[str, Any]:
     """What the trust store keeps of a definition (no secret-looking value in clear).
     The per-path digests go to a manifest beside the store (`store.save_manifest`),
     named by `manifest`, so a diff can name the files that changed."""

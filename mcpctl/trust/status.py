@@ -1,7 +1,5 @@
 """The trust status of a definition here and now: fingerprint, pin set, state, diff."""
 
-from __future__ import annotations
-
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, TypeAlias
@@ -26,7 +24,7 @@ if TYPE_CHECKING:  # pinning is for workspace servers: a user-tier status needs 
 Manifests: TypeAlias = "Callable[[str], Mapping[str, Entry] | None]"  # digest → approved files
 
 
-def _no_manifests(_digest: str) -> Mapping[str, Entry] | None:
+def _no_manifests(_digest: str) -> "Mapping[str, Entry] | None":
     return None
 
 
@@ -35,8 +33,8 @@ class FileChange(NamedTuple):
 
     path: str
     what: str  # modified, added, removed
-    before: Entry | None
-    after: Entry | None
+    before: "Entry | None"
+    after: "Entry | None"
 
     def stat(self) -> str:
         """The diffstat of one file: lines (newlines) before and after."""
@@ -56,13 +54,13 @@ class Status(NamedTuple):
     approval: Approval | None = None
     changes: Sequence[str] = ()
     unpinned: str | None = None  # why it is UNPINNABLE: the first bound it passes
-    pins: PinSet | None = None  # everything the approval covers (None: user tier)
+    pins: "PinSet | None" = None  # everything the approval covers (None: user tier)
     file_changes: Sequence[FileChange] = ()
 
 
 def status_of(
     definition: Definition, root: Path, approvals: Mapping[str, Approval],
-    environ: Mapping[str, str], home: Path | None, lookups: Lookups | None = None,
+    environ: Mapping[str, str], home: Path | None, lookups: "Lookups | None" = None,
     manifests: Manifests = _no_manifests, ignored: Sequence[str] | None = None,
 ) -> Status:
     """`environ` and `home` are what the launch will expand with (the invocation's
@@ -92,7 +90,7 @@ def status_of(
                   file_changes)
 
 
-def _changes(approval: Approval, pins: PinSet, manifests: Manifests,
+def _changes(approval: Approval, pins: "PinSet", manifests: Manifests,
              definition: Definition) -> tuple[list[str], list[FileChange]]:
     from mcpctl.pinning.pin_set import ABSENT  # noqa: PLC0415
     from mcpctl.pinning.workspace import changed_paths  # noqa: PLC0415
@@ -119,7 +117,7 @@ def _changes(approval: Approval, pins: PinSet, manifests: Manifests,
     ], file_changes
 
 
-def _entry(pins: PinSet, path: str) -> Entry | None:
+def _entry(pins: "PinSet", path: str) -> "Entry | None":
     from mcpctl.pinning.workspace import Entry  # noqa: PLC0415
 
     if path not in pins.files:
