@@ -9,7 +9,6 @@ input of LONG bytes or more, and every file's content, goes through `hashlib`.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from typing import Any
 
@@ -35,7 +34,7 @@ def _builtin_sha256() -> Callable[[bytes], Any] | None:
         found = None
         for name in _BUILTIN_MODULES:
             try:
-                found = importlib.import_module(name).sha256
+                found = __import__(name).sha256
                 break
             except (ImportError, AttributeError):
                 continue

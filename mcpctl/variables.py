@@ -16,7 +16,7 @@ from mcpctl.model import ServerSpec
 
 _REFERENCE = re.compile(r"\$\{([^{}]*)\}")
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-SECRET_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
+SECRET_NAME = r"^[A-Za-z0-9_.-]{1,128}$"  # compiled on first use
 
 
 class Kind(StrEnum):
@@ -52,7 +52,7 @@ def parse_reference(body: str) -> Reference:
     prefix, colon, rest = body.partition(":")
     if colon and prefix == "env" and _ENV_NAME.match(rest):
         return Reference(Kind.ENV, rest, text)
-    if colon and prefix == "secret" and SECRET_NAME.match(rest):
+    if colon and prefix == "secret" and re.match(SECRET_NAME, rest):
         return Reference(Kind.SECRET, rest, text)
     if colon and prefix == "input" and rest:
         return Reference(Kind.INPUT, rest, text)

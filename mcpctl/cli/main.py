@@ -10,6 +10,7 @@ through the typer app.
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -83,7 +84,13 @@ def _exit_now(code: int) -> NoReturn:
 
 def main() -> None:
     args = sys.argv[1:]
-    fast = _fast_path(args)
+    # What a fast path imports (modules, classes, functions) lives as long as the
+    # process: a collection while it is made would find nothing to free.
+    gc.disable()
+    try:
+        fast = _fast_path(args)
+    finally:
+        gc.enable()
     if fast is None:
         sys.exit(_through_typer(args))
     _exit_now(fast())

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
@@ -43,7 +42,11 @@ def is_terminal() -> bool:
 
 
 def width() -> int:
-    return shutil.get_terminal_size((100, 24)).columns if is_terminal() else 10_000
+    if not is_terminal():
+        return 10_000
+    import shutil  # noqa: PLC0415 - a terminal only: it brings the compression modules
+
+    return shutil.get_terminal_size((100, 24)).columns
 
 
 def print_json(document: Any) -> None:

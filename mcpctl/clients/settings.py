@@ -15,15 +15,16 @@ under the file's lock, through tomlkit (comments and order kept), re-read with t
 and saved atomically only if it means exactly what was intended.
 """
 
-import copy
 import sys
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from mcpctl.clients.exported_command import ExportedCommand, default_command
 from mcpctl.clients.table import CLIENT_IDS
 from mcpctl.config.user_config_edit import ConfigChange, config_text, edit_config, parse_config
 from mcpctl.errors import ConfigError
+
+if TYPE_CHECKING:
+    from mcpctl.clients.exported_command import ExportedCommand
 
 
 class ClientSettings(NamedTuple):
@@ -33,8 +34,13 @@ class ClientSettings(NamedTuple):
     command: str | None = None  # None: `default_command()`
 
     @property
-    def exported(self) -> ExportedCommand:
+    def exported(self) -> "ExportedCommand":
         """The command exported entries run, with what to tell the user about it."""
+        from mcpctl.clients.exported_command import (  # noqa: PLC0415 - not on list's path
+            ExportedCommand,
+            default_command,
+        )
+
         return ExportedCommand(self.command) if self.command else default_command(sys.argv)
 
     @property
@@ -72,6 +78,8 @@ def set_sync(path: Path, client_id: str, *, enabled: bool) -> bool:
         if (client_id in current) == enabled:
             return False, None
         wanted = [*current, client_id] if enabled else [n for n in current if n != client_id]
+        import copy  # noqa: PLC0415 - exports and edits only, not list's start
+
         expected = copy.deepcopy(data)
         expected.setdefault("clients", {})["sync"] = wanted
         return True, ConfigChange(
@@ -93,6 +101,8 @@ def set_command(path: Path, command: str | None) -> bool:
     def edit(_: str, data: dict[str, Any]) -> tuple[bool, ConfigChange | None]:
         if _settings(path, data).command == command:
             return False, None
+        import copy  # noqa: PLC0415 - exports and edits only, not list's start
+
         expected = copy.deepcopy(data)
         table = expected.setdefault("clients", {})
         if command is None:

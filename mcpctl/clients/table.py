@@ -8,7 +8,6 @@ the environment and the home folder). Adding a client is one row plus a fixture 
 tests/clients/fixtures/.
 """
 
-import copy
 from collections.abc import Collection, Mapping, Sequence
 from enum import StrEnum
 from pathlib import Path, PurePath
@@ -293,6 +292,8 @@ def exported_entry(client: ClientFormat, name: str, command: str,
     """The entry mcpctl writes into `client`'s file for server `name`: `mcpctl run NAME`,
     forwarding `variables` (the environment variables the server's definition reads)
     the way the client needs, with the start-up `timeout` (seconds) in its unit."""
+    import copy  # noqa: PLC0415 - exports and edits only, not list's start
+
     entry: dict[str, Any] = {}
     if "type" in client.export_extra:
         entry["type"] = client.export_extra["type"]

@@ -9,7 +9,6 @@ warnings out.
 """
 
 from collections.abc import Iterable
-from difflib import get_close_matches
 from typing import NamedTuple
 
 from mcpctl.config.entries import KNOWN_FIELDS
@@ -38,6 +37,8 @@ def suggestion_for(key: str) -> str | None:
     lowered = {known.lower(): known for known in _KNOWN}
     if key.lower() in lowered:
         return lowered[key.lower()]
+    from difflib import get_close_matches  # noqa: PLC0415 - an unknown key only
+
     close = get_close_matches(key, _KNOWN, n=1, cutoff=0.6)
     return close[0] if close else None
 

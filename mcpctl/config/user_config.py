@@ -18,7 +18,7 @@ from mcpctl.model import Definition, Problem, ServerSpec, Source, Tier
 from mcpctl.syntax.toml_loads import load_toml
 from mcpctl.syntax.toml_tables import name_lines
 
-_TOMLLIB_POSITION = re.compile(r"\s*\(at line (\d+), column (\d+)\)$")
+_TOMLLIB_POSITION = r"\s*\(at line (\d+), column (\d+)\)$"  # compiled on first use
 _AT_END = " (at end of document)"
 # The key of a per-workspace server. Names stay unique in config.toml, so
 # `mcpctl run NAME` never has to guess which project's server is meant.
@@ -71,7 +71,7 @@ def _load_all(path: Path) -> TierLoad:
 
 def toml_problem(path: Path, error: ValueError, text: str) -> Problem:
     message = str(error)
-    match = _TOMLLIB_POSITION.search(message)
+    match = re.search(_TOMLLIB_POSITION, message)
     if match is not None:
         return Problem(path, int(match[1]), int(match[2]), message[: match.start()])
     if message.endswith(_AT_END):

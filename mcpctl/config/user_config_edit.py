@@ -12,7 +12,6 @@ too); the line-level table splicing is `toml_tables.py`, which also writes Codex
 `[mcp_servers.NAME]`.
 """
 
-import copy
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -85,6 +84,8 @@ def _edit(path: Path, name: str, change: Change) -> EditResult:
 
 def _server_change(path: Path, name: str, data: dict[str, Any],
                    entry: dict[str, Any]) -> "ConfigChange":
+    import copy  # noqa: PLC0415 - exports and edits only, not list's start
+
     expected = copy.deepcopy(data)
     servers = expected.setdefault("servers", {})
     if entry:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -41,7 +42,7 @@ _FILE_FIX = ("unset PYTHON_KEYRING_BACKEND, or remove that backend (its package,
 
 
 def check_secret_name(name: str) -> None:
-    if not SECRET_NAME.match(name):
+    if not re.match(SECRET_NAME, name):
         raise UsageError(f"invalid secret name {name!r}: use 1-128 of A-Z a-z 0-9 _ . -")
 
 

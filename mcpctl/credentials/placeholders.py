@@ -23,11 +23,11 @@ _REFERENCE = (r"\$\{[^{}]*\}|\$[A-Za-z_][A-Za-z0-9_]*|%[A-Za-z_][A-Za-z0-9_]*%"
 _BRACKETED = r"<[^<>]*>|\[[^\[\]]*\]|\([^()]*\)|\{[^{}]*\}"
 # Filler a person types. Runs of `x` need four: a random 40-character token holds `xxx`
 # about once in a hundred, `xxxx` about once in three thousand.
-_FILLER = re.compile(r"[xX]{4,}|[*#.]{3,}|…")
+_FILLER = r"[xX]{4,}|[*#.]{3,}|…"
 # A known prefix (`ghp_`, `sk-`, `AKIA`) followed by filler: `ghp_000000`, `sk-xxxxxxxx`.
-_PREFIX = re.compile(r"^(?:[A-Za-z0-9]{1,12}[_-]|AKIA|ASIA|AIza)")
-_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
-_WORDS = re.compile(r"[^A-Za-z0-9]+")
+_PREFIX = r"^(?:[A-Za-z0-9]{1,12}[_-]|AKIA|ASIA|AIza)"
+_CAMEL = r"(?<=[a-z])(?=[A-Z])"
+_WORDS = r"[^A-Za-z0-9]+"
 # A word that says "fill me in" wherever it stands among the value's words.
 _HINTS = frozenset({
     "changeme", "replaceme", "placeholder", "redacted", "example", "dummy", "todo",
@@ -61,7 +61,8 @@ def is_placeholder(text: str, *, dev_defaults: bool = False) -> bool:
         return True
     if not re.sub(_REFERENCE, "", value).strip(" -_:/@"):
         return True  # only references and punctuation: `${USER}:${PASS}`
-    if _FILLER.search(value) or _is_filler(value) or _is_filler(_PREFIX.sub("", value, 1)):
+    if re.search(_FILLER, value) or _is_filler(value) \
+            or _is_filler(re.sub(_PREFIX, "", value, count=1)):
         return True
     if any(word in value.upper() for word in _HINTS_INSIDE):
         return True
@@ -77,8 +78,8 @@ def _is_hint(value: str) -> bool:
     """`YOUR_API_KEY`, `your-personal-access-token`, `change_me`, `yourApiKeyHere`: words
     where one says "fill me in". A random token is one long run of letters and digits
     (or a few such runs), and none of its runs is one of these words."""
-    spaced = value if any(ch.isdigit() for ch in value) else _CAMEL.sub("_", value)
-    words = [word.lower() for word in _WORDS.split(spaced) if word]
+    spaced = value if any(ch.isdigit() for ch in value) else re.sub(_CAMEL, "_", value)
+    words = [word.lower() for word in re.split(_WORDS, spaced) if word]
     if not words:
         return True
     if words[0] in _LEADING or any(word in _HINTS for word in words):

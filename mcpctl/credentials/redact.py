@@ -20,8 +20,8 @@ from mcpctl.credentials.secretlike import find_secrets, mask
 from mcpctl.variables import Kind, parse_reference
 
 # The reference syntax of variables.py, with the body captured for re.split.
-_REFERENCE = re.compile(r"\$\{([^{}]*)\}")
-_SURROGATE = re.compile("[\ud800-\udfff]")
+_REFERENCE = r"\$\{([^{}]*)\}"
+_SURROGATE = "[\ud800-\udfff]"
 _HIDDEN_KINDS = frozenset({Kind.SECRET, Kind.ENV})
 # An environment value this short is a flag, a port or a count, not a credential; masking
 # it would blot out every "1" or "on" in a server's stderr.
@@ -42,7 +42,7 @@ def redact(text: str, secrets: Collection[str]) -> str:
     """`text` with each of `secrets` (any length: a 4-character keyring value is still
     a secret), then each `find_secret` hit, masked; a lone surrogate (not UTF-8, so
     unprintable) becomes U+FFFD."""
-    shown = _SURROGATE.sub("\ufffd", hide_known(text, secrets))
+    shown = re.sub(_SURROGATE, "\ufffd", hide_known(text, secrets))
     for _ in range(_MAX_FINDS):
         found = next((m for m in find_secrets(shown) if _worth_masking(m.text)), None)
         if found is None or found.text not in shown:
@@ -99,7 +99,7 @@ def substitutions(written: str, resolved: str) -> list[str]:
     Adjacent references (`${env:A}${env:B}`) cannot be told apart, so their joint value
     is one secret; a resolved text that does not fit the template is hidden whole.
     """
-    pieces = _REFERENCE.split(written)
+    pieces = re.split(_REFERENCE, written)
     literals, bodies = pieces[0::2], pieces[1::2]
     kinds = [parse_reference(body).kind for body in bodies]
     if not _HIDDEN_KINDS.intersection(kinds):

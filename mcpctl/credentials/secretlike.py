@@ -47,11 +47,11 @@ _AUTH_SCHEME = re.compile(r"^(?:bearer|basic|token|bot|digest|negotiate)(?:\s+|$
 _HEADER = r"(?s)\s*([A-Za-z][A-Za-z0-9-]*)\s*:\s*(\S.*)"
 _ORDINARY_WORD = frozenset({"true", "false", "yes", "no", "on", "off", "none", "null",
                             "enabled", "disabled", "required", "optional"})
-_SHORT_NUMBER = re.compile(r"\d{1,7}")
+_SHORT_NUMBER = r"\d{1,7}"
 
 _GUESS_LENGTH = 32
-_GUESS_CHARS = re.compile(r"[A-Za-z0-9+_=-]{32,}")
-_LOWER_RUN = re.compile(r"[a-z]{7,}")  # an English-looking word inside: an identifier
+_GUESS_CHARS = r"[A-Za-z0-9+_=-]{32,}"
+_LOWER_RUN = r"[a-z]{7,}"  # an English-looking word inside: an identifier
 # Many API keys are lowercase hex: a value that is nothing else is a guess. So are hashes:
 # hex inside other text (a log line's cache key, a URL's path) is left alone, and so are
 # the lengths of git commits (40) and SHA-256/512 digests (64, 128), which configs pin by.
@@ -59,7 +59,7 @@ _LOWER_HEX = re.compile(r"[0-9a-f]{32,}")
 _DIGEST_LENGTHS = frozenset({40, 64, 128})
 # Subresource-integrity digests (`sha512-<base64>`, in lock files and npm specs) look
 # random and are public.
-_SRI_DIGEST = re.compile(r"sha(?:256|384|512)-[A-Za-z0-9+/]{40,}={0,2}")
+_SRI_DIGEST = r"sha(?:256|384|512)-[A-Za-z0-9+/]{40,}={0,2}"
 # JSON held in a string (`--config '{"apiKey": …}'`, `OPENAPI_MCP_HEADERS={…}`) is parsed
 # and walked, within bounds: a config string is short, a hostile one is not parsed.
 _MAX_JSON_CHARS = 256 * 1024
@@ -125,7 +125,7 @@ def _matches(value: str, name: str | None, depth: int) -> Iterator[SecretMatch]:
 
 
 def _guesses(literal: str) -> Iterator[SecretMatch]:
-    unhashed = _SRI_DIGEST.sub(" ", literal) if "sha" in literal else literal
+    unhashed = re.sub(_SRI_DIGEST, " ", literal) if "sha" in literal else literal
     for token in _SEPARATORS.split(unhashed):
         if len(token) >= _GUESS_LENGTH and _looks_random(token):
             yield SecretMatch("high-entropy string", token, certain=False)
@@ -213,7 +213,7 @@ def _is_named_credential(text: str) -> bool:
     `PGPASSWORD=pw` is a password. Not a flag, a small number, a path, a URL or a
     placeholder (those name where the secret is, or say it is still to come)."""
     text = text.strip()
-    if not text or text.lower() in _ORDINARY_WORD or _SHORT_NUMBER.fullmatch(text):
+    if not text or text.lower() in _ORDINARY_WORD or re.fullmatch(_SHORT_NUMBER, text):
         return False
     if text.startswith(("/", "./", "../", "~", "<")) or "://" in text or "\\" in text:
         return False  # a path, a URL or a `<placeholder>`, not the secret itself
@@ -223,7 +223,7 @@ def _is_named_credential(text: str) -> bool:
 
 
 def _looks_random(token: str) -> bool:
-    if not _GUESS_CHARS.fullmatch(token) or _LOWER_RUN.search(token):
+    if not re.fullmatch(_GUESS_CHARS, token) or re.search(_LOWER_RUN, token):
         return False
     digits = sum(ch.isdigit() for ch in token)
     if digits < 2 or not any(ch.isupper() for ch in token):

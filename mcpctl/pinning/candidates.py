@@ -20,7 +20,7 @@ from mcpctl.pinning.interpreters import interpreter_named, program_of
 from mcpctl.pinning.reach import Reach
 
 FILE = "file"  # a candidate named directly (an interpreter's are PROGRAM or MODULE)
-_ENV_SEPARATORS = re.compile(r"[\s=:]+")
+_ENV_SEPARATORS = r"[\s=:]+"  # compiled on first use
 
 
 def candidates(reach: Reach) -> Iterator[tuple[str, str]]:
@@ -34,7 +34,7 @@ def candidates(reach: Reach) -> Iterator[tuple[str, str]]:
     for value in reach.env.values():
         if value:
             yield value, FILE
-            for token in _ENV_SEPARATORS.split(value):
+            for token in re.split(_ENV_SEPARATORS, value):
                 yield from ((text, FILE) for text in _option_paths(token) if text)
     if reach.env_file:
         yield reach.env_file, FILE

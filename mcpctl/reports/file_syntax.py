@@ -15,7 +15,7 @@ from typing import Any
 from mcpctl.credentials.masking import masked_tree
 from mcpctl.model import Tier
 
-_BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
+_BARE_KEY = r"^[A-Za-z0-9_-]+$"  # compiled on first use
 
 
 def field_line(key: str, value: Any, tier: Tier) -> str:
@@ -26,7 +26,7 @@ def field_line(key: str, value: Any, tier: Tier) -> str:
 
 
 def toml_key(key: str) -> str:
-    return key if _BARE_KEY.match(key) else json.dumps(key, ensure_ascii=False)
+    return key if re.match(_BARE_KEY, key) else json.dumps(key, ensure_ascii=False)
 
 
 def toml_value(value: Any) -> str:

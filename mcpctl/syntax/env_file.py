@@ -7,7 +7,7 @@ from pathlib import Path
 
 from mcpctl.errors import ConfigError
 
-_ENV_LINE = re.compile(r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*?)\s*$")
+_ENV_LINE = r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*?)\s*$"  # compiled on first use
 
 
 def read_env_file(path: Path) -> dict[str, str]:
@@ -20,7 +20,7 @@ def read_env_file(path: Path) -> dict[str, str]:
     for line in text.splitlines():
         if not line.strip() or line.lstrip().startswith("#"):
             continue
-        match = _ENV_LINE.match(line)
+        match = re.match(_ENV_LINE, line)
         if match is None:
             continue
         raw = match[2]

@@ -33,7 +33,7 @@ _TOKEN = re.compile(
 )
 # A comma before a closing bracket, maybe inside a string: worth a full pass. Linear:
 # each run of whitespace follows one comma.
-_MAYBE_TRAILING = re.compile(r",\s*[}\]]")
+_MAYBE_TRAILING = r",\s*[}\]]"  # compiled on first use
 # Tokens after which a comma cannot end a value ("" is the start): a comma after any
 # other token (a string, a word, `}` or `]`) and before `}` or `]` is trailing.
 _NOT_VALUE_END = frozenset(("", "{", "[", ",", ":"))
@@ -126,7 +126,7 @@ def blank_jsonc(text: str) -> str:
     """Replace comments and trailing commas by spaces, keeping offsets and newlines.
 
     Raises JsonSyntaxError for a `/*` comment that never ends."""
-    if "/" not in text and _MAYBE_TRAILING.search(text) is None:
+    if "/" not in text and re.search(_MAYBE_TRAILING, text) is None:
         return text  # most files: nothing to blank, and no second pass over them
     spans: list[tuple[int, int]] = []
     comma = -1  # where the last comma is, while only comments follow it

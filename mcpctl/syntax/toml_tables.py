@@ -19,7 +19,7 @@ from typing import Any
 
 from mcpctl.syntax.toml_keys import key_positions
 
-_HEADER = re.compile(r"^\s*\[\[?\s*([^\]]*?)\s*\]")
+_HEADER = r"^\s*\[\[?\s*([^\]]*?)\s*\]"  # compiled on first use (writes)
 
 Headers = list[tuple[int, tuple[str, ...]]]
 
@@ -79,7 +79,7 @@ def _headers(lines: list[str]) -> Headers:
     """(line index, key path) of every table header, `[a.b]` and `[[a.b]]`."""
     found = []
     for index, line in enumerate(lines):
-        match = _HEADER.match(line)
+        match = re.match(_HEADER, line)
         if match is None:
             continue
         try:
