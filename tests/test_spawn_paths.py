@@ -45,7 +45,7 @@ DYNAMIC = "?"
 ALLOWED = {
     ("mcpctl/cli/run_start.py", "os.execve"),  # after gate.admit + launch.resolve_launch
     ("mcpctl/protocol/process.py", "loop.subprocess_exec"),  # runs probing's LaunchPlans
-    ("mcpctl/pinning/git.py", "subprocess.Popen"),  # git ls-files, config neutralised; no server
+    ("mcpctl/pinning/git.py", "os.posix_spawn"),  # git ls-files, config neutralised; no server
 }
 
 

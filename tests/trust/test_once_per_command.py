@@ -18,7 +18,7 @@ COUNTING = textwrap.dedent("""\
     def hook(event, args):
         if event == "open" and str(args[0]).endswith("trust.json"):
             seen["store"] += 1
-        if event == "subprocess.Popen" and str(args[0]).endswith("git"):
+        if event in ("subprocess.Popen", "os.posix_spawn") and str(args[0]).endswith("git"):
             seen["git"] += 1
     sys.addaudithook(hook)
     from mcpctl.cli.main import run

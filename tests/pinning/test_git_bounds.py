@@ -1,0 +1,74 @@
+"""Git runs within its bounds: a git that hangs, floods or fails ends the listing with
+GitUnavailable (the caller then walks the folder), and leaves no process behind."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from mcpctl.pinning.git import GitUnavailable, _git_outputs
+
+# `-C FOLDER` and the neutral options come first: the command's own words follow them.
+ARGS = "shift 14"
+
+
+def fake_git(tmp_path: Path, body: str) -> dict[str, str]:
+    """An environment whose PATH finds, first, a `git` that runs `body` (sh)."""
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    script = folder / "git"
+    script.write_text(f"#!/bin/sh\necho $$ >> {tmp_path / 'pids'}\n{body}\n")
+    script.chmod(0o755)
+    return {"PATH": f"{folder}{os.pathsep}{os.environ.get('PATH', os.defpath)}"}
+
+
+def gone(pid: int) -> bool:
+    """True once the process is reaped (a zombie would still answer signal 0)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
+def pids(tmp_path: Path) -> list[int]:
+    return [int(line) for line in (tmp_path / "pids").read_text().split()]
+
+
+def test_a_git_that_hangs_is_stopped_at_the_timeout(tmp_path: Path) -> None:
+    env = fake_git(tmp_path, "exec sleep 60")
+    started = time.monotonic()
+    with pytest.raises(GitUnavailable, match=r"did not finish within 0\.5 s"):
+        _git_outputs(tmp_path, [["a"], ["b"]], env, timeout=0.5)
+    assert time.monotonic() - started < 10
+    assert len(pids(tmp_path)) == 2
+    assert all(gone(pid) for pid in pids(tmp_path))
+
+
+def test_a_git_that_floods_is_stopped_at_the_output_bound(tmp_path: Path) -> None:
+    env = fake_git(tmp_path, "exec yes")
+    with pytest.raises(GitUnavailable) as raised:
+        _git_outputs(tmp_path, [["a"]], env, timeout=60, max_output=100_000)
+    assert "did not finish" not in str(raised.value)  # the bound stopped it, not the clock
+    assert all(gone(pid) for pid in pids(tmp_path))
+
+
+def test_a_git_that_fails_beside_one_that_hangs_still_ends_at_the_timeout(
+        tmp_path: Path) -> None:
+    env = fake_git(tmp_path, f'{ARGS}\nif [ "$1" = fail ]; then exit 3; fi\nexec sleep 60')
+    with pytest.raises(GitUnavailable, match="did not finish"):
+        _git_outputs(tmp_path, [["fail"], ["hang"]], env, timeout=1)
+    assert len(pids(tmp_path)) == 2
+    assert all(gone(pid) for pid in pids(tmp_path))
+
+
+def test_each_command_gets_its_own_output_and_an_error_is_quoted(tmp_path: Path) -> None:
+    env = fake_git(tmp_path, f'{ARGS}\nif [ "$1" = fail ]; then echo "no such repo" >&2; '
+                             'exit 3; fi\nprintf "%s" "$1"')
+    assert _git_outputs(tmp_path, [["one"], ["two"]], env) == [b"one", b"two"]
+    with pytest.raises(GitUnavailable, match="no such repo"):
+        _git_outputs(tmp_path, [["one"], ["fail"]], env)
+    assert all(gone(pid) for pid in pids(tmp_path))
