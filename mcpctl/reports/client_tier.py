@@ -106,11 +106,15 @@ def command_setting_report(machine: Machine, path: str | None, *, reset: bool
     if path is not None or reset:
         changed = set_command(machine.config_file, None if reset else path)
     settings = read_client_settings(machine.config_file)
-    body = {"command": settings.command, "exported_command": settings.exported_command,
+    exported = settings.exported
+    body = {"command": settings.command, "exported_command": exported.command,
             "changed": changed, "path": str(machine.config_file)}
+    # What export and sync say of the default, said here too (stderr in both modes).
+    said = [*(f"warning: {w}" for w in (exported.warning,) if w),
+            *(f"note: {n}" for n in (exported.note,) if n)]
     return Report("clients-command", body, CommandSetting(
-        settings.command, settings.exported_command, changed, path is not None or reset,
-        machine.config_file), version=SCHEMA_VERSION)
+        settings.command, exported.command, changed, path is not None or reset,
+        machine.config_file), warnings=said, version=SCHEMA_VERSION)
 
 
 def import_report(machine: Machine, client: ClientFormat, names: Sequence[str], *,

@@ -219,3 +219,28 @@ def test_export_from_a_clone_warns_then_prefers_an_mcpctl_outside_it(
     assert [name for name, _ in tools] == ["whoami"]
     said = export(f"{installed.parent}:/usr/bin:/bin")
     assert said.stderr == f"note: {note}\n"
+
+
+def test_clients_command_from_a_clone_warns_as_export_does(
+        tmp_path: Path, user_config: Path) -> None:
+    """Showing the default says what export would say of it, on stderr in both modes."""
+    write_config(user_config, "")
+    clone = git_repo(tmp_path / "clone")
+    script = console_script(clone / ".venv" / "bin" / "mcpctl")
+
+    def show(*options: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([str(script), "clients", "command", *options],
+                              capture_output=True, text=True, timeout=60, check=False,
+                              cwd=tmp_path, env={**os.environ, "PATH": "/usr/bin:/bin"})
+
+    said = f"warning: {in_work_tree(script, clone)}\n"
+    text = show()
+    assert (text.returncode, text.stderr) == (0, said)
+    assert text.stdout.startswith(f"exported entries run: {script} (default; set one in ")
+    as_json = show("--json")
+    assert (as_json.returncode, as_json.stderr) == (0, said)
+    assert json.loads(as_json.stdout)["exported_command"] == str(script)
+    # A command that is set is what entries run: nothing to warn about.
+    assert subprocess.run([str(script), "clients", "command", "/opt/mcpctl/bin/mcpctl"],
+                          capture_output=True, text=True, timeout=60, check=True,
+                          cwd=tmp_path, env={**os.environ, "PATH": "/usr/bin:/bin"}).stderr == ""
