@@ -9,13 +9,13 @@ input of LONG bytes or more, and every file's content, goes through `hashlib`.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
 LONG = 64 * 1024
 # The builtin module's name: `_sha2` from Python 3.12, `_sha256` before.
 _BUILTIN_MODULES = ("_sha2", "_sha256")
-_builtin: list[Callable[[bytes], Any] | None] = []
 
 
 def sha256_hex(data: bytes) -> str:
@@ -28,15 +28,13 @@ def sha256_hex(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+@functools.cache
 def _builtin_sha256() -> Callable[[bytes], Any] | None:
     """The builtin constructor, or None where this Python was built without it."""
-    if not _builtin:
-        found = None
-        for name in _BUILTIN_MODULES:
-            try:
-                found = __import__(name).sha256
-                break
-            except (ImportError, AttributeError):
-                continue
-        _builtin.append(found)
-    return _builtin[0]
+    for name in _BUILTIN_MODULES:
+        try:
+            constructor: Callable[[bytes], Any] = __import__(name).sha256
+        except (ImportError, AttributeError):
+            continue
+        return constructor
+    return None

@@ -95,19 +95,21 @@ class _Run:
     def __init__(self, argv: list[str], env: Mapping[str, str]) -> None:
         self.out, self.err = bytearray(), bytearray()
         self.status: int | None = None
-        out_read, out_write = os.pipe()
-        err_read, err_write = os.pipe()
+        opened: list[int] = []
         try:
+            out_read, out_write = os.pipe()
+            opened += (out_read, out_write)
+            err_read, err_write = os.pipe()
+            opened += (err_read, err_write)
             self.pid = os.posix_spawn(argv[0], argv, env, file_actions=[
                 (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
                 (os.POSIX_SPAWN_DUP2, out_write, 1), (os.POSIX_SPAWN_DUP2, err_write, 2)])
         except OSError:
-            os.close(out_read)
-            os.close(err_read)
+            for fd in opened:
+                os.close(fd)
             raise
-        finally:
-            os.close(out_write)
-            os.close(err_write)
+        os.close(out_write)  # git holds its own copies now
+        os.close(err_write)
         self.readers = {out_read: self.out, err_read: self.err}
 
     def stop(self) -> None:
@@ -141,6 +143,8 @@ def _read_all(runs: Sequence[_Run], deadline: float, max_output: int) -> None:
         if left <= 0:
             raise TimeoutError
         for fd, _ in poller.poll(left * 1000):
+            if fd not in owner:  # closed above, with its git's other pipe
+                continue
             run = owner[fd]
             chunk = os.read(fd, _CHUNK)
             run.readers[fd] += chunk

@@ -48,8 +48,10 @@ def test_a_git_that_hangs_is_stopped_at_the_timeout(tmp_path: Path) -> None:
     assert all(gone(pid) for pid in pids(tmp_path))
 
 
-def test_a_git_that_floods_is_stopped_at_the_output_bound(tmp_path: Path) -> None:
-    env = fake_git(tmp_path, "exec yes")
+@pytest.mark.parametrize("body", ["exec yes", "yes >&2 &\nexec yes"],
+                         ids=["stdout", "stdout and stderr"])
+def test_a_git_that_floods_is_stopped_at_the_output_bound(tmp_path: Path, body: str) -> None:
+    env = fake_git(tmp_path, body)
     with pytest.raises(GitUnavailable) as raised:
         _git_outputs(tmp_path, [["a"]], env, timeout=60, max_output=100_000)
     assert "did not finish" not in str(raised.value)  # the bound stopped it, not the clock
