@@ -110,8 +110,9 @@ def command_setting_report(machine: Machine, path: str | None, *, reset: bool
     body = {"command": settings.command, "exported_command": exported.command,
             "changed": changed, "path": str(machine.config_file)}
     # What export and sync say of the default, said here too (stderr in both modes).
-    said = [*(f"warning: {w}" for w in (exported.warning,) if w),
-            *(f"note: {n}" for n in (exported.note,) if n)]
+    said = [f"warning: {exported.warning}"] if exported.warning else []
+    if exported.note:
+        said.append(f"note: {exported.note}")
     return Report("clients-command", body, CommandSetting(
         settings.command, exported.command, changed, path is not None or reset,
         machine.config_file), warnings=said, version=SCHEMA_VERSION)
