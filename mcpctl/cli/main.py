@@ -84,11 +84,13 @@ def _exit_now(code: int) -> None:  # never returns; not `NoReturn`, which costs 
 def main() -> None:
     args = sys.argv[1:]
     # What a fast path imports (modules, classes, functions) lives as long as the
-    # process: a collection while it is made would find nothing to free.
+    # process: a collection while it is made would find nothing to free, and so would
+    # one after, which `freeze` spares by setting it all aside.
     gc.disable()
     try:
         fast = _fast_path(args)
     finally:
+        gc.freeze()
         gc.enable()
     if fast is None:
         sys.exit(_through_typer(args))
