@@ -148,18 +148,15 @@ def _read_all(runs: Sequence[_Run], deadline: float, max_output: int) -> None:
             run = owner[fd]
             chunk = os.read(fd, _CHUNK)
             run.readers[fd] += chunk
-            if len(run.out) > max_output:  # more than an approval pins: this git stops
-                done = list(run.readers)
-            elif not chunk:  # the end of this pipe
-                done = [fd]
-            else:
+            flooded = len(run.out) > max_output  # more than an approval pins: git stops
+            if chunk and not flooded:
                 continue
-            for finished in done:
+            for finished in list(run.readers) if flooded else [fd]:  # or this pipe's end
                 poller.unregister(finished)
                 del owner[finished]
                 os.close(finished)
                 del run.readers[finished]
-            if len(run.out) > max_output:
+            if flooded:
                 run.stop()
     for run in runs:
         if run.status is None:
