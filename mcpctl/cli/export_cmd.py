@@ -127,9 +127,11 @@ def _print_export(report: ExportReport, *, out: Any, check: bool) -> None:
             "would change" if report.plan.writes else "conflicts")
     else:
         state = "up to date"
-    from mcpctl.clients.write.guard import GuardReport  # noqa: PLC0415
+    from mcpctl.clients.write.guard import AllowlistReport, GuardReport  # noqa: PLC0415
 
-    label = f"{report.client.id} guard" if isinstance(report, GuardReport) else report.client.id
+    label = f"{report.client.id} guard" if isinstance(report, GuardReport) else \
+        f"{report.client.id} allowlist" if isinstance(report, AllowlistReport) else \
+        report.client.id
     out(f"{label}: {where} ({state})")
     for change in report.plan.changes:
         if change.status == "unchanged":

@@ -19,6 +19,8 @@ if TYPE_CHECKING:
 _SAID = {"added": "now starts {name!r} in {where} through mcpctl's gate",
          "updated": "now starts {name!r} in {where} through mcpctl's gate",
          "removed": "no longer routes {name!r} in {where} through mcpctl ({reason})"}
+_ALLOWLIST = {"added": "'s allowlist now lets `{name}` start",
+              "removed": "'s allowlist no longer lets `{name}` start ({reason})"}
 
 
 def keep_guards_current(machine: Machine) -> None:
@@ -33,9 +35,19 @@ def keep_guards_current(machine: Machine) -> None:
         return
     if report.error is not None:
         render.warn(f"warning: the guard was not updated: {report.error}")
+    else:
+        for change in report.plan.changes:
+            if change.status in _SAID:
+                where = render.display_path(Path(change.workspace or ""))
+                render.warn(f"guard: {report.client.title} " + _SAID[change.status].format(
+                    name=change.name, where=where, reason=change.reason))
+    allowlist = report.allowlist
+    if allowlist is None:
         return
-    for change in report.plan.changes:
-        if change.status in _SAID:
-            where = render.display_path(Path(change.workspace or ""))
-            render.warn(f"guard: {report.client.title} " + _SAID[change.status].format(
-                name=change.name, where=where, reason=change.reason))
+    if allowlist.error is not None:
+        render.warn(f"warning: Claude Code's allowlist was not updated: {allowlist.error}")
+        return
+    for change in allowlist.plan.changes:
+        if change.status in _ALLOWLIST:
+            render.warn(f"guard: {report.client.title}" + _ALLOWLIST[change.status].format(
+                name=change.name, reason=change.reason))

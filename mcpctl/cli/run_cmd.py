@@ -18,6 +18,9 @@ HELP = """Start a server with its variables and secrets resolved, replacing mcpc
     each message it returns is written to stdout as one line. Workspace servers must be
     trusted at their current fingerprint (see: mcpctl trust).
 
+    With --guard (the entries `mcpctl sync` writes for Claude Code's allowlist), the
+    server's name is MCPCTL_GUARD_SERVER and its workspace MCPCTL_GUARD_WORKSPACE.
+
     Example: mcpctl run github
     """
 
@@ -27,7 +30,7 @@ def register(app: typer.Typer) -> None:
 
 
 def run_command(
-    name: Annotated[str, typer.Argument(help="Server name.")],
+    name: Annotated[str | None, typer.Argument(help="Server name.")] = None,
     print_remote: Annotated[
         bool, typer.Option("--print", help="For a url server: print the resolved URL and "
                            "header names (never header values).")
@@ -38,8 +41,24 @@ def run_command(
     ] = False,
     workspace: WorkspaceOption = None,
     config: ConfigOption = None,
+    guard: Annotated[
+        bool, typer.Option("--guard", help="Start the server MCPCTL_GUARD_SERVER names in "
+                           "the folder MCPCTL_GUARD_WORKSPACE names (the guard's entries).")
+    ] = False,
 ) -> int:
     from mcpctl.cli.run_start import start  # noqa: PLC0415 - the work; not needed for help
 
+    if guard or name is None:
+        import os  # noqa: PLC0415
+
+        from mcpctl.cli.run_start import guard_target  # noqa: PLC0415
+        from mcpctl.errors import UsageError  # noqa: PLC0415
+
+        if not guard:
+            raise UsageError("run: give a server name (see: mcpctl run --help)")
+        if name is not None or print_remote or workspace is not None or config is not None:
+            raise UsageError("run --guard takes nothing else: the server and its workspace "
+                             "come from the environment")
+        name, workspace = guard_target(os.environ)
     return start(name, print_remote=print_remote, allow_insecure=allow_insecure,
                  workspace=workspace, config=config)

@@ -1,7 +1,8 @@
 """`mcpctl run NAME` without typer: parse the common line, resolve the server, exec it.
 
 Every client start of every server goes through here, so the common command line
-(`run NAME`, with `--print`, `-w`/`--workspace`, `--config`) is parsed by hand in
+(`run NAME`, with `--print`, `-w`/`--workspace`, `--config`; and `run --guard`, the
+guard's one launch shape, issue 22) is parsed by hand in
 `parse_fast` and never imports typer, which alone costs several times a bare interpreter
 (issue 15). Anything else (`--help`, a typo, a workspace that is not a folder) goes to
 the typer command in `run_cmd.py`, which gives the usual help and errors.
@@ -15,6 +16,7 @@ from typing import NamedTuple
 
 from mcpctl.cli.context import context
 from mcpctl.cli.hand_parse import parse_common
+from mcpctl.clients.guarded import GUARD_SERVER, GUARD_WORKSPACE
 from mcpctl.config.merge import named
 from mcpctl.config.view import load_view
 from mcpctl.errors import ExitCode, ServerFailed
@@ -33,10 +35,13 @@ class RunLine(NamedTuple):
     allow_insecure: bool = False
     workspace: Path | None = None
     config: Path | None = None
+    guard: bool = False  # `run --guard`: the name and workspace come from the environment
 
 
 def parse_fast(args: Sequence[str]) -> RunLine | None:
     """`run`'s arguments parsed without typer; None when the line needs typer's parser."""
+    if list(args) == ["--guard"]:
+        return RunLine("", guard=True)
     line = parse_common(args, _FLAGS, _VALUED, takes_name=True)
     if line is None or line.name is None:
         return None
@@ -45,6 +50,10 @@ def parse_fast(args: Sequence[str]) -> RunLine | None:
 
 
 def start_line(line: RunLine) -> int:
+    if line.guard:
+        name, workspace = guard_target(os.environ)
+        return start(name, print_remote=False, allow_insecure=False, workspace=workspace,
+                     config=None)
     return start(line.name, print_remote=line.print_remote, allow_insecure=line.allow_insecure,
                  workspace=line.workspace, config=line.config)
 
@@ -82,6 +91,26 @@ def start(name: str, *, print_remote: bool, allow_insecure: bool, workspace: Pat
         raise _failed(admission, launch, f"server {name!r}: cannot start {program}: "
                       f"{error.strerror}") from None
     return ExitCode.SERVER_FAILED  # not reached: execve replaced this process
+
+
+def guard_target(environ: Mapping[str, str]) -> tuple[str, Path | None]:
+    """What `run --guard` starts: the server named by MCPCTL_GUARD_SERVER, in the folder
+    MCPCTL_GUARD_WORKSPACE names (absent: the current folder). A missing name or a
+    workspace that is not a folder is a usage error: nothing starts."""
+    from mcpctl.errors import UsageError  # noqa: PLC0415
+
+    name = environ.get(GUARD_SERVER, "")
+    if not name:
+        raise UsageError(f"run --guard: {GUARD_SERVER} names no server (the guard's entry "
+                         "sets it; run `mcpctl sync`)")
+    folder = environ.get(GUARD_WORKSPACE)
+    if folder is None:
+        return name, None
+    workspace = Path(folder)
+    if not workspace.is_absolute() or not workspace.is_dir():
+        raise UsageError(f"run --guard: {GUARD_WORKSPACE}={folder!r} is not an absolute "
+                         "path to a folder; nothing was started")
+    return name, workspace
 
 
 def _secret(name: str) -> str | None:

@@ -95,7 +95,7 @@ def _guarded(server: ClientServer) -> bool:
     from mcpctl.clients.table import is_guard_run  # noqa: PLC0415
 
     return server.scope == "local" and is_guard_run(server.name, server.spec.command,
-                                                    server.spec.args)
+                                                    server.spec.args, server.spec.env)
 
 
 def differences(rows_by_client: Mapping[str, list[ClientRow]],

@@ -274,10 +274,14 @@ def _managed_keys(client: ClientFormat) -> frozenset[str]:
     return owned_keys(client, TWEAKS)
 
 
-def is_guard_run(name: str, command: Any, args: Any) -> bool:
-    """`mcpctl run --workspace ROOT NAME`: the guard's entry for a repo's server."""
-    return (is_mcpctl_command(command) and isinstance(args, list | tuple) and len(args) == 4
-            and tuple(args[:2]) == ("run", "--workspace") and args[3] == name)
+def is_guard_run(name: str, command: Any, args: Any, env: Any = None) -> bool:
+    """The guard's entry for a repo's server: `mcpctl run --guard` with the server's
+    name in its env (issue 22), or the older `mcpctl run --workspace ROOT NAME`."""
+    if not is_mcpctl_command(command) or not isinstance(args, list | tuple):
+        return False
+    if list(args) == ["run", "--guard"]:
+        return isinstance(env, Mapping) and env.get("MCPCTL_GUARD_SERVER") == name
+    return len(args) == 4 and tuple(args[:2]) == ("run", "--workspace") and args[3] == name
 
 
 # Gemini CLI drops an inherited variable whose name holds one of these (measured with

@@ -142,7 +142,8 @@ def find_weak_approvals(files: Sequence[SettingsFile],
             result.local_servers.update(local)
             result.guarded.update(name for name, entry in local.items()
                                   if isinstance(entry, Mapping)
-                                  and is_guard_run(name, entry.get("command"), entry.get("args")))
+                                  and is_guard_run(name, entry.get("command"), entry.get("args"),
+                                                  entry.get("env")))
     result.folder_trusted = any(file.kind is SettingsKind.CLAUDE_JSON
                                 and values.get(TRUST_ACCEPTED) is True
                                 for file, values in settings)

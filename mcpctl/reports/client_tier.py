@@ -177,6 +177,9 @@ def sync_report(machine: Machine, *, check: bool, dry_run: bool, replace: bool,
     guard = refresh_guards(machine, dry_run=check or dry_run)
     if guard is not None and (guard.error or guard.plan.changes):  # no workspace: no line
         reports.append(guard)
+    if guard is not None and guard.allowlist is not None and (
+            guard.allowlist.error or guard.allowlist.plan.changes):
+        reports.append(guard.allowlist)
     codes = [int(r.error.exit_code) for r in reports if r.error is not None]
     if any(r.plan.conflicts or (check and r.plan.writes) for r in reports):
         codes.append(ExitCode.FINDINGS)
@@ -198,11 +201,11 @@ def _exports(reports: list[ExportReport], *, dry_run: bool, check: bool, code: i
 
 
 def _export_document(report: ExportReport) -> dict[str, Any]:
-    from mcpctl.clients.write.guard import GuardReport  # noqa: PLC0415
+    from mcpctl.clients.write.guard import AllowlistReport, GuardReport  # noqa: PLC0415
 
     return {
         "client": report.client.id,
-        "guard": isinstance(report, GuardReport),
+        "guard": isinstance(report, GuardReport | AllowlistReport),
         "path": str(report.path),
         "written": report.written,
         "backup": str(report.backup) if report.backup else None,

@@ -87,5 +87,5 @@ def unguarded_here(machine: Machine, claude: WeakApprovals) -> list[str]:
             return []
     except McpctlError:  # reported by the user tier's or the store's own reading
         return []
-    return [name for name in repo_server_names(root / GUARDED_FILE)
+    return [name for name in repo_server_names(root / GUARDED_FILE) or ()
             if name not in claude.local_servers]

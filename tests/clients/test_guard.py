@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from tests.clients import TOKEN_SERVER, mcpctl_shim, write_config
+from tests.clients import TOKEN_SERVER, mcpctl_shim, single_insertion, write_config
 from tests.clients.real_clients import (
     VERSIONS,
     claude_statuses,
@@ -66,7 +66,8 @@ def test_claude_code_starts_a_changed_repo_server_only_when_unguarded(
     trusted = run_mcpctl_as_client(["trust", "--all", "--yes"], home=home, cwd=root, env=env)
     assert trusted.returncode == 0, trusted.stderr
     wired = ("guard: Claude Code now starts 'bad' in . through mcpctl's gate\n"
-             "guard: Claude Code now starts 'good' in . through mcpctl's gate\n")
+             "guard: Claude Code now starts 'good' in . through mcpctl's gate\n"
+             "guard: Claude Code's allowlist now lets `mcpctl run --guard` start\n")
     assert trusted.stderr == (wired if guarded else "")
     _change_bad(root)
 
@@ -106,8 +107,11 @@ def _claude_log_errors(home: Path, root: Path, name: str) -> list[str]:
 
 
 def _guarded_entry(root: Path, name: str) -> dict[str, Any]:
-    return {"type": "stdio", "command": "mcpctl",
-            "args": ["run", "--workspace", str(root), name]}
+    return {"type": "stdio", "command": "mcpctl", "args": ["run", "--guard"],
+            "env": {"MCPCTL_GUARD_WORKSPACE": str(root), "MCPCTL_GUARD_SERVER": name}}
+
+
+ALLOWLIST_SAID = "guard: Claude Code's allowlist now lets `mcpctl run --guard` start\n"
 
 
 def _setup(tmp_path: Path, user_config: Path, config: str = "") -> Path:
@@ -125,40 +129,35 @@ def _projects(home: Path) -> dict[str, Any]:
     return data
 
 
-def test_trust_wires_revoke_unwires_and_other_projects_stay(
+def test_trust_wires_revoke_keeps_and_other_projects_stay(
         cli: Cli, tmp_path: Path, isolated_home: Path, user_config: Path) -> None:
     root = _setup(tmp_path, user_config)
     claude_json = isolated_home / ".claude.json"
-    claude_json.write_text('{\n  "projects": {\n    "/elsewhere": {\n      "allowedTools": []'
-                           '\n    }\n  },\n  "numStartups": 7\n}')
+    before = ('{\n  "projects": {\n    "/elsewhere": {\n      "allowedTools": []'
+              '\n    }\n  },\n  "numStartups": 7\n}')
+    claude_json.write_text(before)
     trusted = cli("trust", "a", "--yes", "-w", str(root))
     assert trusted.code == 0
     # Every .mcp.json server of a workspace in the trust store is wired, approved or not:
     # the gate refuses the unapproved one, where Claude Code would start it by name.
     assert trusted.err == (f"guard: Claude Code now starts 'a' in {root} through mcpctl's "
                            f"gate\nguard: Claude Code now starts 'b' in {root} through "
-                           "mcpctl's gate\n")
-    assert claude_json.read_text() == (
-        '{\n  "projects": {\n    "/elsewhere": {\n      "allowedTools": []\n    },\n'
-        f'    "{root}": {{\n      "mcpServers": {{\n        "a": {{\n'
-        '          "type": "stdio",\n          "command": "mcpctl",\n          "args": [\n'
-        f'            "run",\n            "--workspace",\n            "{root}",\n'
-        '            "a"\n          ]\n        },\n        "b": {\n'
-        '          "type": "stdio",\n          "command": "mcpctl",\n          "args": [\n'
-        f'            "run",\n            "--workspace",\n            "{root}",\n'
-        '            "b"\n          ]\n        }\n      }\n    }\n  },\n'
-        '  "numStartups": 7\n}')
+                           "mcpctl's gate\n" + ALLOWLIST_SAID)
+    inserted = single_insertion(before, claude_json.read_text())
+    assert inserted.startswith(f',\n    "{root}": {{\n      "mcpServers": {{\n        "a": {{\n'
+                               '          "type": "stdio",\n')
+    assert _projects(isolated_home) == {"/elsewhere": {"allowedTools": []}, str(root): {
+        "mcpServers": {"a": _guarded_entry(root, "a"), "b": _guarded_entry(root, "b")}}}
+    settings = json.loads((isolated_home / ".claude" / "settings.json").read_text())
+    assert settings == {"allowedMcpServers": [{"serverCommand": ["mcpctl", "run", "--guard"]}]}
     again = cli("trust", "a", "--yes", "-w", str(root))
     assert (again.code, again.err) == (0, "")  # nothing to change: nothing said
+    # revoke never opens a gate: the entries stay, and the gate refuses the server.
     revoked = cli("revoke", "--whole-workspace", "-w", str(root))
-    assert revoked.code == 0
-    assert revoked.err == (
-        f"guard: Claude Code no longer routes 'a' in {root} through mcpctl (no longer a "
-        "trusted workspace's .mcp.json server)\n"
-        f"guard: Claude Code no longer routes 'b' in {root} through mcpctl (no longer a "
-        "trusted workspace's .mcp.json server)\n")
-    assert _projects(isolated_home) == {"/elsewhere": {"allowedTools": []},
-                                        str(root): {"mcpServers": {}}}
+    assert (revoked.code, revoked.err) == (0, "")
+    assert _projects(isolated_home)[str(root)]["mcpServers"] == {
+        "a": _guarded_entry(root, "a"), "b": _guarded_entry(root, "b")}
+    assert cli("sync", "--check").code == 0  # and sync does not take them out either
 
 
 def test_sync_follows_the_repo_and_leaves_the_users_own_entries(
@@ -184,11 +183,11 @@ def test_sync_follows_the_repo_and_leaves_the_users_own_entries(
         f"  added     c (in {root} only)  (Claude Code starts it through mcpctl's gate)",
         f"  skipped   mine (in {root} only)  (your own server for this workspace (the user "
         "tier) is exported there and wins)",
-        f"  removed   a (in {root} only)  (no longer a trusted workspace's .mcp.json server)"]
+        f"  removed   a (in {root} only)  (no longer in the workspace's .mcp.json)"]
     synced = cli("sync", "--json")
     assert synced.code == 0, synced.err
     document = json.loads(synced.out)
-    assert [c["guard"] for c in document["clients"]] == [False, True]
+    assert [c["guard"] for c in document["clients"]] == [False, True, True]
     assert _projects(isolated_home) == {str(root): {"mcpServers": {
         "b": own, "mine": {"type": "stdio", "command": "mcpctl", "args": ["run", "mine"]},
         "c": _guarded_entry(root, "c")}}}
@@ -203,7 +202,8 @@ def test_a_broken_client_file_warns_and_the_approval_stands(
     assert trusted.code == 0
     assert trusted.err.startswith(f"warning: the guard was not updated: {isolated_home}/"
                                   ".claude.json:1:14: ")
-    assert trusted.err.endswith("; the file was not changed\n")
+    # The allowlist is still written: it is what keeps the repo's servers from starting.
+    assert trusted.err.endswith("; the file was not changed\n" + ALLOWLIST_SAID)
     assert (isolated_home / ".claude.json").read_text() == '{"projects": '
     assert cli("list", "-w", str(root), "--json").out.count('"state": "trusted"') == 2
 
@@ -216,7 +216,7 @@ def test_projects_of_the_wrong_shape_are_refused_not_overwritten(
     trusted = cli("trust", "--all", "--yes", "-w", str(root))
     assert trusted.err == (f"warning: the guard was not updated: {isolated_home}/.claude.json: "
                            f"projects.{root} is not an object, so mcpctl cannot write Claude "
-                           "Code's servers there; the file was not changed\n")
+                           "Code's servers there; the file was not changed\n" + ALLOWLIST_SAID)
     assert (isolated_home / ".claude.json").read_text() == text
 
 

@@ -1,85 +1,146 @@
-"""The guard: a client's own launch of a repo's server passes mcpctl's gate (DESIGN §11).
+"""The guard: Claude Code starts no repo server except through mcpctl's gate (DESIGN §11,
+issue 22).
 
-Claude Code starts a repo's `.mcp.json` servers itself, once approved by *name*. A
-local-scope entry of the same name in `~/.claude.json` `projects[<git root>]` wins over
-the project's entry, approved or not (measured with Claude Code 2.1.197), so for every
-workspace in the trust store mcpctl writes, per `.mcp.json` server,
+Two files, kept in step by one function (`refresh_guards`):
 
-    {"type": "stdio", "command": "mcpctl", "args": ["run", "--workspace", ROOT, NAME]}
+1. **The allowlist**, `allowedMcpServers` in the user's Claude Code settings
+   (`~/.claude/settings.json`). With `serverCommand` entries in it, Claude Code 2.1.197
+   starts no stdio server whose exact command line is not listed, whatever approved it
+   by name (measured: a repo's `.mcp.json` server is then not even configured). The
+   guard lists exactly one shape for every guarded entry, `[CMD, "run", "--guard"]`,
+   plus the command line of every entry mcpctl exported into `~/.claude.json`; the
+   user's own entries in the list are kept. So a repo mcpctl never saw (a fresh clone)
+   starts nothing of its own: fail closed, with no prior `mcpctl trust`.
+2. **The guard entries**, local-scope entries in `~/.claude.json` `projects[<root>]`,
+   which win over the repo's `.mcp.json` entry of the same name (measured):
 
-and Claude Code then starts the server through `mcpctl run`, whose gate refuses a
-definition that changed since `mcpctl trust` (the refusal, naming `mcpctl trust`, goes
-to stderr, which Claude Code keeps in its MCP log). The entry's shape is its marker, as
-for exported entries; a local entry of the user's own is never touched (it wins over
-the repo's anyway, so the repo's server does not start there).
+       {"type": "stdio", "command": CMD, "args": ["run", "--guard"],
+        "env": {"MCPCTL_GUARD_WORKSPACE": ROOT, "MCPCTL_GUARD_SERVER": NAME}}
 
-Gemini CLI and Codex have no user-level way to replace a repo's server by name
-(Gemini: only the system settings file; Codex: project layers win key by key, only
-`-c` on each command line overrides), so they are not guarded (docs/design.md).
+   for every `.mcp.json` server of a workspace in the trust store, approved or not. The
+   client starts `mcpctl run`, whose gate starts the approved definition and refuses a
+   changed or unapproved one (the refusal, naming `mcpctl trust`, is in Claude Code's
+   MCP log). Removing one (`claude mcp remove NAME -s local`, Claude Code's own
+   "[Conflicting scopes]" advice) leaves the repo's own entry, which the allowlist
+   blocks: the guard fails closed, never open.
 
-`plan_guards` is pure; `refresh_guards` reads the trust store and the repos' files and
-writes `~/.claude.json` through `write_client_file`.
+`revoke` never removes a guard entry (the gate refuses a revoked server; removing the
+entry would only leave the allowlist to block it), and a `.mcp.json` mcpctl cannot read
+keeps the entries it had. A name Claude Code's settings reading could mistake for an
+object's own machinery (`__proto__`, `constructor`, …) or that it does not accept in its
+own `mcp add` is not written: the allowlist blocks the repo's entry of that name.
+
+Gemini CLI and Codex have no user-level equivalent (docs/design.md).
+
+`plan_guards` and `plan_allowlist` are pure; `refresh_guards` reads the trust store and
+the repos' files and writes both files through `write_client_file`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
-from dataclasses import dataclass
+import re
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mcpctl.clients.guarded import GUARDED_CLIENT, GUARDED_FILE, repo_server_names
-from mcpctl.clients.table import ClientFormat, client_by_id, client_path, is_guard_run
+from mcpctl.clients.guarded import (
+    GUARD_ARGS,
+    GUARD_SERVER,
+    GUARD_WORKSPACE,
+    GUARDED_CLIENT,
+    GUARDED_FILE,
+    repo_server_names,
+)
+from mcpctl.clients.table import (
+    ClientFormat,
+    client_by_id,
+    client_path,
+    is_guard_run,
+    is_managed,
+    is_mcpctl_command,
+)
 from mcpctl.clients.write.export import ExportReport
 from mcpctl.clients.write.plan import EntryChange, ExportPlan, Projects
-from mcpctl.errors import McpctlError
+from mcpctl.errors import ConfigError, McpctlError
 
 if TYPE_CHECKING:
     from mcpctl.machine import Machine
 
-_KEYS = frozenset({"type", "command", "args"})
+ALLOWLIST_KEY = "allowedMcpServers"
+_KEYS = frozenset({"type", "command", "args", "env"})
+# Claude Code's own rule for a server name (`claude mcp add`); a `.mcp.json` may hold
+# others, which the guard leaves to the allowlist.
+_NAME = re.compile(r"[A-Za-z0-9_-]+")
+# The names JavaScript objects already carry: an entry keyed so could change how the
+# client reads the whole file, so the guard writes none (the allowlist blocks them).
+_OBJECT_NAMES = frozenset({
+    "__proto__", "constructor", "prototype", "__defineGetter__", "__defineSetter__",
+    "__lookupGetter__", "__lookupSetter__", "hasOwnProperty", "isPrototypeOf",
+    "propertyIsEnumerable", "toLocaleString", "toString", "valueOf",
+})
 
 
 def guard_entry(command: str, root: str, name: str) -> dict[str, Any]:
     """The local-scope entry that makes Claude Code start `name` through the gate."""
-    return {"type": "stdio", "command": command, "args": ["run", "--workspace", root, name]}
+    return {"type": "stdio", "command": command, "args": list(GUARD_ARGS),
+            "env": {GUARD_WORKSPACE: root, GUARD_SERVER: name}}
+
+
+def guard_line(command: str) -> list[str]:
+    """The one allowlist entry's command line that covers every guard entry."""
+    return [command, *GUARD_ARGS]
 
 
 def is_guard_entry(name: str, entry: Any) -> bool:
-    """Is this an entry the guard wrote (`mcpctl run --workspace ROOT NAME`)?"""
+    """Is this an entry the guard wrote (this shape, or the older per-entry one)?"""
     if not isinstance(entry, Mapping) or not set(entry) <= _KEYS:
         return False
-    return entry.get("type", "stdio") == "stdio" and isinstance(entry.get("args"), list) \
-        and is_guard_run(name, entry.get("command"), entry.get("args"))
+    env = entry.get("env")
+    if env is not None and not (isinstance(env, Mapping)
+                                and set(env) <= {GUARD_WORKSPACE, GUARD_SERVER}):
+        return False
+    return entry.get("type", "stdio") == "stdio" \
+        and is_guard_run(name, entry.get("command"), entry.get("args"), env)
+
+
+def guardable(name: str) -> bool:
+    """A name the guard writes an entry for (Claude Code's own rule, no object machinery)."""
+    return _NAME.fullmatch(name) is not None and name not in _OBJECT_NAMES
 
 
 @dataclass(frozen=True)
 class Workspace:
-    """A workspace in the trust store, as the guard sees it."""
+    """A workspace the guard covers: in the trust store, or holding guard entries."""
 
     root: str  # the real path: the trust store's key and Claude Code's projects key
-    repo_servers: tuple[str, ...]  # names in its .mcp.json
+    repo_servers: tuple[str, ...] | None  # names in its .mcp.json; None: unreadable
     own: frozenset[str] = frozenset()  # names the user tier defines for it alone
 
 
 def plan_guards(workspaces: Collection[Workspace], projects: Projects,
                 command: str) -> ExportPlan:
-    """The guard entries to write, keep or remove in every project section (pure)."""
+    """The guard entries to write, keep or remove in every project section (pure).
+
+    An entry is removed only when its workspace's `.mcp.json` was read and no longer
+    names it; a revoked workspace or an unreadable file keeps its entries."""
     changes: list[EntryChange] = []
-    wanted: set[tuple[str, str]] = set()
     for workspace in sorted(workspaces, key=lambda w: w.root):
         existing = projects.get(workspace.root, {})
+        if workspace.repo_servers is None:
+            changes += [EntryChange(name, "skipped", f"{GUARDED_FILE} cannot be read: the "
+                                    "guard entry is kept, and the allowlist blocks the "
+                                    "repo's own", workspace=workspace.root)
+                        for name, entry in sorted(existing.items())
+                        if is_guard_entry(name, entry)]
+            continue
         for name in workspace.repo_servers:
-            change = _guard_change(workspace, name, existing.get(name), command)
-            if change.status in ("added", "updated", "unchanged"):
-                wanted.add((workspace.root, name))
-            changes.append(change)
-    changes += [EntryChange(name, "removed", "no longer a trusted workspace's .mcp.json "
-                            "server", workspace=root)
-                for root, entries in sorted(projects.items())
-                for name, entry in entries.items()
-                if (root, name) not in wanted and is_guard_entry(name, entry)]
+            changes.append(_guard_change(workspace, name, existing.get(name), command))
+        changes += [EntryChange(name, "removed", f"no longer in the workspace's {GUARDED_FILE}",
+                                workspace=workspace.root)
+                    for name, entry in sorted(existing.items())
+                    if name not in workspace.repo_servers and is_guard_entry(name, entry)]
     return ExportPlan(changes)
 
 
@@ -89,10 +150,15 @@ def _guard_change(workspace: Workspace, name: str, current: Any,
     if name in workspace.own:
         return EntryChange(name, "skipped", "your own server for this workspace (the user "
                            "tier) is exported there and wins", workspace=root)
+    if not guardable(name):
+        return EntryChange(name, "skipped", "Claude Code does not take this name safely; "
+                           "its allowlist blocks the repo's entry, so it does not start",
+                           workspace=root)
     if "${" in root:
-        # Claude Code expands ${...} in args: the path would change meaning.
+        # Claude Code expands ${...} in an entry's env: the path would change meaning.
         return EntryChange(name, "skipped", "the folder's path holds '${', which Claude "
-                           "Code would expand", workspace=root)
+                           "Code would expand; its allowlist blocks the repo's entry",
+                           workspace=root)
     desired = guard_entry(command, root, name)
     if current is None:
         return EntryChange(name, "added", "Claude Code starts it through mcpctl's gate",
@@ -106,56 +172,197 @@ def _guard_change(workspace: Workspace, name: str, current: Any,
                        "the repo's in Claude Code; left as it is", workspace=root)
 
 
+# ---- the allowlist --------------------------------------------------------------------
+
+
+def exported_lines(client: ClientFormat, data: Mapping[str, Any]) -> list[list[str]]:
+    """The command line of every entry mcpctl exported into `~/.claude.json` (user and
+    local scope): the allowlist must let exactly these through, besides the guard's."""
+    sections: list[Any] = [data.get("mcpServers")]
+    projects = data.get("projects")
+    if isinstance(projects, Mapping):
+        sections += [p.get("mcpServers") for p in projects.values() if isinstance(p, Mapping)]
+    lines: list[list[str]] = []
+    for section in sections:
+        if not isinstance(section, Mapping):
+            continue
+        for name, entry in section.items():
+            if is_managed(client, name, entry):
+                lines.append([entry["command"], *entry["args"]])
+    return lines
+
+
+def is_mcpctl_line(item: Any) -> bool:
+    """An allowlist entry mcpctl wrote: only `serverCommand`, `mcpctl run …`."""
+    if not isinstance(item, Mapping) or set(item) != {"serverCommand"}:
+        return False
+    line = item["serverCommand"]
+    return isinstance(line, list) and len(line) >= 2 and is_mcpctl_command(line[0]) \
+        and line[1] == "run" and all(isinstance(word, str) for word in line)
+
+
+@dataclass
+class AllowlistPlan:
+    """The allowlist as it should be, and what changes (one EntryChange per line)."""
+
+    entries: list[Any]
+    changes: list[EntryChange] = field(default_factory=list)
+
+
+def plan_allowlist(current: Any, wanted: Sequence[Sequence[str]]) -> AllowlistPlan:
+    """Keep the user's own entries in place; make mcpctl's exactly `wanted` (pure).
+    A value that is not a list is refused (the user's, and its meaning unknown)."""
+    if current is not None and not isinstance(current, list):
+        raise ConfigError(f"{ALLOWLIST_KEY} is not a list, so mcpctl cannot add its entry")
+    existing = list(current or [])
+    want = list(dict.fromkeys(tuple(line) for line in wanted))
+    have = [tuple(item["serverCommand"]) for item in existing if is_mcpctl_line(item)]
+    entries = [item for item in existing
+               if not is_mcpctl_line(item) or tuple(item["serverCommand"]) in want]
+    entries += [{"serverCommand": list(line)} for line in want if line not in have]
+    changes = [EntryChange(_shown(line), "added", "Claude Code's allowlist lets it start")
+               for line in want if line not in have]
+    changes += [EntryChange(_shown(line), "removed", "no longer exported")
+                for line in dict.fromkeys(have) if line not in want]
+    return AllowlistPlan(entries, changes)
+
+
+def _shown(line: Sequence[str]) -> str:
+    """An allowlisted command line as a reader knows it: `mcpctl run --guard`."""
+    return " ".join(["mcpctl", *line[1:]])
+
+
 @dataclass
 class GuardReport(ExportReport):
     """The guard's wiring of Claude Code's file, reported like an export of it (its
     `diff` stays empty: the guard prints none)."""
 
+    allowlist: AllowlistReport | None = None
+
+
+@dataclass
+class AllowlistReport(ExportReport):
+    """The guard's allowlist in Claude Code's user settings."""
+
 
 def refresh_guards(machine: Machine, *, dry_run: bool = False) -> GuardReport | None:
     """Wire every trusted workspace's `.mcp.json` servers through the gate in Claude
-    Code's file; None when Claude Code is not in `[clients] sync` (nothing is read).
-    A file that cannot be read or written is the report's error, never raised."""
+    Code's file, then make its allowlist match; None when Claude Code is not in
+    `[clients] sync` (nothing is read). A file that cannot be read or written is the
+    report's error, never raised; the allowlist is kept in step even when the entries
+    could not be written (it is what fails closed)."""
     from mcpctl.clients.settings import read_client_settings  # noqa: PLC0415
 
     client = client_by_id(GUARDED_CLIENT)
     settings = read_client_settings(machine.config_file)
     if client is None or client.id not in settings.sync:
         return None
+    command = settings.exported_command
     report = GuardReport(client, client_path(machine, client))
+    data: Mapping[str, Any] = {}
     try:
-        workspaces = _workspaces(machine)
-        _write(machine, client, report, workspaces, settings.exported_command,
-               dry_run=dry_run)
+        data = _write(machine, client, report, _workspaces(machine), command,
+                      dry_run=dry_run)
     except McpctlError as error:
         report.error = error
+    report.allowlist = AllowlistReport(client, user_settings_path(machine))
+    try:
+        lines = [guard_line(command), *exported_lines(client, data)]
+        _write_allowlist(machine, report.allowlist, lines, dry_run=dry_run)
+    except McpctlError as error:
+        report.allowlist.error = error
     return report
 
 
+def user_settings_path(machine: Machine) -> Path:
+    """Claude Code's user settings file (`$CLAUDE_CONFIG_DIR/settings.json`, else
+    `~/.claude/settings.json`), where the allowlist goes."""
+    folder = machine.environ.get("CLAUDE_CONFIG_DIR")
+    return (Path(folder) if folder else machine.home / ".claude") / "settings.json"
+
+
 def _write(machine: Machine, client: ClientFormat, report: GuardReport,
-           workspaces: list[Workspace], command: str, *, dry_run: bool) -> None:
-    from mcpctl.clients.files import (  # noqa: PLC0415
-        ATTEMPTS,
-        client_text_or_none,
-        write_client_file,
-    )
+           workspaces: list[Workspace], command: str, *, dry_run: bool) -> Mapping[str, Any]:
+    """Write the guard entries; returns the file's data as written (for the allowlist)."""
+    from mcpctl.clients.files import client_text_or_none  # noqa: PLC0415
     from mcpctl.clients.write.edit import apply_plan  # noqa: PLC0415
     from mcpctl.clients.write.parse import project_servers, read_document  # noqa: PLC0415
 
+    written: dict[str, Mapping[str, Any]] = {}
+
     def compute(old: str | None) -> str:
         data = read_document(client, old, report.path)
-        report.plan = plan_guards(workspaces, project_servers(client, data), command)
-        return apply_plan(client, old, report.plan, report.path, data)
+        projects = project_servers(client, data)
+        report.plan = plan_guards(_with_wired(workspaces, projects), projects, command)
+        text = apply_plan(client, old, report.plan, report.path, data)
+        written["data"] = read_document(client, text, report.path)
+        return text
+
+    if dry_run:
+        compute(client_text_or_none(report.path))
+    else:
+        result = _write_file(machine, client, report.path, compute)
+        report.path, report.written, report.backup = result.path, result.written, \
+            result.backup
+        report.backup_secrets, report.backup_skipped = result.secrets_replaced, \
+            result.backup_skipped
+    return written.get("data", {})
+
+
+def _write_allowlist(machine: Machine, report: AllowlistReport, lines: list[list[str]], *,
+                     dry_run: bool) -> None:
+    from mcpctl.clients.files import client_text_or_none  # noqa: PLC0415
+    from mcpctl.syntax import jsonc  # noqa: PLC0415
+    from mcpctl.syntax.json_edit import json_edit_at  # noqa: PLC0415
+
+    def compute(old: str | None) -> str:
+        text = old if old is not None and old.strip() else "{\n}\n"
+        try:
+            value = jsonc.parse(text, jsonc=False).value
+        except jsonc.JsonSyntaxError as error:
+            raise ConfigError(f"{report.path}: {error}; the file was not changed") from None
+        if not isinstance(value, dict):
+            raise ConfigError(f"{report.path}: the top level is not an object; the file was "
+                              "not changed")
+        try:
+            plan = plan_allowlist(value.get(ALLOWLIST_KEY), lines)
+        except ConfigError as error:
+            raise ConfigError(f"{report.path}: {error}; the file was not changed") from None
+        report.plan = ExportPlan(plan.changes)
+        if not plan.changes and ALLOWLIST_KEY in value:
+            return old if old is not None else text
+        new = json_edit_at(text, {(): {ALLOWLIST_KEY: plan.entries}})  # type: ignore[dict-item]
+        if jsonc.parse(new, jsonc=False).value != {**value, ALLOWLIST_KEY: plan.entries}:
+            raise ConfigError(f"{report.path}: the edited file would not mean what was "
+                              "intended; the file was not changed (please report this)")
+        return new
 
     if dry_run:
         compute(client_text_or_none(report.path))
         return
-    result = write_client_file(
-        report.path, compute, backup_dir=machine.paths.data_dir / "backups" / client.id,
+    client = report.client
+    report.path.parent.mkdir(parents=True, exist_ok=True)
+    result = _write_file(machine, client, report.path, compute)
+    report.path, report.written, report.backup = result.path, result.written, result.backup
+
+
+def _write_file(machine: Machine, client: ClientFormat, path: Path, compute: Any) -> Any:
+    from mcpctl.clients.files import ATTEMPTS, write_client_file  # noqa: PLC0415
+
+    return write_client_file(
+        path, compute, backup_dir=machine.paths.data_dir / "backups" / client.id,
         lock_dir=machine.paths.cache_dir / "locks", now=lambda: datetime.now(UTC),
         attempts=ATTEMPTS + 2)
-    report.path, report.written, report.backup = result.path, result.written, result.backup
-    report.backup_secrets, report.backup_skipped = result.secrets_replaced, result.backup_skipped
+
+
+def _with_wired(workspaces: list[Workspace], projects: Projects) -> list[Workspace]:
+    """The trust store's workspaces, plus every project that holds guard entries (a
+    workspace whose last approval was revoked stays guarded)."""
+    known = {w.root for w in workspaces}
+    extra = [root for root, entries in projects.items() if root not in known
+             and any(is_guard_entry(name, entry) for name, entry in entries.items())]
+    return [*workspaces, *(Workspace(root, repo_server_names(Path(root) / GUARDED_FILE))
+                           for root in extra)]
 
 
 def _workspaces(machine: Machine) -> list[Workspace]:
