@@ -93,10 +93,13 @@ def start(name: str, *, print_remote: bool, allow_insecure: bool, workspace: Pat
     return ExitCode.SERVER_FAILED  # not reached: execve replaced this process
 
 
-def guard_target(environ: Mapping[str, str]) -> tuple[str, Path | None]:
-    """What `run --guard` starts: the server named by MCPCTL_GUARD_SERVER, in the folder
-    MCPCTL_GUARD_WORKSPACE names (absent: the current folder). A missing name or a
-    workspace that is not a folder is a usage error: nothing starts."""
+def guard_target(environ: Mapping[str, str]) -> tuple[str, Path]:
+    """What `run --guard` starts: the server MCPCTL_GUARD_SERVER names, in the folder
+    MCPCTL_GUARD_WORKSPACE names, or else in the folder Claude Code took it from: the
+    nearest `.mcp.json` from the current folder (the client's) up that defines it, as
+    Claude Code reads them (measured with 2.1.197: every parent up to `/`, the nearest
+    wins). A missing name, no such file, or one on the way that cannot be read is an
+    error: nothing starts (fail closed)."""
     from mcpctl.errors import UsageError  # noqa: PLC0415
 
     name = environ.get(GUARD_SERVER, "")
@@ -104,13 +107,32 @@ def guard_target(environ: Mapping[str, str]) -> tuple[str, Path | None]:
         raise UsageError(f"run --guard: {GUARD_SERVER} names no server (the guard's entry "
                          "sets it; run `mcpctl sync`)")
     folder = environ.get(GUARD_WORKSPACE)
-    if folder is None:
-        return name, None
-    workspace = Path(folder)
-    if not workspace.is_absolute() or not workspace.is_dir():
-        raise UsageError(f"run --guard: {GUARD_WORKSPACE}={folder!r} is not an absolute "
-                         "path to a folder; nothing was started")
-    return name, workspace
+    if folder is not None:
+        workspace = Path(folder)
+        if not workspace.is_absolute() or not workspace.is_dir():
+            raise UsageError(f"run --guard: {GUARD_WORKSPACE}={folder!r} is not an absolute "
+                             "path to a folder; nothing was started")
+        return name, workspace
+    return name, _defining_folder(name, Path.cwd())
+
+
+def _defining_folder(name: str, start: Path) -> Path:
+    from mcpctl.clients.guarded import GUARDED_FILE, repo_server_names  # noqa: PLC0415
+    from mcpctl.errors import TrustRefused  # noqa: PLC0415
+
+    here = Path(os.path.realpath(start))
+    for folder in (here, *here.parents):
+        path = folder / GUARDED_FILE
+        if not (path.exists() or path.is_symlink()):
+            continue
+        names = repo_server_names(path)
+        if names is None:
+            raise TrustRefused(f"server {name!r}: {path} cannot be read, so which definition "
+                               "Claude Code took is unknown; nothing was started")
+        if name in names:
+            return folder
+    raise TrustRefused(f"server {name!r}: no {GUARDED_FILE} from {here} up defines it; "
+                       "nothing was started")
 
 
 def _secret(name: str) -> str | None:

@@ -107,8 +107,9 @@ def _claude_log_errors(home: Path, root: Path, name: str) -> list[str]:
 
 
 def _guarded_entry(root: Path, name: str) -> dict[str, Any]:
+    del root  # the entry names no folder: `run --guard` finds it as Claude Code does
     return {"type": "stdio", "command": "mcpctl", "args": ["run", "--guard"],
-            "env": {"MCPCTL_GUARD_WORKSPACE": str(root), "MCPCTL_GUARD_SERVER": name}}
+            "env": {"MCPCTL_GUARD_SERVER": name}}
 
 
 ALLOWLIST_SAID = "guard: Claude Code's allowlist now lets `mcpctl run --guard` start\n"
@@ -183,7 +184,7 @@ def test_sync_follows_the_repo_and_leaves_the_users_own_entries(
         f"  added     c (in {root} only)  (Claude Code starts it through mcpctl's gate)",
         f"  skipped   mine (in {root} only)  (your own server for this workspace (the user "
         "tier) is exported there and wins)",
-        f"  removed   a (in {root} only)  (no longer in the workspace's .mcp.json)"]
+        f"  removed   a (in {root} only)  (no longer in any trusted .mcp.json here)"]
     synced = cli("sync", "--json")
     assert synced.code == 0, synced.err
     document = json.loads(synced.out)

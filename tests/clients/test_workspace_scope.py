@@ -77,7 +77,12 @@ def test_import_keeps_a_local_server_local_and_sync_writes_it_back_there(
         "  added     g",
         f"  skipped   loc  (a server for one workspace ({root}): Cursor has no per-project "
         "section for the user's own servers, and writing it for every folder would start "
-        "it everywhere)"]
+        "it everywhere)",
+        # Claude Code's allowlist lets exactly what mcpctl exported start (issue 22).
+        "claude-code allowlist: ~/.claude/settings.json (written, new file)",
+        "  added     mcpctl run --guard  (Claude Code's allowlist lets it start)",
+        "  added     mcpctl run g  (Claude Code's allowlist lets it start)",
+        "  added     mcpctl run loc  (Claude Code's allowlist lets it start)"]
     data = json.loads(claude_json.read_text())
     assert data["mcpServers"] == {"g": {"type": "stdio", "command": "mcpctl",
                                         "args": ["run", "g"]}}

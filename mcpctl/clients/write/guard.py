@@ -11,22 +11,25 @@ Two files, kept in step by one function (`refresh_guards`):
    plus the command line of every entry mcpctl exported into `~/.claude.json`; the
    user's own entries in the list are kept. So a repo mcpctl never saw (a fresh clone)
    starts nothing of its own: fail closed, with no prior `mcpctl trust`.
-2. **The guard entries**, local-scope entries in `~/.claude.json` `projects[<root>]`,
-   which win over the repo's `.mcp.json` entry of the same name (measured):
+2. **The guard entries**, local-scope entries in `~/.claude.json` `projects[<key>]`,
+   which win over a `.mcp.json` entry of the same name (measured). Claude Code reads
+   that one section, `<key>` being the git root of its folder (else the folder
+   itself), and every `.mcp.json` from its folder up to `/`, the nearest winning. So
+   every `.mcp.json` server of each trusted workspace gets, in its git root's section,
 
        {"type": "stdio", "command": CMD, "args": ["run", "--guard"],
-        "env": {"MCPCTL_GUARD_WORKSPACE": ROOT, "MCPCTL_GUARD_SERVER": NAME}}
+        "env": {"MCPCTL_GUARD_SERVER": NAME}}
 
-   for every `.mcp.json` server of a workspace in the trust store, approved or not. The
-   client starts `mcpctl run`, whose gate starts the approved definition and refuses a
-   changed or unapproved one (the refusal, naming `mcpctl trust`, is in Claude Code's
-   MCP log). Removing one (`claude mcp remove NAME -s local`, Claude Code's own
+   approved or not, and `mcpctl run --guard` takes the definition from the nearest
+   `.mcp.json` that defines NAME from the folder Claude Code started it in: the one
+   Claude Code would have started. Its gate starts the approved definition and
+   refuses a changed or unapproved one (the refusal, naming `mcpctl trust`, is in
+   Claude Code's MCP log). Removing one (`claude mcp remove NAME -s local`, Claude Code's own
    "[Conflicting scopes]" advice) leaves the repo's own entry, which the allowlist
    blocks: the guard fails closed, never open.
 
-`revoke` never removes a guard entry (the gate refuses a revoked server; removing the
-entry would only leave the allowlist to block it), and a `.mcp.json` mcpctl cannot read
-keeps the entries it had. A name Claude Code's settings reading could mistake for an
+`revoke` never removes a guard entry (the gate refuses a revoked server), and a
+`.mcp.json` mcpctl cannot read keeps the entries it had. A name Claude Code's settings reading could mistake for an
 object's own machinery (`__proto__`, `constructor`, …) or that it does not accept in its
 own `mcp add` is not written: the allowlist blocks the repo's entry of that name.
 
@@ -82,10 +85,10 @@ _OBJECT_NAMES = frozenset({
 })
 
 
-def guard_entry(command: str, root: str, name: str) -> dict[str, Any]:
+def guard_entry(command: str, name: str) -> dict[str, Any]:
     """The local-scope entry that makes Claude Code start `name` through the gate."""
     return {"type": "stdio", "command": command, "args": list(GUARD_ARGS),
-            "env": {GUARD_WORKSPACE: root, GUARD_SERVER: name}}
+            "env": {GUARD_SERVER: name}}
 
 
 def guard_line(command: str) -> list[str]:
@@ -112,64 +115,74 @@ def guardable(name: str) -> bool:
 
 @dataclass(frozen=True)
 class Workspace:
-    """A workspace the guard covers: in the trust store, or holding guard entries."""
+    """A workspace in the trust store, as the guard sees it."""
 
-    root: str  # the real path: the trust store's key and Claude Code's projects key
+    root: str  # the real path: the trust store's key
     repo_servers: tuple[str, ...] | None  # names in its .mcp.json; None: unreadable
     own: frozenset[str] = frozenset()  # names the user tier defines for it alone
+    key: str = ""  # Claude Code's projects key: its git root, else itself ("": root)
+
+    @property
+    def project(self) -> str:
+        return self.key or self.root
 
 
 def plan_guards(workspaces: Collection[Workspace], projects: Projects,
                 command: str) -> ExportPlan:
     """The guard entries to write, keep or remove in every project section (pure).
 
-    An entry is removed only when its workspace's `.mcp.json` was read and no longer
-    names it; a revoked workspace or an unreadable file keeps its entries."""
+    Claude Code reads one local section, its git root's, from every folder below it, so
+    the names of every trusted workspace under one git root go into that section; `run
+    --guard` finds the definition from the client's folder as Claude Code does. An
+    entry is removed only when every such workspace's `.mcp.json` was read and none
+    names it: a section whose workspaces were all revoked, or one with a file mcpctl
+    cannot read, keeps its entries (the gate refuses; nothing opens)."""
+    groups: dict[str, list[Workspace]] = {}
+    for workspace in workspaces:
+        groups.setdefault(workspace.project, []).append(workspace)
     changes: list[EntryChange] = []
-    for workspace in sorted(workspaces, key=lambda w: w.root):
-        existing = projects.get(workspace.root, {})
-        if workspace.repo_servers is None:
-            changes += [EntryChange(name, "skipped", f"{GUARDED_FILE} cannot be read: the "
-                                    "guard entry is kept, and the allowlist blocks the "
-                                    "repo's own", workspace=workspace.root)
-                        for name, entry in sorted(existing.items())
-                        if is_guard_entry(name, entry)]
-            continue
-        for name in workspace.repo_servers:
-            changes.append(_guard_change(workspace, name, existing.get(name), command))
-        changes += [EntryChange(name, "removed", f"no longer in the workspace's {GUARDED_FILE}",
-                                workspace=workspace.root)
-                    for name, entry in sorted(existing.items())
-                    if name not in workspace.repo_servers and is_guard_entry(name, entry)]
+    for key in sorted(groups):
+        group = sorted(groups[key], key=lambda w: w.root)
+        existing = projects.get(key, {})
+        named: dict[str, Workspace] = {}
+        for workspace in group:
+            for name in workspace.repo_servers or ():
+                named.setdefault(name, workspace)
+        changes += [_guard_change(workspace, key, name, existing.get(name), command)
+                    for name, workspace in sorted(named.items())]
+        unreadable = [w.root for w in group if w.repo_servers is None]
+        stale = [name for name, entry in sorted(existing.items())
+                 if name not in named and is_guard_entry(name, entry)]
+        if unreadable:
+            changes += [EntryChange(name, "skipped", f"{unreadable[0]}/{GUARDED_FILE} cannot "
+                                    "be read: the guard entry is kept", workspace=key)
+                        for name in stale]
+        else:
+            changes += [EntryChange(name, "removed", f"no longer in any trusted {GUARDED_FILE} "
+                                    "here", workspace=key) for name in stale]
     return ExportPlan(changes)
 
 
-def _guard_change(workspace: Workspace, name: str, current: Any,
+def _guard_change(workspace: Workspace, key: str, name: str, current: Any,
                   command: str) -> EntryChange:
-    root = workspace.root
-    if name in workspace.own:
+    if name in workspace.own and workspace.root == key:
         return EntryChange(name, "skipped", "your own server for this workspace (the user "
-                           "tier) is exported there and wins", workspace=root)
+                           "tier) is exported there and wins", workspace=key)
     if not guardable(name):
         return EntryChange(name, "skipped", "Claude Code does not take this name safely; "
                            "its allowlist blocks the repo's entry, so it does not start",
-                           workspace=root)
-    if "${" in root:
-        # Claude Code expands ${...} in an entry's env: the path would change meaning.
-        return EntryChange(name, "skipped", "the folder's path holds '${', which Claude "
-                           "Code would expand; its allowlist blocks the repo's entry",
-                           workspace=root)
-    desired = guard_entry(command, root, name)
+                           workspace=key)
+    desired = guard_entry(command, name)
     if current is None:
         return EntryChange(name, "added", "Claude Code starts it through mcpctl's gate",
-                           desired, workspace=root)
+                           desired, workspace=key)
     if current == desired:
-        return EntryChange(name, "unchanged", workspace=root)
+        return EntryChange(name, "unchanged", workspace=key)
     if is_guard_entry(name, current):
         return EntryChange(name, "updated", "Claude Code starts it through mcpctl's gate",
-                           desired, workspace=root)
+                           desired, workspace=key)
     return EntryChange(name, "skipped", "your own local-scope entry of that name wins over "
-                       "the repo's in Claude Code; left as it is", workspace=root)
+                       "the repo's in Claude Code; left as it is", workspace=key)
 
 
 # ---- the allowlist --------------------------------------------------------------------
@@ -293,7 +306,7 @@ def _write(machine: Machine, client: ClientFormat, report: GuardReport,
     def compute(old: str | None) -> str:
         data = read_document(client, old, report.path)
         projects = project_servers(client, data)
-        report.plan = plan_guards(_with_wired(workspaces, projects), projects, command)
+        report.plan = plan_guards(workspaces, projects, command)
         text = apply_plan(client, old, report.plan, report.path, data)
         written["data"] = read_document(client, text, report.path)
         return text
@@ -355,21 +368,12 @@ def _write_file(machine: Machine, client: ClientFormat, path: Path, compute: Any
         attempts=ATTEMPTS + 2)
 
 
-def _with_wired(workspaces: list[Workspace], projects: Projects) -> list[Workspace]:
-    """The trust store's workspaces, plus every project that holds guard entries (a
-    workspace whose last approval was revoked stays guarded)."""
-    known = {w.root for w in workspaces}
-    extra = [root for root, entries in projects.items() if root not in known
-             and any(is_guard_entry(name, entry) for name, entry in entries.items())]
-    return [*workspaces, *(Workspace(root, repo_server_names(Path(root) / GUARDED_FILE))
-                           for root in extra)]
-
-
 def _workspaces(machine: Machine) -> list[Workspace]:
     """Every workspace in the trust store, with its `.mcp.json` server names."""
     from mcpctl.clients.write.export import user_servers  # noqa: PLC0415
     from mcpctl.config.user_config import workspace_key_of  # noqa: PLC0415
-    from mcpctl.trust.store import read_store  # noqa: PLC0415
+    from mcpctl.config.workspace import find_workspace_root  # noqa: PLC0415
+    from mcpctl.trust.store import read_store, workspace_key  # noqa: PLC0415
 
     own: dict[str, set[str]] = {}
     for spec in user_servers(machine.config_file).values():
@@ -378,4 +382,5 @@ def _workspaces(machine: Machine) -> list[Workspace]:
             own.setdefault(key, set()).add(spec.name)
     roots = sorted(read_store(machine.paths.trust_file)["workspaces"])
     return [Workspace(root, repo_server_names(Path(root) / GUARDED_FILE),
-                      frozenset(own.get(root, ()))) for root in roots]
+                      frozenset(own.get(root, ())),
+                      workspace_key(find_workspace_root(Path(root)))) for root in roots]
