@@ -90,6 +90,11 @@ def _print_view(view: ClientsView) -> None:
             state = {True: "up to date", False: "out of date (run: mcpctl sync)",
                      None: "cannot tell"}[report.in_sync]
             render.say(f"sync: {report.client.id} {state}")
+    for report in view.reports:
+        guard = report.guard
+        if guard is not None:
+            fix = f"; to guard it: {guard.fix}" if guard.fix else ""
+            render.say(f"guard: {report.client.id} {guard.state} ({guard.how}{fix})")
 
 
 @clients_app.command("enable")

@@ -2,12 +2,15 @@
 
 Apart from `write/guard.py` (which plans and writes the guard entries) so that `list`,
 which only warns about servers the guard does not cover yet, reads the names without
-importing the export machinery.
+importing the export machinery; and `guard_state`, what guards each client in a
+workspace, which `clients`, `list` and `doctor` report.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any, NamedTuple
 
 GUARDED_CLIENT = "claude-code"
 GUARDED_FILE = ".mcp.json"  # the repo file Claude Code reads (the others are not its)
@@ -41,3 +44,119 @@ def repo_server_names(path: Path) -> tuple[str, ...] | None:
         return None
     servers = document.value.get("mcpServers", {})
     return tuple(sorted(servers)) if isinstance(servers, dict) else None
+
+
+# ---- what guards each client here (honest reporting, issue 22) -------------------------
+
+GUARDED = "guarded"
+BY_POLICY = "guarded by system policy"
+NOT_GUARDED = "not guarded"
+NOTHING = "nothing to guard"
+# Claude Code's managed settings (admin-owned; the user's and the repo's files cannot
+# widen an allowlist there once `allowManagedMcpServersOnly` is true).
+MANAGED_SETTINGS = {"linux": "/etc/claude-code/managed-settings.json",
+                    "darwin": "/Library/Application Support/ClaudeCode/managed-settings.json",
+                    "windows": "C:/Program Files/ClaudeCode/managed-settings.json"}
+REPO_SETTINGS = (".claude/settings.json", ".claude/settings.local.json")
+
+
+class GuardState(NamedTuple):
+    """Whether a client starts a repo's servers only through mcpctl's gate here."""
+
+    client: str
+    state: str  # GUARDED, BY_POLICY, NOT_GUARDED or NOTHING
+    how: str  # how it is guarded, or why it is not
+    fix: str | None = None  # what would guard it
+
+    def document(self) -> dict[str, str | None]:
+        return {"state": self.state, "how": self.how, "fix": self.fix}
+
+
+_GEMINI = GuardState(
+    "gemini", NOT_GUARDED,
+    "a trusted folder's .gemini/settings.json replaces your entry of the same name, and no "
+    "user setting blocks it by command (mcp.allowed is by name only)",
+    "only Gemini CLI's system settings file can override a repo's servers; keep such "
+    "folders untrusted in Gemini CLI")
+_CODEX = GuardState(
+    "codex", NOT_GUARDED,
+    "a trusted project's .codex/config.toml merges over your entries key by key, and no "
+    "user setting restricts which servers start",
+    "only an administrator's requirements.toml mcp_servers allowlist restricts it; keep "
+    "such projects untrusted in Codex")
+_OTHERS = {
+    "vscode": GuardState("vscode", NOT_GUARDED, "its workspace file is not measured, and "
+                         "mcpctl writes no guard for it", None),
+    "cursor": GuardState("cursor", NOT_GUARDED, "its workspace file is not measured, and "
+                         "mcpctl writes no guard for it", None),
+    "claude-desktop": GuardState("claude-desktop", NOTHING, "it reads no repo's servers"),
+    "windsurf": GuardState("windsurf", NOTHING, "it reads no repo's servers"),
+    "gemini": _GEMINI,
+    "codex": _CODEX,
+}
+
+
+def guard_state(client_id: str, *, synced: bool, root: Path, home: Path,
+                environ: Mapping[str, str], os_key: str = "linux") -> GuardState:
+    """What guards `client_id` in workspace `root`, read from the files the client reads
+    (never raises: a file that cannot be read is said to be so)."""
+    if client_id != GUARDED_CLIENT:
+        return _OTHERS.get(client_id, GuardState(client_id, NOT_GUARDED, "not measured"))
+    managed = _json_object(Path(MANAGED_SETTINGS.get(os_key, MANAGED_SETTINGS["linux"])))
+    if isinstance(managed, dict) and managed.get("allowManagedMcpServersOnly") is True \
+            and _has_guard_line(managed.get("allowedMcpServers")):
+        return GuardState(client_id, BY_POLICY, "managed settings allow only `mcpctl run` "
+                          "entries (allowManagedMcpServersOnly), which no user or repo file "
+                          "can widen")
+    widening = [relative for relative in REPO_SETTINGS
+                if _widens(_json_object(root / relative))]
+    if widening:
+        return GuardState(client_id, NOT_GUARDED, f"the repo's {widening[0]} adds to Claude "
+                          "Code's allowlist (allowedMcpServers), so its own servers can start "
+                          "past mcpctl's gate", "Claude Code's managed settings with "
+                          "allowManagedMcpServersOnly and an allowlist of `mcpctl run` only "
+                          "(docs/design.md); until then do not approve this repo's servers "
+                          "in Claude Code")
+    if not synced:
+        return GuardState(client_id, NOT_GUARDED, "claude-code is not in [clients] sync, so "
+                          "mcpctl keeps no allowlist for it",
+                          "mcpctl clients enable claude-code && mcpctl sync")
+    folder = environ.get("CLAUDE_CONFIG_DIR")
+    user = _json_object((Path(folder) if folder else home / ".claude") / "settings.json")
+    if not isinstance(user, dict) or not _has_guard_line(user.get("allowedMcpServers")):
+        return GuardState(client_id, NOT_GUARDED, "Claude Code's allowlist "
+                          "(~/.claude/settings.json allowedMcpServers) has no `mcpctl run "
+                          "--guard` entry", "mcpctl sync")
+    return GuardState(client_id, GUARDED, "Claude Code's allowlist lets only mcpctl's entries "
+                      "start, and local entries start this repo's .mcp.json servers through "
+                      "`mcpctl run --guard`")
+
+
+def _json_object(path: Path) -> Any:
+    """The file's JSON value; None when it is missing; "" when it cannot be read."""
+    from mcpctl.syntax import jsonc  # noqa: PLC0415
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError):
+        return ""
+    try:
+        return jsonc.parse(text, jsonc=False).value
+    except jsonc.JsonSyntaxError:
+        return ""
+
+
+def _has_guard_line(entries: Any) -> bool:
+    return isinstance(entries, list) and any(
+        isinstance(item, dict) and isinstance(item.get("serverCommand"), list)
+        and item["serverCommand"][1:] == list(GUARD_ARGS) for item in entries)
+
+
+def _widens(settings: Any) -> bool:
+    """A repo settings file with entries of its own in `allowedMcpServers` (any: Claude
+    Code adds them to the user's list), or one Claude Code may read and mcpctl cannot."""
+    if settings == "":
+        return True
+    return isinstance(settings, dict) and bool(settings.get("allowedMcpServers"))

@@ -1,8 +1,8 @@
 """The cross-client view: what every known client would start here (edge, read-only).
 
 `mcpctl clients` shows it: each client's files and rows (`client_rows.py`), the names
-clients start differently, and for clients in `[clients] sync` whether their file is
-what `mcpctl sync` would write.
+clients start differently, for clients in `[clients] sync` whether their file is
+what `mcpctl sync` would write, and what guards each (`guarded.guard_state`).
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from mcpctl.clients.guarded import BY_POLICY, GUARDED, GuardState, guard_state
 from mcpctl.clients.load import ClientFile, ClientLoad, load_client
 from mcpctl.clients.rows import ClientRow, Difference, ProjectState, client_rows, differences
 from mcpctl.clients.table import CLIENTS, ClientFormat, client_path
@@ -32,6 +33,7 @@ class ClientReport:
     sync_enabled: bool = False
     in_sync: bool | None = None  # None: not synced, or cannot tell
     folder_trust: FolderTrust | None = None  # clients that start nothing untrusted
+    guard: GuardState | None = None  # whether it starts a repo's servers only via the gate
 
 
 @dataclass
@@ -60,13 +62,34 @@ def load_clients_view(machine: Machine, only: tuple[str, ...] = ()) -> ClientsVi
         report = ClientReport(client, load.files,
                               client_rows(load.servers, user_specs,
                                           _project_state(machine, load, view), folder_state),
-                              client.id in settings.sync, folder_trust=trust)
+                              client.id in settings.sync, folder_trust=trust,
+                              guard=guard_state(client.id, synced=client.id in settings.sync,
+                                                root=machine.root, home=machine.home,
+                                                environ=machine.environ,
+                                                os_key=machine.os_key))
+        if report.guard is not None and report.guard.state in (GUARDED, BY_POLICY):
+            report.rows = [_blocked(row) for row in report.rows]
         if report.sync_enabled and not user.problems:
             report.in_sync = _in_sync(machine, client, user_specs, settings.exported_command)
         view.reports.append(report)
     view.differences = differences({r.client.id: r.rows for r in view.reports}, user_specs)
     view.problems = list(dict.fromkeys(view.problems))
     return view
+
+
+def _blocked(row: ClientRow) -> ClientRow:
+    """Under the guard's allowlist a repo's own entry starts only when it is `mcpctl run
+    --guard` (measured: any other command line is not even configured)."""
+    from dataclasses import replace  # noqa: PLC0415
+
+    from mcpctl.clients.guarded import GUARD_ARGS  # noqa: PLC0415
+    from mcpctl.clients.table import is_mcpctl_command  # noqa: PLC0415
+
+    spec = row.server.spec
+    if row.server.scope != "project" or row.shadowed_by is not None or (
+            is_mcpctl_command(spec.command) and tuple(spec.args) == GUARD_ARGS):
+        return row
+    return replace(row, state="blocked by Claude Code's allowlist")
 
 
 def _settings(machine: Machine, view: ClientsView) -> ClientSettings:

@@ -43,6 +43,7 @@ def _view_body(view: ClientsView) -> dict[str, Any]:
             **({"folder_trust": {"trusted": report.folder_trust.trusted,
                                  "reason": report.folder_trust.reason}}
                if report.folder_trust else {}),
+            **({"guard": report.guard.document()} if report.guard else {}),
             "servers": [{
                 "name": row.server.name,
                 "scope": row.server.scope,

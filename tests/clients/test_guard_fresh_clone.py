@@ -23,6 +23,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -76,6 +77,15 @@ class Session:
     def claude(self, *args: str) -> subprocess.CompletedProcess[str]:
         return run_client("claude", list(args), home=self.home, cwd=self.root, env=self.env)
 
+    def said(self) -> dict[str, Any]:
+        """What `mcpctl clients --json` says of Claude Code here: its guard, and the
+        state of each of the repo's own (project-scope) entries."""
+        document = json.loads(self.mcpctl("clients", "--json").stdout)
+        claude = next(c for c in document["clients"] if c["id"] == "claude-code")
+        return {"guard": claude["guard"],
+                "servers": {s["name"]: s["state"] for s in claude["servers"]
+                            if s["scope"] == "project"}}
+
     def statuses(self) -> dict[str, str]:
         listed = self.claude("mcp", "list")
         return claude_statuses(listed.stdout)
@@ -93,13 +103,44 @@ def test_a_fresh_clones_changed_server_never_starts(tmp_path: Path, guarded: boo
     _change_bad(session.root, tmp_path / "marker-1")
 
     statuses = session.statuses()
+    said = session.said()
 
     if not guarded:  # the attack: approved by name, changed, started
         assert statuses == {"good": CONNECTED, "bad": CONNECTED}
         assert (tmp_path / "marker-1").exists()
+        # ... and mcpctl says so, with what would guard it.
+        assert said["guard"] == {
+            "state": "not guarded", "how": "claude-code is not in [clients] sync, so mcpctl "
+            "keeps no allowlist for it", "fix": "mcpctl clients enable claude-code && "
+            "mcpctl sync"}
+        assert said["servers"] == {"good": "approved by name", "bad": "approved by name"}
         return
     assert statuses == {}  # the allowlist blocks both: not even configured
     assert not (tmp_path / "marker-1").exists()
+    assert said["guard"]["state"] == "guarded"
+    assert said["servers"] == dict.fromkeys(("good", "bad"), "blocked by Claude Code's allowlist")
+
+
+def test_a_repo_that_widens_the_allowlist_is_said_to_be_unguarded(tmp_path: Path) -> None:
+    """What user mode cannot stop (measured): the repo's own committed
+    `.claude/settings.json` adds an `allowedMcpServers` entry of its own, and Claude Code
+    starts the server. mcpctl must not claim a guard there, and says what would."""
+    session = Session(tmp_path)
+    session.mcpctl("clients", "enable", "claude-code")
+    session.mcpctl("sync")
+    assert session.said()["guard"]["state"] == "guarded"
+    bad = json.loads((session.root / ".mcp.json").read_text())["mcpServers"]["bad"]
+    (session.root / ".claude").mkdir()
+    (session.root / ".claude" / "settings.json").write_text(json.dumps(
+        {"allowedMcpServers": [{"serverCommand": [bad["command"], *bad["args"]]}]}))
+
+    assert session.statuses() == {"bad": CONNECTED}
+    assert (tmp_path / "marker-0").exists()
+    said = session.said()
+    assert said["guard"]["state"] == "not guarded"
+    assert said["guard"]["how"].startswith("the repo's .claude/settings.json adds to Claude "
+                                           "Code's allowlist")
+    assert "allowManagedMcpServersOnly" in said["guard"]["fix"]
 
 
 def test_approved_connects_changed_is_refused_and_no_client_command_opens_it(
@@ -141,3 +182,70 @@ def test_approved_connects_changed_is_refused_and_no_client_command_opens_it(
     assert session.statuses() == {"good": FAILED, "bad": FAILED}
     for marker in ("marker-2", "marker-mine"):
         assert not (tmp_path / marker).exists(), marker
+
+
+def test_a_workspace_below_the_git_root_is_guarded_where_claude_code_reads_it(
+        tmp_path: Path) -> None:
+    """The README's first session: the workspace is a folder of a repo, not its git root.
+    Claude Code reads `.mcp.json` from its folder and every parent, and the local section
+    of the git root only (measured), so the guard's entry goes there, and `run --guard`
+    finds the definition from the folder the client was started in."""
+    session = Session(tmp_path)
+    demo = session.root / "examples" / "demo"
+    (demo / "deeper").mkdir(parents=True)
+    (session.root / ".mcp.json").unlink()
+    marker = tmp_path / "tasks-started"
+    (demo / ".mcp.json").write_text(json.dumps({"mcpServers": {"tasks": {
+        "command": sys.executable, "args": [str(TOKEN_SERVER), "--marker", str(marker)]}}}))
+    session.mcpctl("clients", "enable", "claude-code")
+    trusted = session.mcpctl("trust", "tasks", "--yes", "--workspace", str(demo))
+    # In the git root's section (the command ran there: ".").
+    assert "guard: Claude Code now starts 'tasks' in . through" in trusted.stderr
+    for folder in (demo, demo / "deeper"):
+        listed = run_client("claude", ["mcp", "list"], home=session.home, cwd=folder,
+                            env=session.env)
+        assert claude_statuses(listed.stdout) == {"tasks": CONNECTED}, listed.stdout
+    marker.unlink()
+    at_root = run_client("claude", ["mcp", "list"], home=session.home, cwd=session.root,
+                         env=session.env)
+    # No .mcp.json from the git root up defines it: the gate starts nothing there.
+    assert claude_statuses(at_root.stdout) == {"tasks": FAILED}
+    assert not marker.exists()
+    _change_bad_in(demo / ".mcp.json", "tasks", tmp_path / "tasks-changed")
+    listed = run_client("claude", ["mcp", "list"], home=session.home, cwd=demo / "deeper",
+                        env=session.env)
+    assert claude_statuses(listed.stdout) == {"tasks": FAILED}
+    assert not (tmp_path / "tasks-changed").exists()
+
+
+def _change_bad_in(path: Path, name: str, marker: Path) -> None:
+    data = json.loads(path.read_text())
+    data["mcpServers"][name]["args"] = [str(TOKEN_SERVER), "--marker", str(marker)]
+    path.write_text(json.dumps(data))
+
+
+@pytest.mark.parametrize("text", [
+    '{"mcpServers": {"x": {"command": "@PY@", "args": ["@TS@", "--marker", "@M@"]},}}',
+    '{"mcpServers": {"__proto__": {"command": "@PY@", "args": ["@TS@", "--marker", "@M@"]},'
+    ' "constructor": {"command": "@PY@", "args": ["@TS@", "--marker", "@M@"]},'
+    ' "caf\u00e9": {"command": "@PY@", "args": ["@TS@", "--marker", "@M@"]},'
+    ' "ok": {"command": "@PY@", "args": ["@TS@"]}}}',
+], ids=["not-json", "unusual-names"])
+def test_a_file_mcpctl_cannot_read_or_unusual_names_fail_closed(
+        tmp_path: Path, text: str) -> None:
+    """A trailing comma (not JSON: mcpctl cannot read it) and names that are an object's
+    own machinery or not ASCII: trusted or not, none of them starts, and Claude Code
+    still reads the rest of its files (the `ok` server, wired, connects)."""
+    session = Session(tmp_path)
+    marker = tmp_path / "weird-started"
+    (session.root / ".mcp.json").write_text(
+        text.replace("@PY@", sys.executable).replace("@TS@", str(TOKEN_SERVER))
+        .replace("@M@", str(marker)))
+    session.mcpctl("clients", "enable", "claude-code")
+    done = run_mcpctl_as_client(["trust", "--all", "--yes"], home=session.home,
+                                cwd=session.root, env=session.env)
+    assert "Traceback" not in done.stderr
+    session.mcpctl("sync")
+    statuses = session.statuses()
+    assert not marker.exists()
+    assert statuses == ({"ok": CONNECTED} if "ok" in text else {}), statuses

@@ -29,9 +29,10 @@ Two files, kept in step by one function (`refresh_guards`):
    blocks: the guard fails closed, never open.
 
 `revoke` never removes a guard entry (the gate refuses a revoked server), and a
-`.mcp.json` mcpctl cannot read keeps the entries it had. A name Claude Code's settings reading could mistake for an
-object's own machinery (`__proto__`, `constructor`, …) or that it does not accept in its
-own `mcp add` is not written: the allowlist blocks the repo's entry of that name.
+`.mcp.json` mcpctl cannot read keeps the entries it had. A name Claude Code's settings
+reading could mistake for an object's own machinery (`__proto__`, `constructor`, …) or
+that it does not accept in its own `mcp add` is not written: the allowlist blocks the
+repo's entry of that name.
 
 Gemini CLI and Codex have no user-level equivalent (docs/design.md).
 
