@@ -91,15 +91,30 @@ def _cost_cell(probe: dict[str, Any] | None) -> str:
 
 
 def print_listing(listed: "Listing") -> None:
+    from mcpctl.clients.guarded import ENABLE_FIX  # noqa: PLC0415
+
     _print_rows(listed.rows, listed.probes)
     for definition, found in listed.starters.items_by_definition(listed.servers):
         for starter in found:
             render.warn(f"note: {render.display_path(definition.source.path)}:"
                         f"{definition.source.line}: {definition.name!r} is shadowed by "
                         f"the user tier here, but: {starter.why}")
+    claude = listed.guards.get("claude-code")
     for name in listed.unguarded:
-        render.warn(f"warning: Claude Code would start .mcp.json server {name!r} without "
-                    "mcpctl's gate: it is not wired yet; run `mcpctl sync`")
+        if claude is not None and claude.state == "guarded":
+            render.warn(f"warning: Claude Code does not start .mcp.json server {name!r}: it "
+                        "is not wired through mcpctl's gate yet, and Claude Code's allowlist "
+                        "blocks it; run `mcpctl sync`")
+        else:
+            render.warn(f"warning: Claude Code would start .mcp.json server {name!r} without "
+                        "mcpctl's gate: it is not wired yet; run `mcpctl sync`")
+    # Said once the user asked for the guard (claude-code in [clients] sync); `clients`
+    # and --json say it always.
+    if claude is not None and claude.state == "not guarded" and claude.fix != ENABLE_FIX \
+            and any(
+            row.definition.source.path.name == ".mcp.json" for row in listed.rows):
+        fix = f"; to guard it: {claude.fix}" if claude.fix else ""
+        render.warn(f"note: Claude Code is not guarded here: {claude.how}{fix}")
     for approval in listed.weak:
         render.warn(f"warning: {render.display_path(approval.path)}:{approval.line}: "
                     f"{approval.message()}")

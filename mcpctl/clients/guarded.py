@@ -10,7 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+if TYPE_CHECKING:
+    from mcpctl.machine import Machine
 
 GUARDED_CLIENT = "claude-code"
 GUARDED_FILE = ".mcp.json"  # the repo file Claude Code reads (the others are not its)
@@ -58,6 +61,7 @@ MANAGED_SETTINGS = {"linux": "/etc/claude-code/managed-settings.json",
                     "darwin": "/Library/Application Support/ClaudeCode/managed-settings.json",
                     "windows": "C:/Program Files/ClaudeCode/managed-settings.json"}
 REPO_SETTINGS = (".claude/settings.json", ".claude/settings.local.json")
+ENABLE_FIX = "mcpctl clients enable claude-code && mcpctl sync"
 
 
 class GuardState(NamedTuple):
@@ -119,8 +123,7 @@ def guard_state(client_id: str, *, synced: bool, root: Path, home: Path,
                           "in Claude Code")
     if not synced:
         return GuardState(client_id, NOT_GUARDED, "claude-code is not in [clients] sync, so "
-                          "mcpctl keeps no allowlist for it",
-                          "mcpctl clients enable claude-code && mcpctl sync")
+                          "mcpctl keeps no allowlist for it", ENABLE_FIX)
     folder = environ.get("CLAUDE_CONFIG_DIR")
     user = _json_object((Path(folder) if folder else home / ".claude") / "settings.json")
     if not isinstance(user, dict) or not _has_guard_line(user.get("allowedMcpServers")):
@@ -160,3 +163,18 @@ def _widens(settings: Any) -> bool:
     if settings == "":
         return True
     return isinstance(settings, dict) and bool(settings.get("allowedMcpServers"))
+
+
+def guard_states_here(machine: Machine) -> dict[str, GuardState]:
+    """`guard_state` of every client that reads a repo's servers, in `machine.root`."""
+    from mcpctl.clients.settings import read_client_settings  # noqa: PLC0415
+    from mcpctl.errors import McpctlError  # noqa: PLC0415
+
+    try:
+        synced = set(read_client_settings(machine.config_file).sync)
+    except McpctlError:  # reported by the user tier's own reading
+        synced = set()
+    return {client: guard_state(client, synced=client in synced, root=machine.root,
+                                home=machine.home, environ=machine.environ,
+                                os_key=machine.os_key)
+            for client in (GUARDED_CLIENT, "gemini", "codex", "vscode", "cursor")}

@@ -4,6 +4,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from mcpctl.clients.guarded import GuardState, guard_states_here
 from mcpctl.clients.weak_approvals import WeakApproval
 from mcpctl.config.merge import MergedServer, named
 from mcpctl.config.unknown_keys import unknown_keys
@@ -35,8 +36,9 @@ class Listing(NamedTuple):
     probes: dict[str, dict[str, Any] | None]
     weak: list[WeakApproval]
     starters: Starters  # clients that start a shadowed repo definition instead
-    unguarded: list[str]  # .mcp.json servers Claude Code would start past the gate
+    unguarded: list[str]  # .mcp.json servers the guard has not wired yet
     servers: list[MergedServer]
+    guards: dict[str, GuardState]  # what guards each client here (issue 22)
 
 
 class ServerDetail(NamedTuple):
@@ -58,6 +60,7 @@ def list_report(machine: Machine, tier: Tier | None, *, needs_attention: bool,
     weak = weak_approvals_here(machine, view.servers)
     starters = starters_of(view.servers, weak)
     unguarded = unguarded_here(machine, weak)
+    guards = guard_states_here(machine)
     problems = [*view.problems, *states.problems, *weak.problems]
     body = {
         "workspace": str(view.root),
@@ -67,6 +70,7 @@ def list_report(machine: Machine, tier: Tier | None, *, needs_attention: bool,
                      **starters_document(starters.of(row.definition))}
                     for row in rows],
         "unguarded": unguarded,
+        "guards": {client: state.document() for client, state in guards.items()},
         "weak_approvals": [{"server": a.server, "setting": a.setting, "path": str(a.path),
                             "line": a.line, "message": a.message()} for a in weak.approvals],
     }
@@ -84,7 +88,7 @@ def list_report(machine: Machine, tier: Tier | None, *, needs_attention: bool,
         warnings.append(f"{len(attention)} workspace server(s) need attention: "
                         + ", ".join(attention) + "; review with `mcpctl show NAME`, approve "
                         "with `mcpctl trust NAME`")
-    listed = Listing(rows, probes, weak.approvals, starters, unguarded, view.servers)
+    listed = Listing(rows, probes, weak.approvals, starters, unguarded, view.servers, guards)
     return Report("list", body, listed, code, problems,
                   warnings, version=listing.LIST_SCHEMA_VERSION)
 

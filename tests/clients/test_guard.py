@@ -241,9 +241,10 @@ def test_list_warns_about_a_server_added_since_the_wiring(
     (root / ".mcp.json").write_text(json.dumps(servers))
     listed = cli("list", "-w", str(root), "--needs-attention")
     assert listed.code == 1
+    # The allowlist is in place: the unwired server does not start at all (fail closed).
     assert listed.err.splitlines()[0] == (
-        "warning: Claude Code would start .mcp.json server 'c' without mcpctl's gate: it is "
-        "not wired yet; run `mcpctl sync`")
+        "warning: Claude Code does not start .mcp.json server 'c': it is not wired through "
+        "mcpctl's gate yet, and Claude Code's allowlist blocks it; run `mcpctl sync`")
     assert "c (not guarded in Claude Code)" in listed.err
     assert json.loads(cli("list", "-w", str(root), "--json").out)["unguarded"] == ["c"]
     assert cli("sync").code == 0
