@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import functools
 import shutil
+from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
+from mcpctl.clients.guarded import NOT_GUARDED, NOTHING, GuardState
 from mcpctl.clients.weak_approvals import WeakApprovals
 from mcpctl.config.unknown_keys import unknown_keys
 from mcpctl.config.view import load_view
 from mcpctl.errors import ExitCode, McpctlError
 from mcpctl.machine import Machine
+from mcpctl.model import Tier
 from mcpctl.probing.diagnosis import FAIL, OK, WARN, Check, Environment, static_checks
 from mcpctl.probing.servers import Outcome, ProbeOptions, admit_all, probe_admitted
 from mcpctl.reports.cost import Probing, chosen
@@ -35,7 +39,11 @@ def doctor_report(machine: Machine, names: list[str], options: ProbeOptions | No
                               lambda cmd: shutil.which(cmd, path=path), _secret_exists,
                               functools.cache(_keyring_check))
     weak = weak_approvals_here(machine, view.servers)
-    checks = {o.name: [*_checks(o, environment), *_weak_checks(o.name, weak)]
+    from mcpctl.clients.guarded import guard_states_here  # noqa: PLC0415
+
+    guards = guard_states_here(machine)  # what guards each client here (issue 22)
+    checks = {o.name: [*_checks(o, environment), *_weak_checks(o.name, weak),
+                       *_guard_checks(o, machine.root, guards)]
               for o in outcomes}
     probeable = [o for o in outcomes
                  if o.admission is not None and options is not None
@@ -89,6 +97,33 @@ def _checks(outcome: Outcome, environment: Environment) -> list[Check]:
 def _weak_checks(name: str, weak: WeakApprovals) -> list[Check]:
     return [Check("other clients", WARN, approval.message()) for approval in weak.approvals
             if approval.server == name or (approval.server is None and name in approval.covers)]
+
+
+# The workspace file each client reads a repo's servers from (clients/table.py).
+_READ_BY = {".mcp.json": "claude-code", ".gemini/settings.json": "gemini",
+            ".codex/config.toml": "codex", ".vscode/mcp.json": "vscode",
+            ".cursor/mcp.json": "cursor"}
+
+
+def _guard_checks(outcome: Outcome, root: Path, guards: Mapping[str, GuardState]
+                  ) -> list[Check]:
+    """Per client that reads one of this server's repo definitions: does it start it
+    only through mcpctl's gate (issue 22)? A warning when not, with what would."""
+    found: list[Check] = []
+    for definition in outcome.server.definitions:
+        if definition.source.tier is not Tier.WORKSPACE:
+            continue
+        try:
+            relative = definition.source.path.relative_to(root).as_posix()
+        except ValueError:
+            continue
+        state = guards.get(_READ_BY.get(relative, ""))
+        if state is None or state.state == NOTHING:
+            continue
+        fix = f"; to guard it: {state.fix}" if state.fix else ""
+        found.append(Check("guard", WARN if state.state == NOT_GUARDED else OK,
+                           f"{state.client} {state.state} ({state.how}{fix})"))
+    return found
 
 
 def _document(outcome: Outcome, checks: list[Check], probed: bool) -> dict[str, Any]:

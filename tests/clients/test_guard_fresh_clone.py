@@ -119,6 +119,10 @@ def test_a_fresh_clones_changed_server_never_starts(tmp_path: Path, guarded: boo
     assert not (tmp_path / "marker-1").exists()
     assert said["guard"]["state"] == "guarded"
     assert said["servers"] == dict.fromkeys(("good", "bad"), "blocked by Claude Code's allowlist")
+    doctor = run_mcpctl_as_client(["doctor", "--no-probe", "--json"], home=session.home,
+                                  cwd=session.root, env=session.env)
+    assert [c["message"][:24] for d in json.loads(doctor.stdout)["servers"]
+            for c in d["checks"] if c["check"] == "guard"] == ["claude-code guarded (Cla"] * 2
 
 
 def test_a_repo_that_widens_the_allowlist_is_said_to_be_unguarded(tmp_path: Path) -> None:
@@ -141,6 +145,12 @@ def test_a_repo_that_widens_the_allowlist_is_said_to_be_unguarded(tmp_path: Path
     assert said["guard"]["how"].startswith("the repo's .claude/settings.json adds to Claude "
                                            "Code's allowlist")
     assert "allowManagedMcpServersOnly" in said["guard"]["fix"]
+    doctor = run_mcpctl_as_client(["doctor", "bad", "--no-probe", "--json"],
+                                  home=session.home, cwd=session.root, env=session.env)
+    checks = json.loads(doctor.stdout)["servers"][0]["checks"]
+    guard = [check for check in checks if check["check"] == "guard"]
+    assert [(c["status"], c["message"][:33]) for c in guard] == [
+        ("warn", "claude-code not guarded (the repo")]
 
 
 def test_approved_connects_changed_is_refused_and_no_client_command_opens_it(
