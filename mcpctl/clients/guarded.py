@@ -61,6 +61,12 @@ MANAGED_SETTINGS = {"linux": "/etc/claude-code/managed-settings.json",
                     "darwin": "/Library/Application Support/ClaudeCode/managed-settings.json",
                     "windows": "C:/Program Files/ClaudeCode/managed-settings.json"}
 REPO_SETTINGS = (".claude/settings.json", ".claude/settings.local.json")
+# Gemini CLI's system settings, as `mcpctl guard --system` writes them: the name always
+# in `mcp.allowed` (an empty list would mean no limit), defined there to start nothing.
+GEMINI_SYSTEM = {"linux": "/etc/gemini-cli/settings.json",
+                 "darwin": "/Library/Application Support/GeminiCli/settings.json",
+                 "windows": "C:/ProgramData/gemini-cli/settings.json"}
+GEMINI_SENTINEL = "mcpctl-guard"
 ENABLE_FIX = "mcpctl clients enable claude-code && mcpctl sync"
 
 
@@ -104,6 +110,10 @@ def guard_state(client_id: str, *, synced: bool, root: Path, home: Path,
                 environ: Mapping[str, str], os_key: str = "linux") -> GuardState:
     """What guards `client_id` in workspace `root`, read from the files the client reads
     (never raises: a file that cannot be read is said to be so)."""
+    if client_id == "gemini" and _gemini_by_policy(environ, os_key):
+        return GuardState(client_id, BY_POLICY, "the system settings allow only your servers' "
+                          "names, each defined there as `mcpctl run NAME`, which no user or "
+                          "repo file can widen")
     if client_id != GUARDED_CLIENT:
         return _OTHERS.get(client_id, GuardState(client_id, NOT_GUARDED, "not measured"))
     managed = _json_object(Path(MANAGED_SETTINGS.get(os_key, MANAGED_SETTINGS["linux"])))
@@ -133,6 +143,18 @@ def guard_state(client_id: str, *, synced: bool, root: Path, home: Path,
     return GuardState(client_id, GUARDED, "Claude Code's allowlist lets only mcpctl's entries "
                       "start, and local entries start this repo's .mcp.json servers through "
                       "`mcpctl run --guard`")
+
+
+def _gemini_by_policy(environ: Mapping[str, str], os_key: str) -> bool:
+    path = environ.get("GEMINI_CLI_SYSTEM_SETTINGS_PATH") or \
+        GEMINI_SYSTEM.get(os_key, GEMINI_SYSTEM["linux"])
+    data = _json_object(Path(path))
+    if not isinstance(data, dict):
+        return False
+    mcp, servers = data.get("mcp"), data.get("mcpServers")
+    return isinstance(mcp, dict) and isinstance(mcp.get("allowed"), list) \
+        and GEMINI_SENTINEL in mcp["allowed"] and isinstance(servers, dict) \
+        and all(isinstance(servers.get(name), dict) for name in mcp["allowed"])
 
 
 def _json_object(path: Path) -> Any:

@@ -1,0 +1,65 @@
+"""`mcpctl guard --system`: print (or write) the managed files that make Claude Code and
+Gemini CLI start no repo server except through `mcpctl run` (issue 22)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from mcpctl.cli import render
+from mcpctl.cli.options import ConfigOption, JsonOption, context
+
+HELP = """Print or write the managed settings files that guard clients machine-wide.
+
+    The user-level guard (`mcpctl clients enable claude-code` and `mcpctl sync`) keeps
+    Claude Code's allowlist in your own settings, which a repo's committed
+    .claude/settings.json can widen. The managed files cannot be widened by any user or
+    repo file: Claude Code's managed-settings.json (allowManagedMcpServersOnly, only
+    `mcpctl run` command lines allowed) and Gemini CLI's system settings (your servers
+    as `mcpctl run NAME`, only their names allowed). Without --write the files are
+    printed for an MDM to deploy; --write writes them (as root) under --root.
+
+    Example: sudo mcpctl guard --system --write --command /usr/local/bin/mcpctl
+    """
+
+
+def register(app: typer.Typer) -> None:
+    app.command("guard", help=HELP)(guard_command)
+
+
+def guard_command(
+    system: Annotated[bool, typer.Option("--system", help="The machine-wide (managed) "
+                                         "files; the only mode this command has.")] = False,
+    write: Annotated[bool, typer.Option("--write", help="Write the files instead of "
+                                        "printing them.")] = False,
+    root: Annotated[Path, typer.Option("--root", help="Write under this folder instead of "
+                                       "/ (to build a package).")] = Path("/"),
+    command: Annotated[str | None, typer.Option("--command", help="The mcpctl the entries "
+                                                "run, exactly as users' entries name it "
+                                                "(default: [clients] command).")] = None,
+    as_json: JsonOption = False,
+    config: ConfigOption = None,
+) -> int:
+    from mcpctl.reports.system_guard import system_guard_report  # noqa: PLC0415
+
+    if not system:
+        from mcpctl.errors import UsageError  # noqa: PLC0415
+
+        raise UsageError("guard: say --system (the user-level guard is `mcpctl sync`)")
+    report = system_guard_report(context(None, config), root=root, command=command,
+                                 write=write)
+    return render.emit(report, as_json, _print)
+
+
+def _print(body: dict[str, Any]) -> None:
+    for file in body["files"]:
+        if body["written"]:
+            render.say(f"{file['client']}: {file['path']} (written)")
+        else:
+            render.say(f"# {file['client']}: {file['path']}")
+            for line in file["text"].splitlines():
+                render.say(line)
+    for client, why in body["not_written"].items():
+        render.warn(f"note: {client}: {why}")

@@ -1,0 +1,92 @@
+"""System mode: the managed files an organisation deploys so that a client starts no
+repo server except through `mcpctl run`, and no user or repo file can widen that
+(issue 22; `mcpctl guard --system`).
+
+- **Claude Code**, `/etc/claude-code/managed-settings.json`: `allowManagedMcpServersOnly`
+  makes Claude Code read `allowedMcpServers` from this file alone (2.1.197: the user's
+  and the repo's lists are ignored; `deniedMcpServers` still merges, which can only
+  narrow). The list holds `mcpctl run --guard` (the guard's one launch shape) and
+  `mcpctl run NAME` for each of the user tier's servers.
+- **Gemini CLI**, `/etc/gemini-cli/settings.json` (or the file
+  `GEMINI_CLI_SYSTEM_SETTINGS_PATH` names): its `mcpServers` win by name over every
+  other layer, and `mcp.allowed` is intersected across layers (0.61.0: a repo cannot
+  widen it; an empty list means no limit, so `mcpctl-guard` is always in it, defined
+  there as a `mcpctl run --guard` that names nothing and so starts nothing). Each
+  user-tier server is `mcpctl run NAME` there, and only those names are allowed: a
+  repo's own servers never start, a repo entry named like yours runs yours. Measured
+  with 0.61.0 at the real path in a private mount namespace: Gemini CLI skips a system
+  file under a group- or world-writable folder (so not one under /tmp).
+- **Codex**: its admin `requirements.toml` is not written (its `mcp_servers` allowlist
+  format was not measured here); `mcpctl guard --system` says so.
+
+`system_files` is pure: the files' contents from what is already there (other keys
+are kept) and the servers; the command writes them atomically, readable by everyone.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from mcpctl.clients.guarded import GEMINI_SENTINEL as SENTINEL
+from mcpctl.clients.guarded import GEMINI_SYSTEM, GUARD_ARGS, MANAGED_SETTINGS
+from mcpctl.errors import ConfigError
+
+GEMINI_SYSTEM_VARIABLE = "GEMINI_CLI_SYSTEM_SETTINGS_PATH"
+NOT_WRITTEN = {"codex": "Codex's admin requirements.toml (its mcp_servers allowlist) is "
+                        "not written by mcpctl: its format was not measured; Codex stays "
+                        "not guarded"}
+
+
+@dataclass(frozen=True)
+class SystemFile:
+    """One managed file: where it goes, for which client, and its whole new text."""
+
+    client: str
+    path: str
+    text: str
+
+
+def claude_managed(old: Mapping[str, Any] | None, command: str,
+                   names: Sequence[str]) -> dict[str, Any]:
+    """Claude Code's managed settings: only mcpctl's command lines may start."""
+    data = copy.deepcopy(dict(old or {}))
+    data["allowManagedMcpServersOnly"] = True
+    data["allowedMcpServers"] = [{"serverCommand": [command, *GUARD_ARGS]},
+                                 *({"serverCommand": [command, "run", name]}
+                                   for name in sorted(names))]
+    return data
+
+
+def gemini_system(old: Mapping[str, Any] | None, command: str,
+                  names: Sequence[str]) -> dict[str, Any]:
+    """Gemini CLI's system settings: the user tier's servers as `mcpctl run NAME`, and
+    only those names allowed."""
+    data = copy.deepcopy(dict(old or {}))
+    servers = data.get("mcpServers")
+    if servers is not None and not isinstance(servers, dict):
+        raise ConfigError("mcpServers is not an object")
+    servers = dict(servers or {})
+    for name in sorted(names):
+        servers[name] = {"command": command, "args": ["run", name]}
+    servers[SENTINEL] = {"command": command, "args": list(GUARD_ARGS)}
+    data["mcpServers"] = servers
+    mcp = data.get("mcp")
+    if mcp is not None and not isinstance(mcp, dict):
+        raise ConfigError("mcp is not an object")
+    data["mcp"] = {**(mcp or {}), "allowed": sorted({*names, SENTINEL})}
+    return data
+
+
+def system_files(existing: Mapping[str, Any], command: str, names: Sequence[str], *,
+                 os_key: str, gemini_path: str | None = None) -> list[SystemFile]:
+    """The managed files, each built over what `existing[path]` already holds (pure)."""
+    claude = MANAGED_SETTINGS.get(os_key, MANAGED_SETTINGS["linux"])
+    gemini = gemini_path or GEMINI_SYSTEM.get(os_key, GEMINI_SYSTEM["linux"])
+    built = [("claude-code", claude, claude_managed(existing.get(claude), command, names)),
+             ("gemini", gemini, gemini_system(existing.get(gemini), command, names))]
+    return [SystemFile(client, path, json.dumps(data, indent=2) + "\n")
+            for client, path, data in built]
