@@ -7,7 +7,11 @@ Against `python -c pass` in the same run, median of 5 runs (after a warm-up run)
   re-approving an unchanged server, so the wiring is already current and the file is
   read but not written;
 - `sync` wiring 50 trusted workspaces of 4 servers each into that file from scratch
-  (each run starts from the unwired file), in-process: the edit alone.
+  (each run starts from the unwired file), in-process: the edit alone;
+- with 200 trusted workspaces of 4 servers each (issue 22): `sync` and `trust` with
+  everything current (the allowlist and 800 guard entries read, nothing written), and
+  what `run --guard` (the definition found from the client's folder, as Claude Code
+  finds it) costs over `run -w ROOT NAME` for a server that exits at once.
 
     uv run python bench/bench_guard.py
 """
@@ -17,6 +21,7 @@ from __future__ import annotations
 import json
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -95,5 +100,54 @@ def _edit_seconds(text: str) -> float:
     return statistics.median(samples)
 
 
+def main_200() -> None:
+    with tempfile.TemporaryDirectory() as scratch:
+        base = Path(scratch)
+        home = base / "home"
+        home.mkdir()
+        env = {"HOME": str(home), "MCPCTL_HOME": str(base / "mcpctl")}
+        config = base / "mcpctl" / "config" / "config.toml"
+        config.parent.mkdir(parents=True)
+        config.write_text("")
+        roots = [workspace(base / f"repo-{i:03d}", 4) for i in range(200)]
+        for root in roots:  # the guard off while the store fills: the setup, not measured
+            done = subprocess.run([MCPCTL, "trust", "--all", "--yes", "-w", str(root)],
+                                  env={**os.environ, **env}, capture_output=True,
+                                  check=False)
+            assert done.returncode == 0, done.stderr
+        config.write_text('[clients]\nsync = ["claude-code"]\n')
+        synced = subprocess.run([MCPCTL, "sync"], env={**os.environ, **env},
+                                capture_output=True, check=False)
+        assert synced.returncode == 0, synced.stderr
+        bare = bare_python(RUNS)
+        report("python -c pass", bare)
+        print("200 trusted workspaces x 4 servers, everything current:")
+        report("  sync", median_seconds([MCPCTL, "sync"], runs=RUNS, env=env), bare)
+        report("  trust s0 --yes", median_seconds(
+            [MCPCTL, "trust", "s0", "--yes", "-w", str(roots[0])], runs=RUNS, env=env), bare)
+        quick = workspace(base / "quick", 0)
+        (quick / ".mcp.json").write_text(json.dumps({"mcpServers": {"q": {
+            "command": sys.executable, "args": ["-c", "pass"]}}}))
+        subprocess.run([MCPCTL, "trust", "q", "--yes", "-w", str(quick)],
+                       env={**os.environ, **env}, capture_output=True, check=True)
+        # Interleaved, so a drift of the shared machine falls on both alike.
+        plain_line = [MCPCTL, "run", "-w", str(quick), "q"]
+        guard_env = {**os.environ, **env, "MCPCTL_GUARD_SERVER": "q"}
+        plain, guard = [], []
+        for _ in range(RUNS * 3):
+            plain.append(_once(plain_line, {**os.environ, **env}, quick))
+            guard.append(_once([MCPCTL, "run", "--guard"], guard_env, quick / ".git"))
+        report("run -w ROOT q (exits at once)", statistics.median(plain), bare)
+        report("run --guard, MCPCTL_GUARD_SERVER=q, from a subfolder",
+               statistics.median(guard), bare)
+
+
+def _once(argv: list[str], env: dict[str, str], cwd: Path) -> float:
+    started = time.perf_counter()
+    subprocess.run(argv, env=env, cwd=cwd, capture_output=True, check=False)
+    return time.perf_counter() - started
+
+
 if __name__ == "__main__":
     main()
+    main_200()

@@ -180,3 +180,10 @@ def _claude_settings_hits(value: Any) -> Iterator[Hit]:
         path = ("enabledMcpjsonServers",)
         yield Hit("MCP060", path, f"{where(path)}: approves {len(approved)} server(s) of "
                                   "this repo's .mcp.json by name")
+    allowed = value.get("allowedMcpServers")
+    if allowed is not None and allowed != []:
+        # Claude Code adds these to the user's list (measured with 2.1.197), so even one
+        # entry widens an allowlist the user keeps: the repo allows its own servers.
+        path = ("allowedMcpServers",)
+        yield Hit("MCP061", path, f"{where(path)}: adds to every user's allowlist of MCP "
+                                  "servers, letting this repo's own servers past it")

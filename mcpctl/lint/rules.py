@@ -209,6 +209,12 @@ _TABLE = (
          "remove enableAllProjectMcpServers / enabledMcpjsonServers; each user approves "
          "servers in their own settings",
          '{"enableAllProjectMcpServers": true}', "{}"),
+    Rule("MCP061", "committed-allowlist", _E,
+         "A committed .claude/settings.json (or settings.local.json) with its own "
+         "allowedMcpServers adds to every user's allowlist: the repo lets its own servers "
+         "past the one a user keeps (mcpctl's guard), on every clone.",
+         "remove allowedMcpServers; allowlists belong in the user's or managed settings",
+         '{"allowedMcpServers": [{"serverCommand": ["node", "srv.js"]}]}', "{}"),
 )
 
 RULES: dict[str, Rule] = {rule.code: rule for rule in _TABLE}

@@ -29,7 +29,7 @@ SEVERITIES = {
     "MCP021": "warning", "MCP022": "info", "MCP030": "warning", "MCP031": "error",
     "MCP032": "error", "MCP033": "error", "MCP034": "warning", "MCP040": "warning",
     "MCP041": "warning", "MCP042": "error", "MCP043": "warning", "MCP050": "error",
-    "MCP051": "warning", "MCP052": "info", "MCP060": "error",
+    "MCP051": "warning", "MCP052": "info", "MCP060": "error", "MCP061": "error",
 }
 
 
