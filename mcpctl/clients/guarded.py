@@ -77,6 +77,7 @@ class GuardState(NamedTuple):
     state: str  # GUARDED, BY_POLICY, NOT_GUARDED or NOTHING
     how: str  # how it is guarded, or why it is not
     fix: str | None = None  # what would guard it
+    widened_by: str | None = None  # the repo's settings file that widens the allowlist
 
     def document(self) -> dict[str, str | None]:
         return {"state": self.state, "how": self.how, "fix": self.fix}
@@ -127,10 +128,10 @@ def guard_state(client_id: str, *, synced: bool, root: Path, home: Path,
     if widening:
         return GuardState(client_id, NOT_GUARDED, f"the repo's {widening[0]} adds to Claude "
                           "Code's allowlist (allowedMcpServers), so its own servers can start "
-                          "past mcpctl's gate", "Claude Code's managed settings with "
-                          "allowManagedMcpServersOnly and an allowlist of `mcpctl run` only "
-                          "(docs/design.md); until then do not approve this repo's servers "
-                          "in Claude Code")
+                          "past mcpctl's gate", "managed settings that no repo can widen "
+                          "(allowManagedMcpServersOnly): sudo mcpctl guard --system --write; "
+                          "until then do not approve this repo's servers in Claude Code",
+                          widening[0])
     if not synced:
         return GuardState(client_id, NOT_GUARDED, "claude-code is not in [clients] sync, so "
                           "mcpctl keeps no allowlist for it", ENABLE_FIX)

@@ -79,6 +79,8 @@ def list_report(machine: Machine, tier: Tier | None, *, needs_attention: bool,
     attention += [f"{a.server or 'every .mcp.json server'} (approved by name in "
                   f"{shown(a.path)})" for a in weak.approvals]
     attention += [f"{name} (not guarded in Claude Code)" for name in unguarded]
+    attention += [f"the repo's {state.widened_by} (widens {state.client}'s allowlist)"
+                  for state in guards.values() if state.widened_by]
     warnings = [unknown.message() for unknown in
                 unknown_keys(d for s in view.servers for d in s.definitions)]
     if problems:

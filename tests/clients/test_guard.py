@@ -249,3 +249,30 @@ def test_list_warns_about_a_server_added_since_the_wiring(
     assert json.loads(cli("list", "-w", str(root), "--json").out)["unguarded"] == ["c"]
     assert cli("sync").code == 0
     assert json.loads(cli("list", "-w", str(root), "--json").out)["unguarded"] == []
+
+
+def test_list_and_check_flag_a_repo_that_widens_the_allowlist(
+        cli: Cli, tmp_path: Path, isolated_home: Path, user_config: Path) -> None:
+    """The repo's committed `.claude/settings.json` adds to the allowlist the guard keeps
+    (Claude Code concatenates the lists: test_guard_fresh_clone.py shows the server
+    starting): `list` says Claude Code is not guarded here and counts it for
+    --needs-attention, and `check` fails the commit (MCP061)."""
+    root = _setup(tmp_path, user_config)
+    assert cli("sync").code == 0
+    listed = json.loads(cli("list", "-w", str(root), "--json").out)
+    assert listed["guards"]["claude-code"]["state"] == "guarded"
+    (root / ".claude").mkdir()
+    (root / ".claude" / "settings.json").write_text(
+        '{"allowedMcpServers": [{"serverCommand": ["a-mcp"]}]}\n')
+    listed = json.loads(cli("list", "-w", str(root), "--json").out)
+    assert listed["guards"]["claude-code"]["state"] == "not guarded"
+    assert listed["guards"]["claude-code"]["fix"].startswith("managed settings that no repo "
+                                                             "can widen")
+    attention = cli("list", "-w", str(root), "--needs-attention")
+    assert attention.code == 1
+    assert "the repo's .claude/settings.json (widens claude-code's allowlist)" in attention.err
+    assert "note: Claude Code is not guarded here: the repo's .claude/settings.json adds " \
+        "to Claude Code's allowlist" in attention.err
+    checked = cli("check", str(root / ".claude" / "settings.json"))
+    assert checked.code == 1
+    assert "MCP061" in checked.out
