@@ -162,8 +162,28 @@ def export_report(machine: Machine, client: ClientFormat, names: Sequence[str], 
 
     report = export_to_client(machine, client, list(names), replace=replace, dry_run=dry_run,
                               command=command, file=file)
-    return _exports([report], dry_run=dry_run, check=False,
+    reports = [report]
+    if file is None and report.error is None:
+        reports += _allowlist_after_export(machine, client, dry_run=dry_run)
+    return _exports(reports, dry_run=dry_run, check=False,
                     code=ExitCode.FINDINGS if report.plan.conflicts else ExitCode.OK)
+
+
+def _allowlist_after_export(machine: Machine, client: ClientFormat, *, dry_run: bool
+                            ) -> list[ExportReport]:
+    """The guard (its entries and Claude Code's allowlist), kept in step with what was
+    just exported when it is on (issue 22): otherwise the new entry would be blocked
+    until the next sync."""
+    from mcpctl.clients.guarded import GUARDED_CLIENT  # noqa: PLC0415
+    from mcpctl.clients.write.guard import refresh_guards  # noqa: PLC0415
+
+    if client.id != GUARDED_CLIENT:
+        return []
+    guard = refresh_guards(machine, dry_run=dry_run)
+    if guard is None:
+        return []
+    return [part for part in (guard, guard.allowlist)
+            if part is not None and (part.error or part.plan.changes)]
 
 
 def sync_report(machine: Machine, *, check: bool, dry_run: bool, replace: bool,

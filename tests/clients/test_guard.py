@@ -276,3 +276,23 @@ def test_list_and_check_flag_a_repo_that_widens_the_allowlist(
     checked = cli("check", str(root / ".claude" / "settings.json"))
     assert checked.code == 1
     assert "MCP061" in checked.out
+
+
+def test_export_to_claude_code_keeps_the_allowlist_in_step(
+        cli: Cli, tmp_path: Path, isolated_home: Path, user_config: Path) -> None:
+    """With the guard on, an entry `export` writes is allowed at once (else Claude Code
+    would block it until the next sync), and one no longer exported is taken out."""
+    _setup(tmp_path, user_config, '[servers.mine]\ncommand = "mine-mcp"\n\n')
+    exported = cli("export", "--to", "claude-code", "mine")
+    assert exported.code == 0, exported.err
+    assert exported.out.splitlines()[-3:] == [
+        "claude-code allowlist: ~/.claude/settings.json (written, new file)",
+        "  added     mcpctl run --guard  (Claude Code's allowlist lets it start)",
+        "  added     mcpctl run mine  (Claude Code's allowlist lets it start)"]
+    settings = isolated_home / ".claude" / "settings.json"
+    settings.write_text(settings.read_text().replace(
+        '"allowedMcpServers"', '"theme": "dark",\n  "allowedMcpServers"'))
+    write_config(user_config, '[clients]\nsync = ["claude-code"]\n')
+    assert cli("sync").code == 0
+    assert json.loads(settings.read_text()) == {"theme": "dark", "allowedMcpServers": [
+        {"serverCommand": ["mcpctl", "run", "--guard"]}]}
