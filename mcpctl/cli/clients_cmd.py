@@ -92,7 +92,8 @@ def _print_view(view: ClientsView) -> None:
             render.say(f"sync: {report.client.id} {state}")
     for report in view.reports:
         guard = report.guard
-        if guard is not None:
+        # No servers here, or a client that reads no repo's: nothing to say.
+        if guard is not None and report.rows and guard.state != "nothing to guard":
             fix = f"; to guard it: {guard.fix}" if guard.fix else ""
             render.say(f"guard: {report.client.id} {guard.state} ({guard.how}{fix})")
 

@@ -143,8 +143,14 @@ def _print_rows(rows: list[listing.Row], probes: dict[str, dict[str, Any] | None
 
 
 def print_detail(detail: "ServerDetail") -> None:
-    for row, status in zip(detail.rows, detail.statuses, strict=True):
+    from mcpctl.clients.guarded import ENABLE_FIX  # noqa: PLC0415
+
+    for row, status, guard in zip(detail.rows, detail.statuses, detail.guards, strict=True):
         _print_definition(row, detail.server, status, detail.starters.of(row.definition))
+        # As in `list`: said in text once the guard was asked for (--json says it always).
+        if guard is not None and guard.fix != ENABLE_FIX:
+            fix = f"; to guard it: {guard.fix}" if guard.fix else ""
+            render.say(f"  guard:     {guard.client} {guard.state} ({guard.how}{fix})")
 
 
 def _print_definition(row: listing.Row, server: "MergedServer", status: "Status",

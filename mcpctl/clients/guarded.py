@@ -188,6 +188,20 @@ def _widens(settings: Any) -> bool:
     return isinstance(settings, dict) and bool(settings.get("allowedMcpServers"))
 
 
+# The workspace file each client reads a repo's servers from (clients/table.py).
+READ_BY = {".mcp.json": "claude-code", ".gemini/settings.json": "gemini",
+           ".codex/config.toml": "codex", ".vscode/mcp.json": "vscode",
+           ".cursor/mcp.json": "cursor"}
+
+
+def client_reading(path: Path, root: Path) -> str | None:
+    """The client that reads the repo file at `path` (under `root`), if one does."""
+    try:
+        return READ_BY.get(path.relative_to(root).as_posix())
+    except ValueError:
+        return None
+
+
 def guard_states_here(machine: Machine) -> dict[str, GuardState]:
     """`guard_state` of every client that reads a repo's servers, in `machine.root`."""
     from mcpctl.clients.settings import read_client_settings  # noqa: PLC0415

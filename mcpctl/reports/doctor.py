@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mcpctl.clients.guarded import NOT_GUARDED, NOTHING, GuardState
+from mcpctl.clients.guarded import NOT_GUARDED, NOTHING, GuardState, client_reading
 from mcpctl.clients.weak_approvals import WeakApprovals
 from mcpctl.config.unknown_keys import unknown_keys
 from mcpctl.config.view import load_view
@@ -99,12 +99,6 @@ def _weak_checks(name: str, weak: WeakApprovals) -> list[Check]:
             if approval.server == name or (approval.server is None and name in approval.covers)]
 
 
-# The workspace file each client reads a repo's servers from (clients/table.py).
-_READ_BY = {".mcp.json": "claude-code", ".gemini/settings.json": "gemini",
-            ".codex/config.toml": "codex", ".vscode/mcp.json": "vscode",
-            ".cursor/mcp.json": "cursor"}
-
-
 def _guard_checks(outcome: Outcome, root: Path, guards: Mapping[str, GuardState]
                   ) -> list[Check]:
     """Per client that reads one of this server's repo definitions: does it start it
@@ -113,11 +107,7 @@ def _guard_checks(outcome: Outcome, root: Path, guards: Mapping[str, GuardState]
     for definition in outcome.server.definitions:
         if definition.source.tier is not Tier.WORKSPACE:
             continue
-        try:
-            relative = definition.source.path.relative_to(root).as_posix()
-        except ValueError:
-            continue
-        state = guards.get(_READ_BY.get(relative, ""))
+        state = guards.get(client_reading(definition.source.path, root) or "")
         if state is None or state.state == NOTHING:
             continue
         fix = f"; to guard it: {state.fix}" if state.fix else ""

@@ -4,7 +4,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from mcpctl.clients.guarded import GuardState, guard_states_here
+from mcpctl.clients.guarded import GuardState, client_reading, guard_states_here
 from mcpctl.clients.weak_approvals import WeakApproval
 from mcpctl.config.merge import MergedServer, named
 from mcpctl.config.unknown_keys import unknown_keys
@@ -48,6 +48,7 @@ class ServerDetail(NamedTuple):
     rows: list[listing.Row]
     statuses: list[Status]
     starters: Starters
+    guards: list[GuardState | None]  # per row: what guards the client reading its file
 
 
 def list_report(machine: Machine, tier: Tier | None, *, needs_attention: bool,
@@ -95,6 +96,14 @@ def list_report(machine: Machine, tier: Tier | None, *, needs_attention: bool,
                   warnings, version=listing.LIST_SCHEMA_VERSION)
 
 
+def _guard_of(row: listing.Row, root: Path, guards: dict[str, GuardState]
+              ) -> GuardState | None:
+    """What guards the client that reads this repo definition's file (issue 22)."""
+    client = client_reading(row.definition.source.path, root)
+    state = guards.get(client) if client else None
+    return state if state is not None and state.state != "nothing to guard" else None
+
+
 def show_report(machine: Machine, name: str) -> Report[ServerDetail]:
     """Every definition of `name`, which wins and why, with trust details."""
     view = load_view(machine.root, machine.config_file)
@@ -105,14 +114,18 @@ def show_report(machine: Machine, name: str) -> Report[ServerDetail]:
     problems = [*view.problems, *states.problems]
     rows = list(listing.rows([server], states.state_of))
     statuses = [states.status(row.definition) for row in rows]
+    guards = guard_states_here(machine)
+    guarded = [_guard_of(row, machine.root, guards) for row in rows]
     body = {
         "name": name,
         "why": listing.why_wins(server),
         "definitions": [{**listing.row_document(row), **listing.trust_document(status),
-                         **starters_document(starters.of(row.definition))}
-                        for row, status in zip(rows, statuses, strict=True)],
+                         **starters_document(starters.of(row.definition)),
+                         **({"guard": {"client": state.client, **state.document()}}
+                            if state else {})}
+                        for row, status, state in zip(rows, statuses, guarded, strict=True)],
     }
-    return Report("show", body, ServerDetail(server, rows, statuses, starters),
+    return Report("show", body, ServerDetail(server, rows, statuses, starters, guarded),
                   ExitCode.INVALID_CONFIG if problems else ExitCode.OK, problems,
                   [unknown.message() for unknown in unknown_keys(server.definitions)],
                   version=listing.LIST_SCHEMA_VERSION)

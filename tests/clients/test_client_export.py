@@ -70,7 +70,14 @@ def test_export_round_trip_changes_only_mcpctl_entries(
     assert cli("clients", "enable", client).code == 0
     synced = cli("sync")
     assert (synced.code, synced.err) == (0, "")
-    assert synced.out.splitlines()[1:] == ["  removed   gh  (no longer in the user tier)"]
+    lines = synced.out.splitlines()
+    assert lines[1] == "  removed   gh  (no longer in the user tier)"
+    # Claude Code's allowlist, in its settings file, lets only mcpctl's entries start
+    # (issue 22): gh's line goes, the guard's one launch shape stays.
+    assert lines[2:] == ([
+        "claude-code allowlist: ~/.claude/settings.json (written, new file)",
+        "  added     mcpctl run --guard  (Claude Code's allowlist lets it start)"]
+        if client == "claude-code" else [])
     assert path.read_bytes() == original
 
 

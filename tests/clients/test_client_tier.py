@@ -239,6 +239,10 @@ def test_clients_view_of_every_fixture(cli: Cli, isolated_home: Path, tmp_path: 
         ["claude-desktop", "tokens", "user", "starts", tokens_command,
          "~/.config/Claude/claude_desktop_config.json:3"],
         ["defined differently: tokens: claude-code (user), claude-desktop (user)"],
+        # What guards each client here (issue 22); Claude Desktop reads no repo's servers.
+        ["guard: claude-code not guarded (claude-code is not in [clients] sync, so mcpctl "
+         "keeps no allowlist for it; to guard it: mcpctl clients enable claude-code && "
+         "mcpctl sync)"],
     ]
 
 

@@ -273,6 +273,9 @@ def test_list_and_check_flag_a_repo_that_widens_the_allowlist(
     assert "the repo's .claude/settings.json (widens claude-code's allowlist)" in attention.err
     assert "note: Claude Code is not guarded here: the repo's .claude/settings.json adds " \
         "to Claude Code's allowlist" in attention.err
+    shown = json.loads(cli("show", "a", "-w", str(root), "--json").out)["definitions"][0]
+    assert (shown["guard"]["client"], shown["guard"]["state"]) == ("claude-code",
+                                                                   "not guarded")
     checked = cli("check", str(root / ".claude" / "settings.json"))
     assert checked.code == 1
     assert "MCP061" in checked.out
