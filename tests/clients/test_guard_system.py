@@ -113,6 +113,12 @@ def test_claude_code_managed_settings_cannot_be_widened_by_the_repo(tmp_path: Pa
         _mcpctl(["trust", "bad", "--yes"], root, env),  # 8: approved in mcpctl
         listed,  # 9: through the guard's entry and the gate
         _mcpctl(["clients", "--json"], root, env),  # 10
+        # 11: the client's own tools afterwards: the managed list refuses a new entry
+        _client("claude", ["mcp", "add", "-s", "local", "mine", "--", *bad], root, env),
+        _client("claude", ["mcp", "remove", "bad", "-s", "local"], root, env),  # 12
+        {"argv": ["sh", "-c", "rm -f " + str(tmp_path / "bad-started")], "cwd": "/",
+         "env": env},  # 13: it started at 9, approved
+        listed,  # 14: the repo's own `bad` again, blocked
     ])
     assert _statuses(CLAUDE_LINE, done[0]["out"]) == {"bad": CONNECTED}  # the attack
     assert _statuses(CLAUDE_LINE, done[3]["out"]) == {"bad": CONNECTED}
@@ -126,6 +132,10 @@ def test_claude_code_managed_settings_cannot_be_widened_by_the_repo(tmp_path: Pa
     assert _statuses(CLAUDE_LINE, done[9]["out"]) == {"bad": CONNECTED}, done[9]
     claude = next(c for c in json.loads(done[10]["out"])["clients"] if c["id"] == "claude-code")
     assert claude["guard"]["state"] == "guarded by system policy"
+    assert "not allowed" in done[11]["out"] + done[11]["err"], done[11]
+    assert done[12]["code"] == 0, done[12]
+    assert _statuses(CLAUDE_LINE, done[14]["out"]) == {}
+    assert not (tmp_path / "bad-started").exists()
 
 
 def test_gemini_system_settings_start_only_the_users_servers(tmp_path: Path,
@@ -152,6 +162,10 @@ def test_gemini_system_settings_start_only_the_users_servers(tmp_path: Path,
         _mcpctl(["guard", "--system", "--write"], root, env),  # 2
         listed,  # 3
         _mcpctl(["clients", "--json"], root, env),  # 4
+        # 5: Gemini CLI's own `mcp add` (project scope, the repo's file) afterwards
+        _client("gemini", ["mcp", "add", "added", sys.executable, str(TOKEN_SERVER),
+                           "--marker", str(marker)], root, env),
+        listed,  # 6
     ])
     assert _statuses(GEMINI_LINE, done[0]["out"] + done[0]["err"]) == {"repo": "Connected"}
     assert done[2]["code"] == 0, done[2]
@@ -161,3 +175,8 @@ def test_gemini_system_settings_start_only_the_users_servers(tmp_path: Path,
     assert not marker.exists()
     gemini = next(c for c in json.loads(done[4]["out"])["clients"] if c["id"] == "gemini")
     assert gemini["guard"]["state"] == "guarded by system policy"
+    assert done[5]["code"] == 0, done[5]
+    statuses = _statuses(GEMINI_LINE, done[6]["out"] + done[6]["err"])
+    assert statuses.get("added") in (None, "Blocked"), done[6]
+    assert statuses.get("mine") == "Connected"
+    assert not marker.exists()
