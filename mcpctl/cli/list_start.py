@@ -115,6 +115,13 @@ def print_listing(listed: "Listing") -> None:
             row.definition.source.path.name == ".mcp.json" for row in listed.rows):
         fix = f"; to guard it: {claude.fix}" if claude.fix else ""
         render.warn(f"note: Claude Code is not guarded here: {claude.how}{fix}")
+    for also in listed.also:
+        where = render.display_path(also.path)
+        names = ", ".join(also.servers) if also.servers else (
+            "none" if also.servers is not None else "mcpctl cannot read it")
+        render.warn(f"note: Claude Code here also reads {where} (servers: {names}), which "
+                    f"this list does not show; see it with `mcpctl list -w "
+                    f"{render.display_path(also.path.parent)}`")
     for approval in listed.weak:
         render.warn(f"warning: {render.display_path(approval.path)}:{approval.line}: "
                     f"{approval.message()}")

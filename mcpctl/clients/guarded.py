@@ -8,6 +8,7 @@ workspace, which `clients`, `list` and `doctor` report.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -215,3 +216,27 @@ def guard_states_here(machine: Machine) -> dict[str, GuardState]:
                                 home=machine.home, environ=machine.environ,
                                 os_key=machine.os_key)
             for client in (GUARDED_CLIENT, "gemini", "codex", "vscode", "cursor")}
+
+
+class AlsoRead(NamedTuple):
+    """A `.mcp.json` Claude Code reads from here that mcpctl's workspace tier does not."""
+
+    path: Path
+    servers: tuple[str, ...] | None  # None: mcpctl cannot read it
+
+
+def claude_code_also_reads(machine: Machine) -> list[AlsoRead]:
+    """Claude Code reads `.mcp.json` in its folder and every parent up to `/` (measured
+    with 2.1.197); mcpctl's workspace tier reads the root's only. These are the others,
+    nearest first, from the current folder when it is inside the root, else from the
+    root: what `claude mcp list` there would also show. One stat per folder."""
+    root = Path(os.path.realpath(machine.root))
+    here = Path(os.path.realpath(machine.cwd))
+    start = here if here == root or root in here.parents else root
+    found: list[AlsoRead] = []
+    for folder in (start, *start.parents):
+        path = folder / GUARDED_FILE
+        if folder == root or not path.is_file():
+            continue
+        found.append(AlsoRead(path, repo_server_names(path)))
+    return found

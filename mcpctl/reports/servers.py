@@ -4,7 +4,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from mcpctl.clients.guarded import GuardState, client_reading, guard_states_here
+from mcpctl.clients.guarded import (
+    AlsoRead,
+    GuardState,
+    claude_code_also_reads,
+    client_reading,
+    guard_states_here,
+)
 from mcpctl.clients.weak_approvals import WeakApproval
 from mcpctl.config.merge import MergedServer, named
 from mcpctl.config.unknown_keys import unknown_keys
@@ -39,6 +45,7 @@ class Listing(NamedTuple):
     unguarded: list[str]  # .mcp.json servers the guard has not wired yet
     servers: list[MergedServer]
     guards: dict[str, GuardState]  # what guards each client here (issue 22)
+    also: list[AlsoRead]  # other .mcp.json files Claude Code reads from here
 
 
 class ServerDetail(NamedTuple):
@@ -62,6 +69,7 @@ def list_report(machine: Machine, tier: Tier | None, *, needs_attention: bool,
     starters = starters_of(view.servers, weak)
     unguarded = unguarded_here(machine, weak)
     guards = guard_states_here(machine)
+    also = claude_code_also_reads(machine)
     problems = [*view.problems, *states.problems, *weak.problems]
     body = {
         "workspace": str(view.root),
@@ -72,6 +80,8 @@ def list_report(machine: Machine, tier: Tier | None, *, needs_attention: bool,
                     for row in rows],
         "unguarded": unguarded,
         "guards": {client: state.document() for client, state in guards.items()},
+        "claude_code_also_reads": [{"path": str(a.path), "servers": list(a.servers)
+                                    if a.servers is not None else None} for a in also],
         "weak_approvals": [{"server": a.server, "setting": a.setting, "path": str(a.path),
                             "line": a.line, "message": a.message()} for a in weak.approvals],
     }
@@ -91,7 +101,8 @@ def list_report(machine: Machine, tier: Tier | None, *, needs_attention: bool,
         warnings.append(f"{len(attention)} workspace server(s) need attention: "
                         + ", ".join(attention) + "; review with `mcpctl show NAME`, approve "
                         "with `mcpctl trust NAME`")
-    listed = Listing(rows, probes, weak.approvals, starters, unguarded, view.servers, guards)
+    listed = Listing(rows, probes, weak.approvals, starters, unguarded, view.servers, guards,
+                     also)
     return Report("list", body, listed, code, problems,
                   warnings, version=listing.LIST_SCHEMA_VERSION)
 
