@@ -199,6 +199,9 @@ def test_a_broken_client_file_warns_and_the_approval_stands(
         cli: Cli, tmp_path: Path, isolated_home: Path, user_config: Path) -> None:
     root = _setup(tmp_path, user_config)
     (isolated_home / ".claude.json").write_text('{"projects": ')
+    settings = write_config(isolated_home / ".claude" / "settings.json",
+                            '{"allowedMcpServers": [{"serverCommand": ["mcpctl", "run", '
+                            '"mine"]}]}')
     trusted = cli("trust", "--all", "--yes", "-w", str(root))
     assert trusted.code == 0
     assert trusted.err.startswith(f"warning: the guard was not updated: {isolated_home}/"
@@ -206,6 +209,10 @@ def test_a_broken_client_file_warns_and_the_approval_stands(
     # The allowlist is still written: it is what keeps the repo's servers from starting.
     assert trusted.err.endswith("; the file was not changed\n" + ALLOWLIST_SAID)
     assert (isolated_home / ".claude.json").read_text() == '{"projects": '
+    # What was exported is unknown while the file cannot be read: nothing is taken out.
+    assert json.loads(settings.read_text())["allowedMcpServers"] == [
+        {"serverCommand": ["mcpctl", "run", "mine"]},
+        {"serverCommand": ["mcpctl", "run", "--guard"]}]
     assert cli("list", "-w", str(root), "--json").out.count('"state": "trusted"') == 2
 
 

@@ -70,6 +70,7 @@ from mcpctl.clients.write.plan import EntryChange, ExportPlan, Projects
 from mcpctl.errors import ConfigError, McpctlError
 
 if TYPE_CHECKING:
+    from mcpctl.clients.files import Compute, WriteResult
     from mcpctl.machine import Machine
 
 ALLOWLIST_KEY = "allowedMcpServers"
@@ -223,14 +224,18 @@ class AllowlistPlan:
     changes: list[EntryChange] = field(default_factory=list)
 
 
-def plan_allowlist(current: Any, wanted: Sequence[Sequence[str]]) -> AllowlistPlan:
-    """Keep the user's own entries in place; make mcpctl's exactly `wanted` (pure).
+def plan_allowlist(current: Any, wanted: Sequence[Sequence[str]], *,
+                   remove: bool = True) -> AllowlistPlan:
+    """Keep the user's own entries in place; make mcpctl's exactly `wanted` (pure);
+    without `remove`, mcpctl's others stay too (what was exported is not known).
     A value that is not a list is refused (the user's, and its meaning unknown)."""
     if current is not None and not isinstance(current, list):
         raise ConfigError(f"{ALLOWLIST_KEY} is not a list, so mcpctl cannot add its entry")
     existing = list(current or [])
     want = list(dict.fromkeys(tuple(line) for line in wanted))
     have = [tuple(item["serverCommand"]) for item in existing if is_mcpctl_line(item)]
+    if not remove:
+        want += [line for line in have if line not in want]
     entries = [item for item in existing
                if not is_mcpctl_line(item) or tuple(item["serverCommand"]) in want]
     entries += [{"serverCommand": list(line)} for line in want if line not in have]
@@ -282,7 +287,9 @@ def refresh_guards(machine: Machine, *, dry_run: bool = False) -> GuardReport | 
     report.allowlist = AllowlistReport(client, user_settings_path(machine))
     try:
         lines = [guard_line(command), *exported_lines(client, data)]
-        _write_allowlist(machine, report.allowlist, lines, dry_run=dry_run)
+        # ~/.claude.json unread: what was exported is unknown, so nothing is taken out.
+        _write_allowlist(machine, report.allowlist, lines, dry_run=dry_run,
+                         remove=report.error is None)
     except McpctlError as error:
         report.allowlist.error = error
     return report
@@ -324,7 +331,7 @@ def _write(machine: Machine, client: ClientFormat, report: GuardReport,
 
 
 def _write_allowlist(machine: Machine, report: AllowlistReport, lines: list[list[str]], *,
-                     dry_run: bool) -> None:
+                     dry_run: bool, remove: bool = True) -> None:
     from mcpctl.clients.files import client_text_or_none  # noqa: PLC0415
     from mcpctl.syntax import jsonc  # noqa: PLC0415
     from mcpctl.syntax.json_edit import json_edit_at  # noqa: PLC0415
@@ -339,7 +346,7 @@ def _write_allowlist(machine: Machine, report: AllowlistReport, lines: list[list
             raise ConfigError(f"{report.path}: the top level is not an object; the file was "
                               "not changed")
         try:
-            plan = plan_allowlist(value.get(ALLOWLIST_KEY), lines)
+            plan = plan_allowlist(value.get(ALLOWLIST_KEY), lines, remove=remove)
         except ConfigError as error:
             raise ConfigError(f"{report.path}: {error}; the file was not changed") from None
         report.plan = ExportPlan(plan.changes)
@@ -360,7 +367,8 @@ def _write_allowlist(machine: Machine, report: AllowlistReport, lines: list[list
     report.path, report.written, report.backup = result.path, result.written, result.backup
 
 
-def _write_file(machine: Machine, client: ClientFormat, path: Path, compute: Any) -> Any:
+def _write_file(machine: Machine, client: ClientFormat, path: Path,
+                compute: Compute) -> WriteResult:
     from mcpctl.clients.files import ATTEMPTS, write_client_file  # noqa: PLC0415
 
     return write_client_file(
