@@ -76,7 +76,7 @@ def argv_secret_hits(path: JsonPath, entry: dict[str, Any]) -> Iterator[Hit]:
 def carried_secret_hits(path: JsonPath, entry: dict[str, Any]) -> Iterator[Hit]:
     """MCP010 for a password a program's own options carry (`mysql -p…`, `curl -u u:…`),
     which no option's name gives away (issue 23); the same rule `add` uses."""
-    args = entry.get("args") if isinstance(entry.get("args"), list) else []
+    args: list[Any] = entry["args"] if isinstance(entry.get("args"), list) else []
     for index, text in argv_credentials([entry.get("command"), *args]):
         if is_placeholder(text, dev_defaults=True):
             continue
