@@ -41,7 +41,15 @@ def _argv_hits(argv: Sequence[Arg], depth: int) -> Iterator[Hit]:
         return
     program = _program(argv[0].text)
     rest = argv[1:]
-    if program in _DOWNLOADERS:
+    if _PACKAGE_NAME.fullmatch(argv[0].text.strip()):
+        yield Hit("MCP045", argv[0].path, f"{where(argv[0].path)}: {shown(argv[0].text)} is "
+                                          "a package's name, not a program (npx runs it)")
+    elif program in {"npm", "pnpm", "yarn"} and [a.text for a in rest[:1]] in (
+            ["install"], ["i"], ["add"]):
+        yield Hit("MCP045", argv[0].path, f"{where(argv[0].path)}: {program} "
+                                          f"{rest[0].text} installs a package and exits; "
+                                          "it starts no server")
+    elif program in _DOWNLOADERS:
         yield Hit("MCP033", argv[0].path, f"{where(argv[0].path)}: the program is the "
                                           f"downloader {program}, not a server")
     elif program == "env":
@@ -51,9 +59,10 @@ def _argv_hits(argv: Sequence[Arg], depth: int) -> Iterator[Hit]:
     elif program in _RUNNER_PROGRAMS:
         yield from _runner_hits(program, rest, argv[0])
     elif program in {"docker", "podman"}:
-        yield from _image_hits(program, rest, argv[0])
+        yield from _image_hits(program, rest, argv[0], depth)
 
 
+_PACKAGE_NAME = re.compile(r"@[a-z0-9][\w.-]*/[\w.-]+(?:@[\w.^~<>=*-]+)?")
 _DOWNLOADERS = frozenset({"curl", "wget", "iwr", "irm", "invoke-webrequest",
                           "invoke-restmethod", "certutil", "bitsadmin"})
 # What `cmd /c` may start without a finding: Windows needs it for npx and the other
@@ -388,8 +397,19 @@ _DOCKER_GLOBAL_OPTIONS = frozenset({"--config", "-c", "--context", "-D", "--debu
                                     "--tlscert", "--tlskey", "--tlsverify"})
 
 
-def _image_hits(program: str, args: Sequence[Arg], command: Arg) -> Iterator[Hit]:
+_DOCKER_EXEC_VALUE_OPTIONS = frozenset({"-e", "--env", "--env-file", "-u", "--user", "-w",
+                                        "--workdir", "--detach-keys"})
+
+
+def _image_hits(program: str, args: Sequence[Arg], command: Arg, depth: int = 0
+                ) -> Iterator[Hit]:
     words = [arg.text for arg in args]
+    if words[:1] == ["exec"] or words[:2] == ["container", "exec"]:
+        # `docker exec -i box npx pkg`: what runs in the container is checked as itself.
+        rest = args[1 if words[0] == "exec" else 2:]
+        container = _operand_index(rest, _DOCKER_EXEC_VALUE_OPTIONS)
+        yield from _argv_hits(rest[container + 1:], depth + 1)
+        return
     first = words[0] if words else ""
     if not words or (first.startswith("-") and first.split("=")[0] not in
                      _DOCKER_GLOBAL_OPTIONS) or "/" in first or ":" in first:

@@ -40,7 +40,7 @@ def hits(command: str, *args: str) -> list[str]:
     (["pnpm", "dlx", "server@1.0.0-beta.1"], []),
     (["pnpm", "dlx", "server"], ["MCP020 1"]),
     (["yarn", "dlx", "server@next"], ["MCP020 1"]),
-    (["pnpm", "install"], []),
+    (["pnpm", "install"], ["MCP045 command"]),  # installs and exits (issue 27)
     (["uvx", "mcp-server-time"], ["MCP020 0"]),
     (["uvx", "mcp-server-time==2025.9.25"], []),
     (["uvx", "mcp-server-time@2025.9.25"], []),
@@ -73,6 +73,11 @@ def hits(command: str, *args: str) -> list[str]:
     (["docker"], ["MCP045 command"]),
     (["docker", "--context", "prod", "run", "-i", "img:1.2@sha256:" + "b" * 64], []),
     (["docker", "compose", "run", "--rm", "srv"], []),
+    (["@modelcontextprotocol/server-github"], ["MCP045 command"]),
+    (["npm", "install", "@genkit-ai/mcp"], ["MCP045 command"]),
+    (["npm", "exec", "--", "srv@1.0.0"], []),
+    (["docker", "exec", "-i", "box", "npx", "@upstash/context7-mcp"], ["MCP020 4"]),
+    (["docker", "exec", "-i", "-e", "A=b", "box", "npx", "srv@1.2.3"], []),
     # A scope one typo away from the reference servers' (issue 27).
     (["npx", "-y", "@modelcontexprotocol/server-memory@1.0.0"], ["MCP024 1"]),
     (["npx", "-y", "@modelcontextprotocoll/server-memory@1.0.0"], ["MCP024 1"]),
