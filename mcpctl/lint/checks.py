@@ -138,10 +138,13 @@ def _server_file_hits(
     yield from _top_key_hits(value, fmt, key)
     overrides = _codex_overrides(value, fmt, key)
     if schema is not None:
-        for problem in schema_problems(_as_schema_sees(value, fmt, key), schema):
+        # An override is MCP006's (below), and left out here: judging it would cost the
+        # slow schema path for nothing.
+        seen = {**value, key: {name: entry for name, entry in value[key].items()
+                               if (key, name) not in overrides}} if overrides else value
+        for problem in schema_problems(_as_schema_sees(seen, fmt, key), schema):
             real = _real_path(problem.path, fmt, key)
-            if real not in overrides:
-                yield Hit("MCP002", real, f"{where(real)}: {problem.message}")
+            yield Hit("MCP002", real, f"{where(real)}: {problem.message}")
     servers = value.get(key)
     if not isinstance(servers, dict):
         return
