@@ -189,6 +189,23 @@ def _basic_password(whole: str, credential: str) -> str | None:
     return password if colon and user else None
 
 
+def _publishable_jwt(text: str) -> bool:
+    """A JWT whose claims say `"role": "anon"` (Supabase's anon key, meant for browsers);
+    a `service_role` key, or any other, stays a credential."""
+    parts = text.split(".")
+    if len(parts) != 3 or not text.startswith("eyJ") or len(parts[1]) > 4096:
+        return False
+    import base64  # noqa: PLC0415 - only for the rare JWT
+    import binascii  # noqa: PLC0415
+
+    try:
+        claims = json.loads(base64.urlsafe_b64decode(parts[1] + "=" * (-len(parts[1]) % 4)))
+    except (binascii.Error, ValueError):
+        return False
+    return isinstance(claims, dict) and claims.get("role") == "anon" \
+        and claims.get("iss") == "supabase"
+
+
 def _hit(path: JsonPath, match: SecretMatch, whole: str) -> Iterator[Hit]:
     basic = _basic_password(whole, match.text)
     if is_placeholder(match.text, dev_defaults=True) or is_placeholder(whole, dev_defaults=True) \
@@ -197,7 +214,11 @@ def _hit(path: JsonPath, match: SecretMatch, whole: str) -> Iterator[Hit]:
             yield _placeholder(path, match.text)
         return
     shown = json.dumps(mask(match.text))
-    if match.certain:
+    if match.certain and _publishable_jwt(match.text):
+        yield Hit("MCP011", path, f"{where(path)}: {shown} is a Supabase anon key, public by "
+                                  "design (what it reads is what row-level security lets "
+                                  "anyone read)")
+    elif match.certain:
         yield Hit("MCP010", path, f"{where(path)}: literal {match.kind} {shown}")
     else:
         yield Hit("MCP011", path, f"{where(path)}: {match.kind} {shown} may be a credential")
