@@ -14,6 +14,7 @@ or `_dsn_passwords`, makes the matching cases fail (checked).
 from __future__ import annotations
 
 import json
+import random
 import re
 import uuid
 from collections.abc import Callable
@@ -30,7 +31,10 @@ def mcpctl(*args: str, cwd: Path | None = None) -> Result:
 
 
 def digits() -> str:
-    return f"{uuid.uuid4().int % 9000 + 1000}"
+    """Four different digits: `1111` or `1212` is filler, a placeholder by design."""
+    pool = list("0123456789")
+    random.SystemRandom().shuffle(pool)
+    return "".join(pool[:4]) if pool[0] != "0" else "".join(pool[1:5])
 
 
 def words() -> str:
