@@ -101,11 +101,18 @@ def find_secrets(value: str, *, name: str | None = None,
     """Every credential in `value`, certain ones first, each text once."""
     seen: set[str] = set()
     for match in _matches(value, name, 0):
-        if match.text not in seen and (placeholders or not is_placeholder(match.text)):
+        if match.text not in seen and (placeholders or not is_placeholder(match.text)
+                                       or _pin(match.text, name)):
             seen.add(match.text)
             yield match
             if len(seen) >= _MAX_MATCHES:
                 return
+
+
+def _pin(text: str, name: str | None) -> bool:
+    """Digits under a password's name (`DB_PIN=1111`): filler to `check`'s eye, the
+    password itself to `add`'s."""
+    return name is not None and text.isdigit() and is_password_name(name)
 
 
 def _matches(value: str, name: str | None, depth: int) -> Iterator[SecretMatch]:
@@ -239,9 +246,12 @@ def _is_named_credential(text: str, name: str | None = None) -> bool:
     if not text or text.startswith(("/", "./", "../", "~", "<")) or "://" in text \
             or "\\" in text:
         return False  # a path, a URL or a `<placeholder>`, not the secret itself
+    password = name is not None and is_password_name(name)
+    if password and text.isdigit() and len(text) <= 64:
+        return True  # a PIN such as 1111: `check` calls it filler, `add` keeps it out
     if len(text) > 4096 or is_placeholder(text):
         return False
-    if name is not None and is_password_name(name):
+    if password:
         return "\n" not in text
     if text.lower() in _ORDINARY_WORD or re.fullmatch(_SHORT_NUMBER, text):
         return False

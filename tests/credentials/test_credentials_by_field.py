@@ -116,3 +116,14 @@ def test_the_backup_export_keeps_holds_none(
     assert "${secret:" in backup.read_text()
     client_file.unlink()  # the client's own file held it before mcpctl touched anything
     assert leaks(secret, tmp_path, [r.out + r.err for r in results]) == []
+
+
+@pytest.mark.usefixtures("secret_service")
+def test_add_keeps_even_a_filler_pin_out_of_the_config(user_config: Path) -> None:
+    """`1111` reads as filler, which `check` reports as a blank to fill in; typed into
+    `add` under a password's name it is that password, so it goes to the keyring."""
+    added = mcpctl("add", f"p{uuid.uuid4().hex[:6]}", "--env", "DB_PIN=1111", "--", "srv")
+    assert added.code == 0, added.err
+    config = user_config.read_text()
+    assert "1111" not in config
+    assert "${secret:" in config
