@@ -20,7 +20,6 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from mcpctl.machine import Machine
-    from mcpctl.registry.api import Entry, Registry
     from mcpctl.registry.document import Package, Remote, ServerDocument
     from mcpctl.registry.inputs import Question
     from mcpctl.reports.report import Report
@@ -78,6 +77,7 @@ def load_document(machine: Machine, source: str, registry: str | None,
                   ) -> tuple[ServerDocument, dict[str, str], list[str]]:
     """The document, the origin to record, and notes about it (deprecated, …)."""
     from mcpctl.registry.api import Registry  # noqa: PLC0415
+    from mcpctl.registry.lookup import fetch_server  # noqa: PLC0415
     from mcpctl.registry.settings import registry_url  # noqa: PLC0415
 
     path = Path(source).expanduser()
@@ -99,26 +99,6 @@ def load_document(machine: Machine, source: str, registry: str | None,
         notes.append(f"warning: {name}@{entry.server.version} is deprecated in the registry")
     return entry.server, {"registry": client.base_url, "name": entry.server.name,
                           "version": entry.server.version}, notes
-
-
-def fetch_server(client: Registry, name: str, version: str | None) -> Entry:
-    """The registry's entry for name@version, or a UsageError saying what exists."""
-    from mcpctl.registry.api import NotFound  # noqa: PLC0415
-
-    try:
-        return client.server(name, version)
-    except NotFound:
-        pass
-    try:
-        versions = client.versions(name)
-    except NotFound:
-        versions = []
-    if not versions:
-        raise UsageError(f"{client.base_url} has no server named {name!r}; find its name "
-                         f"with: mcpctl search {name.rsplit('/', 1)[-1]}") from None
-    shown = ", ".join(versions[:10]) + (", …" if len(versions) > 10 else "")
-    raise UsageError(f"{name} has no version {version!r} in {client.base_url} (it has: "
-                     f"{shown}); give one of them, or leave @VERSION out for the latest")
 
 
 def read_document_file(path: Path) -> ServerDocument:

@@ -47,8 +47,8 @@ def build(server: str, choice: Package | Remote, answers: dict[str, str],
     else:
         pin = pin_of(choice)
         entry = _package_entry(choice, pin, values)
-        warnings = [f"warning: the image is pinned by its tag only ({pin.word}); a tag can be moved "
-                    "to other contents: a digest (@sha256:…) pins it for good"] \
+        warnings = [f"warning: the image is pinned by its tag only ({pin.word}); a tag can "
+                    "be moved to other contents: a digest (@sha256:…) pins it for good"] \
             if pin.only_tag else []
         origin = {**origin, "package": pin.package, "pinned": pin.word}
     entry[ORIGIN_KEY] = origin

@@ -154,3 +154,14 @@ def serving(registry: Registry) -> Iterator[Registry]:
         server.shutdown()
         server.server_close()
         thread.join(timeout=10)
+
+
+def at_version(document: dict[str, Any], version: str) -> dict[str, Any]:
+    """`document` as its publisher would publish it at `version` (server and packages);
+    made for a test from a captured one, e.g. to match what tests/.npm holds."""
+    made = json.loads(json.dumps(document))
+    made["version"] = version
+    for package in made.get("packages", []):
+        if "version" in package:
+            package["version"] = version
+    return made
