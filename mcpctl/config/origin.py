@@ -4,7 +4,7 @@
 
 ```toml
 [servers.everything.origin]
-registry = "https://registry.modelcontextprotocol.io"   # or file = "/path/server.json"
+registry = "https://registry.example.com"   # or file = "/path/server.json"
 name = "io.github.modelcontextprotocol/server-everything"
 version = "2.0.0"
 package = "npm:@modelcontextprotocol/server-everything"
