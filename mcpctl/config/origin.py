@@ -41,8 +41,13 @@ def origin_of(spec: ServerSpec) -> Origin | None:
     table = spec.extra.get(ORIGIN_KEY)
     if not isinstance(table, dict):
         return None
-    fields = {key: table.get(key) for key in Origin._fields}
-    if not all(isinstance(v, str) for v in fields.values() if v is not None) or \
-            not fields["name"] or not fields["version"]:
+    fields: dict[str, str] = {}
+    for key in Origin._fields:
+        value = table.get(key)
+        if value is not None and not isinstance(value, str):
+            return None
+        if value is not None:
+            fields[key] = value
+    if not fields.get("name") or not fields.get("version"):
         return None
     return Origin(**fields)

@@ -250,12 +250,13 @@ def _entry(item: Any, url: str) -> Entry:
     meta = body.get("_meta")
     official = meta.get("io.modelcontextprotocol.registry/official") \
         if isinstance(meta, dict) else None
-    status, latest = "", None
+    status: str = ""
+    latest: bool | None = None
     if isinstance(official, dict):
-        status = official.get("status") if isinstance(official.get("status"), str) else ""
-        latest = official.get("isLatest") if isinstance(official.get("isLatest"), bool) \
-            else None
-    return Entry(server, str(status)[:40], latest)
+        said, newest = official.get("status"), official.get("isLatest")
+        status = said[:40] if isinstance(said, str) else ""
+        latest = newest if isinstance(newest, bool) else None
+    return Entry(server, status, latest)
 
 
 def _page(answer: Any, url: str) -> Page:

@@ -32,12 +32,11 @@ def upgraded(server: str, entry: dict[str, Any], origin: Origin,
         package = _same_package(origin, document)
         word = pin_of(package).word
         args = new.get("args")
-        at = args.index(origin.pinned) if isinstance(args, list) and origin.pinned in args \
-            else None
-        if at is None:
+        if not isinstance(args, list) or origin.pinned not in args:
             raise UsageError(f"{server}'s command line no longer holds {origin.pinned!r} (was "
                              f"it edited?); add it again: mcpctl add {server} --from-registry "
                              f"{origin.name} --replace")
+        at = args.index(origin.pinned)
         if args[at] != word:
             changes.append(f"args[{at}]: {args[at]} -> {word}")
             args[at] = word
@@ -64,7 +63,8 @@ def _same_package(origin: Origin, document: ServerDocument) -> Package:
 
 def _new_requirements(server: str, package: Package, entry: dict[str, Any]) -> list[str]:
     """Required values the new version declares that the entry does not set."""
-    env = entry.get("env") if isinstance(entry.get("env"), dict) else {}
+    written = entry.get("env")
+    env: dict[str, Any] = written if isinstance(written, dict) else {}
     missing = [q.key for q in questions(package)
                if q.input.is_required and q.where == "env" and q.key not in env]
     return [f"warning: {server}: the new version requires {key}, which the entry does not "

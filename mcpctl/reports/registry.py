@@ -11,7 +11,7 @@ from mcpctl.reports.report import Report
 if TYPE_CHECKING:
     from mcpctl.config.origin import Origin
     from mcpctl.registry.api import Entry, Registry
-    from mcpctl.registry.document import ServerDocument
+    from mcpctl.registry.document import Package, Remote, ServerDocument
 
 
 class Found(NamedTuple):
@@ -65,7 +65,8 @@ def needs_of(server: ServerDocument) -> dict[str, Any]:
 
     secrets: list[str] = []
     required: list[str] = []
-    for choice in (*server.packages, *server.remotes):
+    choices: list[Package | Remote] = [*server.packages, *server.remotes]
+    for choice in choices:
         try:
             asked = questions(choice)
         except UsageError:

@@ -60,10 +60,10 @@ class Registry:
 class _Handler(BaseHTTPRequestHandler):
     registry: Registry
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base's name
+    def log_message(self, format: str, *args: Any) -> None:
         return
 
-    def do_GET(self) -> None:  # noqa: N802 - the base class's name
+    def do_GET(self) -> None:
         registry = self.registry
         registry.requests.append(self.path)
         parts = urlsplit(self.path)
@@ -122,7 +122,7 @@ class _Handler(BaseHTTPRequestHandler):
             kind, data = "text/html", b"<html>captive portal</html>"
         elif registry.fault == "status500":
             code = 500
-        tag = f'"{hash(data) & 0xFFFFFFFF:x}"'
+        tag = f'"{hashlib.sha256(data).hexdigest()[:16]}"'
         if registry.etag and self.headers.get("If-None-Match") == tag and code == 200:
             self.send_response(304)
             self.send_header("ETag", tag)
@@ -159,7 +159,7 @@ def serving(registry: Registry) -> Iterator[Registry]:
 def at_version(document: dict[str, Any], version: str) -> dict[str, Any]:
     """`document` as its publisher would publish it at `version` (server and packages);
     made for a test from a captured one, e.g. to match what tests/.npm holds."""
-    made = json.loads(json.dumps(document))
+    made: dict[str, Any] = json.loads(json.dumps(document))
     made["version"] = version
     for package in made.get("packages", []):
         if "version" in package:

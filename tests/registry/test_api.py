@@ -122,10 +122,8 @@ def test_a_misbehaving_registry_is_one_refusal(served: Served, fault: str, messa
     served.fault = fault
     registry = client(served, tmp_path)
     with pytest.raises(RegistryFailed) as caught:
-        if fault == "oversized":
-            registry.search("", 10)
-        else:
-            registry.server("io.github.upstash/context7", None)
+        _ = registry.search("", 10) if fault == "oversized" else registry.server(
+            "io.github.upstash/context7", None)
     assert message in str(caught.value)
     assert "\n" not in str(caught.value)
     assert not (tmp_path / "registry").exists() or not list((tmp_path / "registry").iterdir())
@@ -142,8 +140,8 @@ def test_a_registry_that_is_down(tmp_path: Path) -> None:
 
 def test_a_registry_answering_another_server_is_refused(served: Served) -> None:
     served.published["io.github.upstash/context7"] = [fixture("brave-search")]
-    with pytest.raises(RegistryFailed, match="answered io.github.brave/brave-search-mcp-"
-                                             "server@2.1.3 when asked for"):
+    with pytest.raises(RegistryFailed, match=r"answered io\.github\.brave/brave-search-mcp-"
+                                             r"server@2\.1\.3 when asked for"):
         client(served).server("io.github.upstash/context7", None)
 
 

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from mcpctl.errors import UsageError
-from mcpctl.registry.document import parse_server
+from mcpctl.registry.document import Package, parse_server
 from mcpctl.registry.inputs import check_answer, questions
 from mcpctl.registry.launch_entry import Built, build
 from mcpctl.registry.pins import choose
@@ -140,6 +140,7 @@ def test_the_default_choice_skips_what_mcpctl_cannot_run() -> None:
     everything = choose(parse_server(fixture("everything")), None)
     assert everything.transport == "stdio"  # not the package serving streamable-http
     redis = choose(parse_server(fixture("redis")), None)
+    assert isinstance(redis, Package)
     assert redis.registry_type == "pypi"
     nuget = fixture("playwright")
     nuget["packages"] = [{"registryType": "nuget", "identifier": "X", "version": "1.0.0",
