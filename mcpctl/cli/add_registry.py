@@ -8,8 +8,6 @@ written by `add`'s own report (secrets to the keyring first, config.toml under i
 lock), so a refused or interrupted add leaves nothing behind.
 """
 
-from __future__ import annotations
-
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
@@ -42,12 +40,12 @@ class RegistryAdd(NamedTuple):
 
 
 class Added(NamedTuple):
-    edit: Edited
+    edit: "Edited"
     origin: str  # name@version from where
     runs: str  # the command line or URL, secret-looking parts masked
 
 
-def add_from_registry(machine: Machine, name: str, given: RegistryAdd) -> Report[Added]:
+def add_from_registry(machine: "Machine", name: str, given: RegistryAdd) -> "Report[Added]":
     from mcpctl.config.entries import EntryError, spec_from_entry  # noqa: PLC0415
     from mcpctl.credentials.extraction import extract_secrets  # noqa: PLC0415
     from mcpctl.registry.launch_entry import build  # noqa: PLC0415
@@ -73,8 +71,8 @@ def add_from_registry(machine: Machine, name: str, given: RegistryAdd) -> Report
                   [*notes, *built.warnings, *report.warnings], report.errors, report.version)
 
 
-def load_document(machine: Machine, source: str, registry: str | None,
-                  ) -> tuple[ServerDocument, dict[str, str], list[str]]:
+def load_document(machine: "Machine", source: str, registry: str | None,
+                  ) -> "tuple[ServerDocument, dict[str, str], list[str]]":
     """The document, the origin to record, and notes about it (deprecated, …)."""
     from mcpctl.registry.api import Registry  # noqa: PLC0415
     from mcpctl.registry.lookup import fetch_server  # noqa: PLC0415
@@ -101,7 +99,7 @@ def load_document(machine: Machine, source: str, registry: str | None,
                           "version": entry.server.version}, notes
 
 
-def read_document_file(path: Path) -> ServerDocument:
+def read_document_file(path: Path) -> "ServerDocument":
     import json  # noqa: PLC0415
 
     from mcpctl.registry.document import parse_server  # noqa: PLC0415
@@ -119,8 +117,8 @@ def read_document_file(path: Path) -> ServerDocument:
         raise ConfigError(f"{path}: not a server.json mcpctl can use: {error}") from None
 
 
-def collect_answers(choice: Package | Remote, given: RegistryAdd,
-                    environ: Mapping[str, str]) -> dict[str, str]:
+def collect_answers(choice: "Package | Remote", given: RegistryAdd,
+                    environ: "Mapping[str, str]") -> dict[str, str]:
     """key → value for every question that has one; UsageError for what is missing."""
     from mcpctl.registry.inputs import check_answer, questions  # noqa: PLC0415
 
@@ -147,7 +145,7 @@ def collect_answers(choice: Package | Remote, given: RegistryAdd,
     return answers
 
 
-def _stdin_target(asked: list[Question], flags: dict[str, str], from_env: dict[str, str],
+def _stdin_target(asked: "list[Question]", flags: dict[str, str], from_env: dict[str, str],
                   from_stdin: bool) -> str | None:
     if not from_stdin:
         return None
@@ -163,8 +161,8 @@ def _stdin_target(asked: list[Question], flags: dict[str, str], from_env: dict[s
     return target
 
 
-def _given(question: Question, flags: dict[str, str], from_env: dict[str, str],
-           environ: Mapping[str, str], stdin_for: str | None) -> str | None:
+def _given(question: "Question", flags: dict[str, str], from_env: dict[str, str],
+           environ: "Mapping[str, str]", stdin_for: str | None) -> str | None:
     from mcpctl.cli.secret_cmd import read_secret_value  # noqa: PLC0415
 
     if question.key in flags:
@@ -180,7 +178,7 @@ def _given(question: Question, flags: dict[str, str], from_env: dict[str, str],
     return None
 
 
-def _asked(question: Question) -> str:
+def _asked(question: "Question") -> str:
     """A terminal's answer; without one, the declared default or "" (not given)."""
     declared = question.input
     if declared.default is not None and not declared.is_secret:
@@ -201,7 +199,7 @@ def _asked(question: Question) -> str:
     return sys.stdin.readline().rstrip("\n")
 
 
-def _prompt(question: Question) -> str:
+def _prompt(question: "Question") -> str:
     declared = question.input
     from mcpctl.reports.printable import printable  # noqa: PLC0415
 
@@ -211,7 +209,7 @@ def _prompt(question: Question) -> str:
     return f"{question.label}{about}{options}{optional}: "
 
 
-def _how_to_give(question: Question) -> str:
+def _how_to_give(question: "Question") -> str:
     if question.input.is_secret:
         return (f"give it on a terminal, with --stdin, or with --secret-from-env "
                 f"{question.key}=VAR")
@@ -234,7 +232,7 @@ def _pairs(items: list[str], flag: str, separators: str) -> dict[str, str]:
     return found
 
 
-def run(name: str, given: RegistryAdd, conflicting: list[str], machine: Machine,
+def run(name: str, given: RegistryAdd, conflicting: list[str], machine: "Machine",
         as_json: bool) -> int:
     """`add --from-registry`: the report, rendered."""
     from mcpctl.cli import render  # noqa: PLC0415
@@ -246,7 +244,7 @@ def run(name: str, given: RegistryAdd, conflicting: list[str], machine: Machine,
     return render.emit(report, as_json, _print_added)
 
 
-def _print_added(added: Added) -> None:
+def _print_added(added: "Added") -> None:
     from mcpctl.cli import render  # noqa: PLC0415
     from mcpctl.reports.printable import printable  # noqa: PLC0415
 

@@ -14,8 +14,6 @@ registry's `Cache-Control` (`max-age`, `no-cache`, `no-store`), `ETag` and
 with `If-None-Match`/`If-Modified-Since`.
 """
 
-from __future__ import annotations
-
 import json
 import time
 from collections.abc import Callable

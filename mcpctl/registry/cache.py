@@ -4,12 +4,10 @@ One file per URL under `<cache>/registry/` (named by the URL's SHA-256): a first
 of JSON saying when it was stored, its freshness lifetime (`Cache-Control: max-age`; `no-cache`
 and no header at all mean 0: revalidate every time) and its validators (`ETag`,
 `Last-Modified`), then the body as the registry sent it (kept out of the JSON line, so
-reading it back is one parse, not two). `no-store` is never written. A file that cannot be read, or was
-written by a newer mcpctl, is a miss: the cache only saves requests, it never decides
-an answer.
+reading it back is one parse, not two). `no-store` is never written. A file that
+cannot be read, or was written by another mcpctl, is a miss: the cache only saves
+requests, it never decides an answer.
 """
-
-from __future__ import annotations
 
 import hashlib
 import json

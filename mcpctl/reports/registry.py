@@ -1,7 +1,5 @@
 """What `search`, `outdated` and `upgrade` report (issue 28), as `Report`s."""
 
-from __future__ import annotations
-
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from mcpctl.errors import ExitCode, McpctlError, UsageError
@@ -26,7 +24,7 @@ class Listed(NamedTuple):
     servers: list[Found]
 
 
-def registry_for(machine: Machine, given: str | None) -> Registry:
+def registry_for(machine: Machine, given: str | None) -> "Registry":
     from mcpctl.registry.api import Registry  # noqa: PLC0415
     from mcpctl.registry.settings import registry_url  # noqa: PLC0415
 
@@ -48,7 +46,7 @@ def search_report(machine: Machine, text: str, limit: int,
     return Report("search", body, listed, warnings=warnings)
 
 
-def _found_document(entry: Entry) -> dict[str, Any]:
+def _found_document(entry: "Entry") -> dict[str, Any]:
     server = entry.server
     return {"name": server.name, "version": server.version, "title": server.title,
             "description": server.description, "status": entry.status or None,
@@ -59,7 +57,7 @@ def _found_document(entry: Entry) -> dict[str, Any]:
             "needs": needs_of(server)}
 
 
-def needs_of(server: ServerDocument) -> dict[str, Any]:
+def needs_of(server: "ServerDocument") -> dict[str, Any]:
     """What adding it takes: how it runs, its secrets and required values (by key)."""
     from mcpctl.registry.inputs import questions  # noqa: PLC0415
 
@@ -114,7 +112,7 @@ def outdated_report(machine: Machine, registry: str | None) -> Report[list[Row]]
                   errors=errors)
 
 
-def _registry_entries(machine: Machine) -> list[tuple[str, Origin]]:
+def _registry_entries(machine: Machine) -> "list[tuple[str, Origin]]":
     from mcpctl.config.origin import origin_of  # noqa: PLC0415
     from mcpctl.config.user_config import load_user_tier  # noqa: PLC0415
 
@@ -127,8 +125,8 @@ def _registry_entries(machine: Machine) -> list[tuple[str, Origin]]:
     return found
 
 
-def _latest(machine: Machine, origin: Origin, registry: str | None,
-            version: str | None = None) -> Entry:
+def _latest(machine: Machine, origin: "Origin", registry: str | None,
+            version: str | None = None) -> "Entry":
     """The registry's entry for the origin's server: the registry it came from (a file's
     origin: the configured one), unless `registry` says otherwise."""
     from mcpctl.registry.lookup import fetch_server  # noqa: PLC0415
@@ -171,7 +169,7 @@ def upgrade_report(machine: Machine, name: str, registry: str | None,
                                             change.changes), warnings=change.notes)
 
 
-def _origin_of_entry(name: str, entry: dict[str, Any], origin_of: Any) -> Origin:
+def _origin_of_entry(name: str, entry: dict[str, Any], origin_of: Any) -> "Origin":
     from mcpctl.config.entries import EntryError, spec_from_entry  # noqa: PLC0415
 
     try:
