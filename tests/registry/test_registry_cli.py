@@ -269,3 +269,25 @@ def test_the_official_registry_url_is_written_once_in_mcpctl() -> None:
     holding = [p for p in package.rglob("*.py")
                if DEFAULT_REGISTRY.split("//")[1] in p.read_text(encoding="utf-8")]
     assert [p.relative_to(package).as_posix() for p in holding] == ["registry/settings.py"]
+
+
+@pytest.mark.usefixtures("no_keyring")
+def test_with_no_keyring_a_secret_is_refused_and_nothing_is_written(
+        registry: Registry, user_config: Path) -> None:
+    result = mcpctl("add", "apify", "--from-registry", "com.apify/apify-mcp-server",
+                    "--registry", registry.url, "--stdin", stdin=f"Bearer {APIFY_TOKEN}\n")
+    assert result.code == 5
+    assert result.err.startswith("mcpctl: error: no OS keyring available")
+    assert APIFY_TOKEN not in result.err
+    assert not user_config.exists()
+
+
+def test_a_malformed_server_json_file_is_exit_3(tmp_path: Path, user_config: Path) -> None:
+    path = tmp_path / "server.json"
+    path.write_text('{"name": "io.github.x/y", "version": "1", "packages": [{}]}',
+                    encoding="utf-8")
+    result = mcpctl("add", "x", "--from-registry", str(path))
+    assert (result.code, result.out) == (3, "")
+    assert result.err == (f"mcpctl: error: {path}: not a server.json mcpctl can use: "
+                          "packages[0].registryType: missing\n")
+    assert not user_config.exists()
