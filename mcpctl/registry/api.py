@@ -201,7 +201,9 @@ def _read(response: Any, deadline: float, url: str) -> str:
         if time.monotonic() > deadline:
             raise RegistryFailed(f"{_site(url)} took too long to answer {_path(url)}; "
                                  "try again later")
-        chunk = response.read(64 * 1024)
+        # read1: what has arrived (one receive), so a registry dripping a byte at a time
+        # meets the deadline instead of holding read() until 64 KiB have come.
+        chunk = response.read1(64 * 1024)
         if not chunk:
             break
         size += len(chunk)

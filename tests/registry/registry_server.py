@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -42,7 +43,7 @@ class Registry:
     requests: list[str] = field(default_factory=list)
     cache_control: str | None = None
     etag: bool = False
-    fault: str | None = None  # malformed | oversized | html | status500 | slow
+    fault: str | None = None  # malformed | oversized | html | status500 | drip
     status: dict[str, str] = field(default_factory=dict)  # "name@version" → status
     url: str = ""
 
@@ -136,6 +137,15 @@ class _Handler(BaseHTTPRequestHandler):
         if registry.etag:
             self.send_header("ETag", tag)
         self.end_headers()
+        if registry.fault == "drip":  # a byte every 0.2 s: each read is quick, the whole is not
+            try:
+                for byte in (data * 10)[:1000]:
+                    self.wfile.write(bytes([byte]))
+                    self.wfile.flush()
+                    time.sleep(0.2)
+            except (BrokenPipeError, ConnectionResetError):  # the client gave up: expected
+                pass
+            return
         self.wfile.write(data)
 
 

@@ -4,6 +4,7 @@ registry's own headers, and every way a registry can fail."""
 from __future__ import annotations
 
 import socket
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -127,6 +128,29 @@ def test_a_misbehaving_registry_is_one_refusal(served: Served, fault: str, messa
     assert message in str(caught.value)
     assert "\n" not in str(caught.value)
     assert not (tmp_path / "registry").exists() or not list((tmp_path / "registry").iterdir())
+
+
+def test_a_registry_dripping_its_answer_meets_the_deadline(served: Served) -> None:
+    """Every byte comes well within the socket's timeout; only the whole-request
+    deadline (checked between reads) ends it: 1,000 bytes at 0.2 s would take 200 s.
+    With `read` in place of `read1` in `api._read` the call blocks for the whole body
+    and the thread is still running when the bound below (30x the deadline) is up."""
+    served.fault = "drip"
+    registry = Registry(served.url, None, timeout=1.0)
+    raised: list[BaseException] = []
+
+    def ask() -> None:
+        try:
+            registry.server("io.github.upstash/context7", None)
+        except RegistryFailed as error:
+            raised.append(error)
+
+    asking = threading.Thread(target=ask, daemon=True)
+    asking.start()
+    asking.join(timeout=30)
+    assert not asking.is_alive(), "the deadline did not end a dripping answer"
+    assert len(raised) == 1
+    assert "took too long to answer /v0.1/servers/" in str(raised[0])
 
 
 def test_a_registry_that_is_down(tmp_path: Path) -> None:
