@@ -56,7 +56,7 @@ def test_a_declared_secret_is_asked_without_echo(registry: Registry, user_config
         os.setsid()
         fcntl.ioctl(child, termios.TIOCSCTTY, 0)
 
-    process = subprocess.Popen(  # noqa: S603 - our own interpreter and module
+    process = subprocess.Popen(
         [sys.executable, "-m", "mcpctl", "add", "brave", "--from-registry",
          "io.github.brave/brave-search-mcp-server", "--registry", registry.url],
         stdin=child, stdout=child, stderr=child, preexec_fn=on_the_terminal,  # noqa: PLW1509
