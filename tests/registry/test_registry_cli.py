@@ -291,3 +291,33 @@ def test_a_malformed_server_json_file_is_exit_3(tmp_path: Path, user_config: Pat
     assert result.err == (f"mcpctl: error: {path}: not a server.json mcpctl can use: "
                           "packages[0].registryType: missing\n")
     assert not user_config.exists()
+
+
+@pytest.mark.usefixtures("secret_service")
+def test_the_readme_example_is_what_mcpctl_prints(registry: Registry,
+                                                  isolated_home: Path) -> None:
+    """README's "From the registry" session, run against the loopback registry (named as
+    the official one in what is compared). The prompt line is a terminal's; here the
+    secret comes from --secret-from-env."""
+    from mcpctl.registry.settings import DEFAULT_REGISTRY  # noqa: PLC0415
+    from tests.test_first_session import README  # noqa: PLC0415
+
+    text = README.read_text(encoding="utf-8")
+    section = text[text.index("\n## From the registry\n"):]
+    block = section.split("\n```\n")[1]
+    # MCPCTL_HOME empty: the config is found where a user has it (~/.config/mcpctl).
+    env = {"MCPCTL_HOME": "", "README_TOKEN": "BSA" + "r3adme" * 5}
+    config = isolated_home / ".config" / "mcpctl" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text(f'[registry]\nurl = "{registry.url}"\n', encoding="utf-8")
+    steps = [chunk.split("\n") for chunk in block.split("$ ")[1:]]
+    for command, *expected in steps:
+        words = command.split()[1:]
+        assert "--registry" not in words  # the config's loopback URL must be the one used
+        if words[0] == "add":
+            words += ["--secret-from-env", "BRAVE_API_KEY=README_TOKEN"]
+            expected = [line for line in expected if not line.startswith("env BRAVE_API_KEY")]
+        done = run_mcpctl(words, env=env, cwd=isolated_home)
+        assert done.code == 0, (command, done.err)
+        shown = (done.out + done.err).replace(registry.url, DEFAULT_REGISTRY)
+        assert shown.splitlines() == [line for line in expected if line], command
