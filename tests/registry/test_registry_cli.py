@@ -311,8 +311,9 @@ def test_the_readme_example_is_what_mcpctl_prints(registry: Registry,
     config.parent.mkdir(parents=True)
     config.write_text(f'[registry]\nurl = "{registry.url}"\n', encoding="utf-8")
     steps = [chunk.split("\n") for chunk in block.split("$ ")[1:]]
-    for command, *expected in steps:
+    for command, *said in steps:
         words = command.split()[1:]
+        expected = [line for line in said if line]
         assert "--registry" not in words  # the config's loopback URL must be the one used
         if words[0] == "add":
             words += ["--secret-from-env", "BRAVE_API_KEY=README_TOKEN"]
@@ -320,4 +321,4 @@ def test_the_readme_example_is_what_mcpctl_prints(registry: Registry,
         done = run_mcpctl(words, env=env, cwd=isolated_home)
         assert done.code == 0, (command, done.err)
         shown = (done.out + done.err).replace(registry.url, DEFAULT_REGISTRY)
-        assert shown.splitlines() == [line for line in expected if line], command
+        assert shown.splitlines() == expected, command
