@@ -322,3 +322,38 @@ def test_the_readme_example_is_what_mcpctl_prints(registry: Registry,
         assert done.code == 0, (command, done.err)
         shown = (done.out + done.err).replace(registry.url, DEFAULT_REGISTRY)
         assert shown.splitlines() == expected, command
+
+
+def test_outdated_names_a_registry_it_could_not_ask(user_config: Path) -> None:
+    path = Path(__file__).parent.parent / "fixtures" / "registry" / "playwright.json"
+    assert mcpctl("add", "pw", "--from-registry", str(path)).code == 0
+    url = dead_url()
+    result = mcpctl("outdated", "--registry", url, "--json")
+    assert result.code == 7
+    document = json.loads(result.out)
+    assert_valid(document, "outdated")
+    assert document["servers"] == [{"name": "pw", "server": "io.github.microsoft/playwright-mcp",
+                                    "current": "0.1.0", "latest": None, "status": "unknown"}]
+    assert result.err.startswith(f"mcpctl: error: pw: cannot reach the registry at {url} (")
+
+
+@pytest.mark.usefixtures("secret_service")
+def test_upgrading_a_remote_moves_only_its_origin_version(registry: Registry,
+                                                          user_config: Path) -> None:
+    assert mcpctl("add", "apify", "--from-registry", "com.apify/apify-mcp-server",
+                  "--registry", registry.url, "--stdin", stdin=f"Bearer {APIFY_TOKEN}\n"
+                  ).code == 0
+    before = user_config.read_text(encoding="utf-8")
+    registry.publish(at_version(fixture("apify"), "0.18.0"))
+    result = mcpctl("upgrade", "apify")
+    assert (result.code, result.out) == (0, "upgraded apify: 0.17.4 -> 0.18.0\n"
+                                             "  origin.version: 0.17.4 -> 0.18.0\n")
+    assert user_config.read_text(encoding="utf-8") == before.replace('"0.17.4"', '"0.18.0"')
+
+
+def test_upgrade_of_a_server_not_from_a_registry_says_how(user_config: Path) -> None:
+    assert mcpctl("add", "plain", "--", "npx", "-y", "x@1.0.0").code == 0
+    result = mcpctl("upgrade", "plain")
+    assert (result.code, result.err) == (2, "mcpctl: error: plain was not added from a "
+                                            "registry (it has no origin); add it with: mcpctl "
+                                            "add plain --from-registry SERVER --replace\n")
