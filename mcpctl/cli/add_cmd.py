@@ -133,6 +133,8 @@ def add_command(
             from_registry, registry, use, env or [], header or [], secret_from_env or [],
             from_stdin, replace), [flag for flag, value in others.items() if value],
             context(workspace, config), as_json)
+    if registry or use or secret_from_env:
+        raise UsageError("--registry, --use and --secret-from-env go with --from-registry")
     entry = build_entry(name, EntryOptions(
         argv=command or [], env=env or [], cwd=cwd, url=url, headers=header or [],
         transport=transport, entry_json=entry_json, command_line=command_line,

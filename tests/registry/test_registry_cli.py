@@ -357,3 +357,10 @@ def test_upgrade_of_a_server_not_from_a_registry_says_how(user_config: Path) -> 
     assert (result.code, result.err) == (2, "mcpctl: error: plain was not added from a "
                                             "registry (it has no origin); add it with: mcpctl "
                                             "add plain --from-registry SERVER --replace\n")
+
+
+def test_registry_options_without_from_registry_are_refused(user_config: Path) -> None:
+    result = mcpctl("add", "x", "--use", "npm", "--", "npx", "-y", "x@1.0.0")
+    assert (result.code, result.err) == (2, "mcpctl: error: --registry, --use and "
+                                            "--secret-from-env go with --from-registry\n")
+    assert not user_config.exists()
