@@ -154,6 +154,9 @@ def _stdin_target(asked: "list[Question]", flags: dict[str, str], from_env: dict
     required = [q for q in asked if q.key in open_secrets and q.input.is_required]
     target = required[0].key if len(required) == 1 else (
         open_secrets[0] if len(open_secrets) == 1 else None)
+    if not open_secrets:
+        raise UsageError("--stdin reads a secret, but the server declares none that is "
+                         "still without a value; leave --stdin out")
     if target is None:
         raise UsageError("--stdin reads one secret, but the server declares "
                          f"{len(open_secrets)} without a value ({', '.join(open_secrets)}); "

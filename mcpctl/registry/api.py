@@ -151,7 +151,8 @@ class Answer(NamedTuple):
 
 def fetch(url: str, headers: dict[str, str], timeout: float) -> Answer:
     """One GET: the status, headers and body (UTF-8 JSON of at most MAX_BODY bytes)."""
-    import urllib.error  # noqa: PLC0415 - only when a registry is asked
+    import http.client  # noqa: PLC0415 - only when a registry is asked
+    import urllib.error  # noqa: PLC0415
     import urllib.request  # noqa: PLC0415
 
     host = urlsplit(url).hostname or ""
@@ -171,7 +172,7 @@ def fetch(url: str, headers: dict[str, str], timeout: float) -> Answer:
     except urllib.error.HTTPError as error:
         got = {k.lower(): v for k, v in (error.headers or {}).items()}
         return Answer(error.code, got, "")
-    except (urllib.error.URLError, OSError, ValueError) as error:
+    except (urllib.error.URLError, http.client.HTTPException, OSError, ValueError) as error:
         reason = getattr(error, "reason", error)
         raise RegistryFailed(f"cannot reach the registry at {_site(url)} ({reason}); check "
                              "the network or the registry URL (`--registry URL`, or "
@@ -205,6 +206,9 @@ def _read(response: Any, deadline: float, url: str) -> str:
         # meets the deadline instead of holding read() until 64 KiB have come.
         chunk = response.read1(64 * 1024)
         if not chunk:
+            if getattr(response, "length", None):  # bytes announced that never came
+                raise RegistryFailed(f"{_site(url)} cut its answer for {_path(url)} short; "
+                                     "try again later")
             break
         size += len(chunk)
         if size > MAX_BODY:

@@ -43,7 +43,7 @@ class Registry:
     requests: list[str] = field(default_factory=list)
     cache_control: str | None = None
     etag: bool = False
-    fault: str | None = None  # malformed | oversized | html | status500 | drip
+    fault: str | None = None  # malformed | oversized | html | status500 | drip | truncated
     status: dict[str, str] = field(default_factory=dict)  # "name@version" → status
     url: str = ""
 
@@ -131,7 +131,9 @@ class _Handler(BaseHTTPRequestHandler):
             return
         self.send_response(code)
         self.send_header("Content-Type", kind)
-        self.send_header("Content-Length", str(len(data)))
+        # truncated: the connection ends before the length announced.
+        extra = 100 if registry.fault == "truncated" else 0
+        self.send_header("Content-Length", str(len(data) + extra))
         if registry.cache_control:
             self.send_header("Cache-Control", registry.cache_control)
         if registry.etag:

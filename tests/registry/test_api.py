@@ -117,6 +117,8 @@ def test_lifetime_from_cache_control(header: str, seconds: float | None) -> None
     ("oversized", "answered more than 4 MiB for /v0.1/servers?"),
     ("html", "answered text/html for /v0.1/servers/"),
     ("status500", "answered HTTP 500 for /v0.1/servers/"),
+    ("truncated", "cut its answer for /v0.1/servers/io.github.upstash%2Fcontext7/versions/"
+                  "latest short"),
 ])
 def test_a_misbehaving_registry_is_one_refusal(served: Served, fault: str, message: str,
                                               tmp_path: Path) -> None:
