@@ -29,6 +29,7 @@ MAX_BODY = 4 * 1024 * 1024
 MAX_PAGES = 100
 PAGE_SIZE = 100
 TIMEOUT = 15.0  # seconds for one whole request, body included
+SEARCH_TIMEOUT = 120.0  # seconds for all the pages of one search
 _LOOPBACK = ("127.0.0.1", "::1", "localhost")
 
 
@@ -97,7 +98,12 @@ class Registry:
         entries: list[Entry] = []
         skipped: list[str] = []
         cursor: str | None = None
+        deadline = time.monotonic() + SEARCH_TIMEOUT
         for _ in range(MAX_PAGES):
+            if time.monotonic() > deadline:
+                raise RegistryFailed(f"searching {self.base_url} took over "
+                                     f"{SEARCH_TIMEOUT:.0f} s; ask for fewer (--limit) or "
+                                     "a narrower TEXT")
             query = {"search": text, "version": "latest",
                      "limit": str(min(PAGE_SIZE, max(limit - len(entries), 1)))}
             if cursor:
