@@ -7,6 +7,7 @@ published `"value": "${secret:github-pat}"` would hand another server's keyring
 secret to this one. An optional value nobody gave is left out whole (its flag too).
 """
 
+import re
 from collections.abc import Iterable, Iterator
 from typing import Any, NamedTuple
 
@@ -72,17 +73,35 @@ def _package_entry(package: Package, pin: Pin, values: dict[str, str]) -> dict[s
     env = dict(_pairs(package.environment, values))
     runtime = list(_rendered(package.runtime_arguments, values))
     arguments = list(_rendered(package.package_arguments, values))
+    index = _index_words(package)
     if package.registry_type == "npm":
-        entry: dict[str, Any] = {"command": "npx", "args": ["-y", *runtime, pin.word,
+        entry: dict[str, Any] = {"command": "npx", "args": [*index, "-y", *runtime, pin.word,
                                                             *arguments]}
     elif package.registry_type == "pypi":
-        entry = {"command": "uvx", "args": [*runtime, pin.word, *arguments]}
+        entry = {"command": "uvx", "args": [*index, *runtime, pin.word, *arguments]}
     else:
         entry = {"command": "docker", "args": [*_docker_prefix(package, values, env),
                                                pin.word, *arguments]}
     if env:
         entry["env"] = env
     return entry
+
+
+def _index_words(package: Package) -> list[str]:
+    """The package registry the document names, as the runner's own option: the package
+    is then fetched from there and nowhere else. Left out, npx and uvx would look the
+    name up in their default registry, where anyone may have published a package of the
+    same name (a private registry's `internal-tool`). Given, it replaces the default, so
+    a wrong one fails the launch instead of falling back."""
+    base = package.registry_base_url
+    if base is None or package.registry_type not in ("npm", "pypi"):
+        return []
+    if not re.fullmatch(r"https://[A-Za-z0-9.-]+(?::[0-9]+)?(?:/[A-Za-z0-9._~%/+-]*)?", base):
+        raise UsageError(f"the {package.registry_type} package's registryBaseUrl "
+                         f"{base[:80]!r} is not an https URL mcpctl can pass on")
+    if package.registry_type == "npm":
+        return [f"--registry={base}"]
+    return ["--default-index", base.rstrip("/") + "/simple"]
 
 
 def _docker_prefix(package: Package, values: dict[str, str], env: dict[str, str]) -> list[str]:

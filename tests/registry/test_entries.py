@@ -179,3 +179,19 @@ def test_registry_text_holding_a_reference_is_refused() -> None:
         {"name": "HOME_DIR", "default": "${env:HOME}"}]
     with pytest.raises(UsageError, match="reference"):
         built("", {}, document=document)
+
+
+def test_a_package_registry_the_document_names_is_the_only_one_asked() -> None:
+    """A private registry's package fetched by name from the default registry could be
+    anyone's package of that name."""
+    npm = fixture("playwright")
+    npm["packages"][0]["registryBaseUrl"] = "https://npm.corp.example"
+    assert built("", {}, document=npm).entry["args"] == [
+        "--registry=https://npm.corp.example", "-y", "@playwright/mcp@0.1.0"]
+    pypi = fixture("redis")
+    pypi["packages"][0]["registryBaseUrl"] = "https://pypi.corp.example/"
+    assert built("", {}, document=pypi).entry["args"] == [
+        "--default-index", "https://pypi.corp.example/simple", "redis-mcp-server==0.3.5"]
+    npm["packages"][0]["registryBaseUrl"] = "http://npm.corp.example"
+    with pytest.raises(UsageError, match="is not an https URL mcpctl can pass on"):
+        built("", {}, document=npm)
