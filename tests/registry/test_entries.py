@@ -195,3 +195,13 @@ def test_a_package_registry_the_document_names_is_the_only_one_asked() -> None:
     npm["packages"][0]["registryBaseUrl"] = "http://npm.corp.example"
     with pytest.raises(UsageError, match="is not an https URL mcpctl can pass on"):
         built("", {}, document=npm)
+
+
+def test_an_image_pinned_by_digest_has_no_warning() -> None:
+    document = fixture("terraform")
+    digest = "sha256:" + "0123456789abcdef" * 4
+    image = f"docker.io/hashicorp/terraform-mcp-server:1.1.0@{digest}"
+    document["packages"][0]["identifier"] = image
+    result = built("", {}, document=document)
+    assert result.entry["args"][-1] == image
+    assert result.warnings == []
