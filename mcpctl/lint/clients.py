@@ -13,6 +13,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from mcpctl.config.formats import TRANSPORT_ALIASES, ConfigFormat
+from mcpctl.lint.fields import plain_http_hits
 from mcpctl.lint.rules import Hit, shown, where
 from mcpctl.syntax.jsonc import JsonPath
 
@@ -119,9 +120,17 @@ _KNOWN_CODEX = {"approval_policy": frozenset({"untrusted", "on-failure", "on-req
 
 def agent_settings_hits(value: Any) -> Iterator[Hit]:
     """MCP065: committed settings that run every command unasked or unsandboxed, at the
-    top level and in each profile (a profile is one `-p` away)."""
+    top level and in each profile (a profile is one `-p` away); MCP006 for values Codex
+    refuses; MCP042 for a model provider reached over plain http (its API key travels
+    with every request)."""
     if not isinstance(value, dict):
         return
+    providers = value.get("model_providers")
+    if isinstance(providers, dict):
+        for name, provider in providers.items():
+            if isinstance(provider, dict):
+                yield from plain_http_hits(("model_providers", name, "base_url"),
+                                           provider.get("base_url"))
     tables: list[tuple[JsonPath, Any]] = [((), value)]
     profiles = value.get("profiles")
     if isinstance(profiles, dict):
