@@ -7,8 +7,6 @@ Every client start of every server goes through here, so the common command line
 the typer command in `run_cmd.py`, which gives the usual help and errors.
 """
 
-from __future__ import annotations
-
 import os
 import sys
 from collections.abc import Mapping, Sequence
@@ -122,7 +120,7 @@ def _failed(admission: Admission, launch: Launch, message: str) -> ServerFailed:
 
 
 def _bridge(admission: Admission, launch: Launch, *, allow_insecure: bool,
-            gate: ToolGate | None) -> int:
+            gate: "ToolGate | None") -> int:
     """A url server: stdio on this side, Streamable HTTP on the other (no process)."""
     from mcpctl.probing.redaction import hidden_values  # noqa: PLC0415
     from mcpctl.protocol.bridge import remote_of, serve  # noqa: PLC0415 - asyncio, httpx
@@ -138,7 +136,7 @@ def _bridge(admission: Admission, launch: Launch, *, allow_insecure: bool,
     return ExitCode.OK
 
 
-def _tool_gate(machine: Machine, name: str, admission: Admission) -> ToolGate | None:
+def _tool_gate(machine: "Machine", name: str, admission: Admission) -> "ToolGate | None":
     """The tool filter when `[tools.NAME]` switches anything off (issue 29). A budget is
     spent on the last cached probe of this very definition (its fingerprint)."""
     from mcpctl.config.tool_policy import policy_for  # noqa: PLC0415
@@ -162,7 +160,7 @@ def _tool_gate(machine: Machine, name: str, admission: Admission) -> ToolGate | 
 
 
 def _relay(admission: Admission, launch: Launch, program: str, env: Mapping[str, str],
-           gate: ToolGate) -> int:
+           gate: "ToolGate") -> int:
     """The server as a child behind the tool filter, instead of exec."""
     from mcpctl.protocol.filter_relay import relay_process  # noqa: PLC0415
 

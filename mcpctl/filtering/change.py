@@ -9,7 +9,7 @@ new under an allow-list or a budget joins only when this change names it (`--ena
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from mcpctl.filtering.decide import matches, unmatched
 from mcpctl.filtering.policy import ToolPolicy
@@ -47,8 +47,8 @@ def applied(policy: ToolPolicy, change: PolicyChange, names: Sequence[str]) -> T
     disabled = [p for p in policy.disabled if p not in change.enable]
     enabled += [p for p in change.enable if p not in enabled]
     disabled += [p for p in change.disable if p not in disabled]
-    new = replace(
-        policy, enabled=tuple(enabled), disabled=tuple(disabled),
+    new = policy._replace(
+        enabled=tuple(enabled), disabled=tuple(disabled),
         only=policy.only if change.only is None else change.only,
         budget=None if change.no_budget else (
             change.budget if change.budget is not None else policy.budget),
@@ -57,7 +57,7 @@ def applied(policy: ToolPolicy, change: PolicyChange, names: Sequence[str]) -> T
         deny_open_world=policy.deny_open_world if change.deny_open_world is None
         else change.deny_open_world,
     )
-    return replace(new, known=_known(policy, change, names))
+    return new._replace(known=_known(policy, change, names))
 
 
 def _known(before: ToolPolicy, change: PolicyChange, names: Sequence[str]) -> tuple[str, ...]:

@@ -19,12 +19,9 @@ The rule, in order, for each tool the server lists:
    each kept while it fits. Cheapest-first keeps the most tools for the tokens.
 """
 
-from __future__ import annotations
-
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from fnmatch import fnmatchcase
-from typing import Any
+from typing import Any, NamedTuple
 
 from mcpctl.filtering.policy import ToolPolicy
 
@@ -34,8 +31,7 @@ NEW_REASON = "new since the policy was set"
 Tool = Mapping[str, Any]
 
 
-@dataclass(frozen=True)
-class ToolDecision:
+class ToolDecision(NamedTuple):
     name: str
     on: bool
     reason: str  # why it is off ("" when on)

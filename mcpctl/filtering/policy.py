@@ -6,11 +6,8 @@ fingerprint (and so its approval and its cached probe) does not change when the 
 switches a tool off, and a workspace server can have a policy of the user's too.
 """
 
-from __future__ import annotations
-
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 # Written by the user (or `mcpctl tools`): patterns, a budget and annotation rules.
 USER_KEYS = ("only", "enabled", "disabled", "budget", "deny_destructive", "deny_open_world")
@@ -24,9 +21,9 @@ class PolicyError(ValueError):
     """A `[tools.NAME]` table that does not mean a policy."""
 
 
-@dataclass(frozen=True)
-class ToolPolicy:
-    """What the user said about one server's tools. Patterns use `*`, `?` and `[…]`."""
+class ToolPolicy(NamedTuple):
+    """What the user said about one server's tools. Patterns use `*`, `?` and `[…]`.
+    (A NamedTuple: `run` reads it, and dataclasses costs it an import of inspect.)"""
 
     only: tuple[str, ...] | None = None  # None: every tool may be on
     enabled: tuple[str, ...] = ()

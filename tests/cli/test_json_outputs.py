@@ -53,6 +53,8 @@ RUNS: list[tuple[list[str], str, int]] = [
     (["sync", "--check", "--json"], "export", 1),  # cursor is out of date
     (["sync", "--json"], "export", 0),
     (["clients", "disable", "cursor", "--json"], "clients-sync", 0),
+    (["tools", "tok", "--json"], "tools", 0),
+    (["tools", "tok", "--deny-destructive", "--budget", "10", "--json"], "tools", 0),
 ]
 
 
