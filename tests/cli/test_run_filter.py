@@ -17,8 +17,8 @@ from mcp.shared.exceptions import MCPError
 
 from tests.cli.test_tools import TOOLS_SERVER, configure, tools_file
 from tests.conftest import run_mcpctl
-from tests.protocol.conftest import free_port, http_server, require_npm_server
-from tests.protocol.test_bridge import SDK_SERVER, sdk_session, texts
+from tests.protocol.conftest import SDK_SERVER, free_port, http_server, require_npm_server
+from tests.protocol.test_bridge import sdk_session, texts
 
 pytestmark = pytest.mark.timeout(300)
 

@@ -22,8 +22,14 @@ from typing import Any
 
 import pytest
 
-from tests.clients.real_clients import BIN, claude_statuses, client, client_env, \
-    gemini_statuses, run_client
+from tests.clients.real_clients import (
+    BIN,
+    claude_statuses,
+    client,
+    client_env,
+    gemini_statuses,
+    run_client,
+)
 from tests.conftest import REPO, run_mcpctl
 from tests.protocol.conftest import require_npm_server
 

@@ -9,7 +9,7 @@ from mcpctl.filtering.live import LiveFilter
 from mcpctl.filtering.policy import ToolPolicy
 from mcpctl.filtering.wire import ToolGate
 
-TOOLS = [{"name": "read", "annotations": {"readOnlyHint": True}},
+TOOLS: list[dict[str, Any]] = [{"name": "read", "annotations": {"readOnlyHint": True}},
          {"name": "write", "annotations": {"destructiveHint": True}},
          {"name": "rm"}]
 

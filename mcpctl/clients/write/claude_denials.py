@@ -25,6 +25,8 @@ if TYPE_CHECKING:
     from mcpctl.machine import Machine
 
 CLIENT_ID = "claude-code"
+_OFF = "permissions.deny: a tool that is off (mcpctl tools)"
+_ON_AGAIN = "permissions.deny: a tool that is on again (mcpctl tools)"
 
 
 def claude_settings(machine: Machine) -> Path:
@@ -51,9 +53,8 @@ def deny_in_claude(machine: Machine, names: list[str] | None = None, *,
             rules = with_rules(data, wanted, unwanted)
             current = set(_deny(data))
             report.plan = ExportPlan(
-                [EntryChange(rule, "added", "permissions.deny: a tool that is off (mcpctl tools)")
-                 for rule in rules or () if rule not in current]
-                + [EntryChange(rule, "removed", "permissions.deny: a tool that is on again (mcpctl tools)")
+                [EntryChange(rule, "added", _OFF) for rule in rules or () if rule not in current]
+                + [EntryChange(rule, "removed", _ON_AGAIN)
                    for rule in current if rules is not None and rule not in rules])
             if rules is None:
                 return old or ""
