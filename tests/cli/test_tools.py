@@ -111,3 +111,34 @@ def test_a_tool_the_server_adds_later_is_off_under_only_and_reported(
     assert states(tools(tmp_path, "fs", "--disable", "read_a", "--json"))["read_evil"] == \
         "new since the policy was set"
     assert states(tools(tmp_path, "fs", "--enable", "read_evil", "--json"))["read_evil"] == "on"
+
+
+def test_cost_shows_before_and_after_the_filter_and_list_the_tools_on(
+        tmp_path: Path, user_config: Path) -> None:
+    listed = tools_file(tmp_path / "tools.json", ["read_a", "read_b", "write_c"])
+    configure(user_config, listed)
+    before = document(tools(tmp_path, "fs", "--json"))
+    tokens = {t["name"]: t["tokens"] for t in before["tools"]}
+    plain = run_mcpctl(["cost"], cwd=tmp_path)
+    assert " ON " not in plain.out.splitlines()[0]  # no filter, no column
+    assert tools(tmp_path, "fs", "--only", "read_*").code == 0
+    cost = run_mcpctl(["cost", "--json"], cwd=tmp_path)
+    assert cost.code == 0, cost.err
+    server = json.loads(cost.out)["servers"][0]
+    assert (server["tool_count"], server["total_tokens"]) == (3, sum(tokens.values()))
+    assert (server["tools_on"], server["tokens_on"]) == (2, tokens["read_a"] + tokens["read_b"])
+    assert server["tools_off"] == [{"name": "write_c", "reason": "not in only"}]
+    text = run_mcpctl(["cost"], cwd=tmp_path).out
+    assert text.splitlines()[0].split()[:6] == ["SERVER", "STATE", "PROTOCOL", "TOOLS",
+                                                "TOKENS", "ON"]
+    assert f"after the tool filters 2 tools, {tokens['read_a'] + tokens['read_b']:,} tokens" \
+        in text
+    rows = json.loads(run_mcpctl(["list", "--json"], cwd=tmp_path).out)["servers"]
+    assert (rows[0]["last_probe"]["tools"], rows[0]["last_probe"]["tools_on"]) == (3, 2)
+    assert ", 2 on (" in run_mcpctl(["list"], cwd=tmp_path).out
+    # A tool added later is reported by cost --refresh too, and is off.
+    tools_file(listed, ["read_a", "read_b", "write_c", "read_more"])
+    refreshed = run_mcpctl(["cost", "--refresh", "--json"], cwd=tmp_path)
+    assert json.loads(refreshed.out)["servers"][0]["tools_on"] == 2
+    assert "warning: fs: tool 'read_more' appeared since the policy was set and is off" \
+        in refreshed.err
