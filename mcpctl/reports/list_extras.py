@@ -11,8 +11,8 @@ from typing import Any
 from mcpctl.clients.precedence import RepoStarter, repo_starters
 from mcpctl.clients.weak_approvals import WeakApprovals, load_weak_approvals
 from mcpctl.config.merge import MergedServer
-from mcpctl.machine import Machine
 from mcpctl.filtering.policy import ToolPolicy
+from mcpctl.machine import Machine
 from mcpctl.model import Definition, Problem
 from mcpctl.paths import Paths
 from mcpctl.probing import cache as probe_cache

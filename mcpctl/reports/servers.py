@@ -15,9 +15,9 @@ from mcpctl.reports import listing
 from mcpctl.reports.list_extras import (
     Starters,
     last_probe,
-    tool_policies,
     starters_document,
     starters_of,
+    tool_policies,
     unguarded_here,
     weak_approvals_here,
 )
