@@ -47,7 +47,7 @@ ALLOWED = {
     ("mcpctl/protocol/process.py", "loop.subprocess_exec"),  # runs probing's LaunchPlans
     ("mcpctl/pinning/git.py", "os.posix_spawn"),  # git ls-files, config neutralised; no server
     # run's tool filter (issue 29): the program run_start resolved, called only from there.
-    ("mcpctl/protocol/filter_relay.py", "subprocess.Popen"),
+    ("mcpctl/protocol/filter_relay.py", "os.posix_spawn"),
 }
 
 

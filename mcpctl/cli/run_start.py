@@ -165,7 +165,7 @@ def _relay(admission: Admission, launch: Launch, program: str, env: Mapping[str,
     from mcpctl.protocol.filter_relay import relay_process  # noqa: PLC0415
 
     try:
-        return relay_process(program, launch.argv, env, None, gate)
+        return relay_process(program, launch.argv, env, gate)  # in launch.cwd, entered above
     except OSError as error:
         raise _failed(admission, launch, f"server {launch.name!r}: cannot start {program}: "
                       f"{error.strerror}") from None

@@ -19,8 +19,10 @@ The rule, in order, for each tool the server lists:
    each kept while it fits. Cheapest-first keeps the most tools for the tokens.
 """
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
-from fnmatch import fnmatchcase
+from fnmatch import fnmatchcase, translate
+from functools import lru_cache
 from typing import Any, NamedTuple
 
 from mcpctl.filtering.policy import ToolPolicy
@@ -45,10 +47,24 @@ def is_pattern(word: str) -> bool:
 
 def matches(name: str, patterns: Iterable[str]) -> str | None:
     """The first of `patterns` that `name` matches (exactly or as a glob), else None."""
+    patterns = tuple(patterns)
+    if not patterns:
+        return None
+    exact, union = _compiled(patterns)
+    if name not in exact and (union is None or union.match(name) is None):
+        return None  # the common case, decided by one set lookup and one regex
     for pattern in patterns:
         if pattern == name or (is_pattern(pattern) and fnmatchcase(name, pattern)):
             return pattern
     return None
+
+
+@lru_cache(maxsize=64)
+def _compiled(patterns: tuple[str, ...]) -> tuple[frozenset[str], re.Pattern[str] | None]:
+    """The exact names, and every glob as one regex: `run` judges each tool of each
+    `tools/list` answer, so a pattern is compiled once, not matched one by one."""
+    globs = [translate(p) for p in patterns if is_pattern(p)]
+    return frozenset(patterns), re.compile("|".join(globs)) if globs else None
 
 
 def unmatched(patterns: Iterable[str], names: Iterable[str]) -> list[str]:
