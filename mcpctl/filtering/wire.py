@@ -88,20 +88,31 @@ class ToolGate:
             message = json.loads(line)
         except ValueError:
             return line
+        if isinstance(message, list):  # the answers to a batch, each filtered
+            answers = [self._filtered(m) for m in message]
+            if all(new is old for new, old in zip(answers, message, strict=True)):
+                return line
+            return _dump(answers)
+        filtered = self._filtered(message)
+        return line if filtered is message else _dump(filtered)
+
+    def _filtered(self, message: Any) -> Any:
+        """The message, or a copy without the tools that are off when it answers an
+        awaited tools/list."""
         if not isinstance(message, dict) or "method" in message:
-            return line
+            return message
         key = _key(message.get("id"))
-        if key not in self.pending:
-            return line
+        if key is None or key not in self.pending:
+            return message
         self.pending.discard(key)
         result = message.get("result")
         if not isinstance(result, dict) or not isinstance(result.get("tools"), list):
-            return line
+            return message
         tools = result["tools"]
         kept = self._kept(tools)
         if len(kept) == len(tools):
-            return line
-        return _dump({**message, "result": {**result, "tools": kept}})
+            return message
+        return {**message, "result": {**result, "tools": kept}}
 
     def _kept(self, tools: list[Any]) -> list[Any]:
         defined = [t for t in tools if isinstance(t, dict)]

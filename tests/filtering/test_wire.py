@@ -115,3 +115,15 @@ def test_lines_that_are_not_json_or_not_awaited_pass_unchanged() -> None:
     assert g.from_client(b"not json") == (b"not json", None)
     assert g.from_server(b'{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"write"}]}}') \
         == b'{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"write"}]}}'
+
+
+def test_the_answers_to_a_batch_are_filtered_too() -> None:
+    """Without this, a client that batched its tools/list saw every tool."""
+    g, _ = gate(ToolPolicy(disabled=("write",)))
+    g.from_client(line([{"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+                        {"jsonrpc": "2.0", "id": 2, "method": "ping"}]))
+    out = g.from_server(line([{"jsonrpc": "2.0", "id": 2, "result": {}},
+                              {"jsonrpc": "2.0", "id": 1, "result": {"tools": TOOLS}}]))
+    answers = json.loads(out)
+    assert answers[0] == {"jsonrpc": "2.0", "id": 2, "result": {}}
+    assert [t["name"] for t in answers[1]["result"]["tools"]] == ["read", "rm"]
