@@ -164,3 +164,30 @@ def test_a_remote_server_is_filtered_through_the_bridge(user_config: Path,
                                             work)
     assert (names, added) == (["add"], ["42"])
     assert "tool 'shout' of server 'remote' is switched off (disabled)" in refusal
+
+
+def test_sigterm_reaches_the_relayed_server_and_run_exits_as_it_did(
+        user_config: Path, tmp_path: Path) -> None:
+    configure(user_config, tools_file(tmp_path / "tools.json", ["read_a", "write_b"]))
+    assert run_mcpctl(["tools", "fs", "--disable", "write_b"], cwd=tmp_path).code == 0
+    process = _started(tmp_path)
+    children = Path(f"/proc/{process.pid}/task/{process.pid}/children")
+    try:
+        assert _wait_for(lambda: children.read_text().split())
+        child = int(children.read_text().split()[0])
+        process.send_signal(15)
+        process.wait(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+        process.communicate(timeout=30)
+    assert process.returncode == 143  # the server's own end: killed by SIGTERM
+    assert not Path(f"/proc/{child}").exists() or \
+        Path(f"/proc/{child}/stat").read_text().split()[2] == "Z"
+
+
+def test_stdin_eof_ends_the_relayed_server(user_config: Path, tmp_path: Path) -> None:
+    configure(user_config, tools_file(tmp_path / "tools.json", ["read_a", "write_b"]))
+    assert run_mcpctl(["tools", "fs", "--disable", "write_b"], cwd=tmp_path).code == 0
+    done = run_mcpctl(["run", "fs", "--workspace", str(tmp_path)], stdin="")
+    assert (done.code, done.out, done.err) == (0, "", "")
