@@ -22,7 +22,8 @@ def _words(values: list[str] | None) -> tuple[str, ...]:
 
 
 def tools_command(
-    name: Annotated[str, typer.Argument(help="The server.")],
+    name: Annotated[str | None, typer.Argument(
+        help="The server (none with --global-budget).", show_default=False)] = None,
     disable: Annotated[list[str] | None, typer.Option(
         "--disable", metavar="TOOL", help="Switch these tools off (names or patterns: *, ?, "
         "[...]; repeat it, or separate with commas).")] = None,
@@ -37,6 +38,10 @@ def tools_command(
         help="Keep the tools that fit in this many tokens: enabled ones first, then the "
         "cheapest.")] = None,
     no_budget: Annotated[bool, typer.Option("--no-budget", help="Drop the budget.")] = False,
+    global_budget: Annotated[int | None, typer.Option(
+        "--global-budget", min=0, max=10_000_000, metavar="TOKENS",
+        help="Split this many tokens among every server here (enabled tools first, then "
+        "the cheapest of all), written as each server's own --budget.")] = None,
     deny_destructive: Annotated[bool | None, typer.Option(
         "--deny-destructive/--allow-destructive",
         help="Switch off tools whose destructiveHint is true or missing (the spec's "
@@ -64,6 +69,7 @@ def tools_command(
     off under --only or a budget until you enable it, and is reported.
 
     Example: mcpctl tools everything --only 'get-*' --budget 2000
+    (or, for all servers together: mcpctl tools --global-budget 20000)
     """
     from mcpctl.errors import UsageError  # noqa: PLC0415
     from mcpctl.filtering.change import PolicyChange  # noqa: PLC0415
@@ -72,13 +78,22 @@ def tools_command(
 
     if budget is not None and no_budget:
         raise UsageError("--budget and --no-budget contradict each other")
+    options = ProbeOptions(frozenset({"roots"}), timeout, allow_insecure, refresh)
+    if global_budget is not None:
+        if name is not None:
+            raise UsageError("--global-budget is for every server here; name no server")
+        from mcpctl.reports.tools import global_budget_report  # noqa: PLC0415
+
+        report = global_budget_report(context(workspace, config), global_budget, options)
+        return render.emit(report, as_json, lambda view: _print_split(view.document))
+    if name is None:
+        raise UsageError("name a server (or give --global-budget TOKENS)")
     change = PolicyChange(_words(enable), _words(disable),
                           _words(only) if only is not None else None, budget, no_budget,
                           deny_destructive, deny_open_world, reset)
     clash = sorted(set(change.enable) & set(change.disable))
     if clash:
         raise UsageError(f"{clash[0]!r} is both enabled and disabled")
-    options = ProbeOptions(frozenset({"roots"}), timeout, allow_insecure, refresh)
     report = tools_report(context(workspace, config), name, change, options)
     return render.emit(report, as_json, lambda view: _print(view.document))
 
@@ -95,6 +110,15 @@ def _print(document: dict[str, Any]) -> None:
     render.say(f"{document['server']}: {document['tools_on']} of {document['tool_count']} tools "
                f"on, {document['tokens_on']:,} of {document['total_tokens']:,} tokens{budget}"
                + ("" if policy else "; no policy: every tool is on"))
+
+
+def _print_split(document: dict[str, Any]) -> None:
+    rows = [[s["name"], f"{s['budget']:,}", str(len(s["kept"])), ", ".join(s["left_out"])]
+            for s in document["servers"]]
+    if rows:
+        render.print_table(["SERVER", "BUDGET", "ON", "LEFT OUT (over the budget)"], rows)
+    render.say(f"{document['spent']:,} of {document['total']:,} tokens given to "
+               f"{len(rows)} server(s), each as its own [tools.NAME] budget")
 
 
 def _hints(annotations: dict[str, bool | None]) -> str:

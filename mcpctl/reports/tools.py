@@ -96,3 +96,36 @@ def tools_document(server: str, tools: Sequence[dict[str, Any]],
 def _some(names: Sequence[str]) -> str:
     shown = ", ".join(names[:10])
     return shown + (f", … ({len(names)} in all)" if len(names) > 10 else "") if names else "none"
+
+
+def global_budget_report(machine: Machine, total: int, options: ProbeOptions
+                         ) -> Report[ToolsView]:
+    """Split `total` tokens among every server here that has a probe (`split.py`), and
+    write each share as that server's own `budget`."""
+    from mcpctl.config.tool_policy import read_policies  # noqa: PLC0415
+    from mcpctl.filtering.split import Server, split_budget  # noqa: PLC0415
+
+    view = load_view(machine.root, machine.config_file)
+    outcomes = probe_admitted(admit_all(view.servers, machine), machine, options)
+    policies = read_policies(machine.config_file)
+    measured = {o.name: o.probe for o in outcomes if o.probe is not None}
+    servers = {name: Server(probe.tools, probe.tokens, policies.get(name, ToolPolicy()))
+               for name, probe in sorted(measured.items())}
+    shares = split_budget(servers, total)
+    rows = []
+    for name, share in shares.items():
+        names = [str(tool.get("name", "")) for tool in servers[name].tools]
+        policy = applied(servers[name].policy, PolicyChange(budget=share.budget), names)
+        rows.append({"name": name, "budget": share.budget, "written":
+                     set_policy(machine.config_file, name, policy),
+                     "kept": list(share.kept), "left_out": list(share.left_out)})
+    skipped = [{"name": o.name, "reason": o.refused or o.failed or "no tool list"}
+               for o in outcomes if o.probe is None]
+    document = {"schema_version": TOOLS_SCHEMA_VERSION, "total": total,
+                "spent": sum(r["budget"] for r in rows), "servers": rows,
+                "not_measured": skipped}
+    warnings = [f"warning: {s['name']}: not measured, so outside the budget: {s['reason']}"
+                for s in skipped]
+    body = {k: v for k, v in document.items() if k != "schema_version"}
+    return Report("tools-budget", body, ToolsView(document), ExitCode.OK, warnings=warnings,
+                  version=TOOLS_SCHEMA_VERSION)

@@ -55,6 +55,7 @@ RUNS: list[tuple[list[str], str, int]] = [
     (["clients", "disable", "cursor", "--json"], "clients-sync", 0),
     (["tools", "tok", "--json"], "tools", 0),
     (["tools", "tok", "--deny-destructive", "--budget", "10", "--json"], "tools", 0),
+    (["tools", "--global-budget", "1000", "--json"], "tools-budget", 0),
 ]
 
 

@@ -142,3 +142,28 @@ def test_cost_shows_before_and_after_the_filter_and_list_the_tools_on(
     assert json.loads(refreshed.out)["servers"][0]["tools_on"] == 2
     assert "warning: fs: tool 'read_more' appeared since the policy was set and is off" \
         in refreshed.err
+
+
+def test_a_global_budget_is_split_into_each_servers_own(tmp_path: Path,
+                                                        user_config: Path) -> None:
+    configure(user_config, tools_file(tmp_path / "a.json", ["read_a", "read_b", "write_c"]))
+    other = tools_file(tmp_path / "b.json", ["ping", "pong"])
+    with user_config.open("a") as config:
+        config.write(f'\n[servers.net]\ncommand = "{sys.executable}"\n'
+                     f'args = ["{TOOLS_SERVER}", "--tools", "{other}"]\n')
+    costs = {t["name"]: t["tokens"] for name in ("fs", "net")
+             for t in document(tools(tmp_path, name, "--json"))["tools"]}
+    cheapest = sorted(costs.values())
+    total = sum(cheapest[:3])  # room for the three cheapest tools of both servers
+    split = document(tools(tmp_path, "--global-budget", str(total), "--json"))
+    assert split["spent"] <= total
+    kept = [n for s in split["servers"] for n in s["kept"]]
+    assert len(kept) >= 3
+    assert sorted(costs[n] for n in kept) == cheapest[:len(kept)]
+    # Each share is now that server's own budget, and keeps exactly those tools.
+    for share in split["servers"]:
+        own = document(tools(tmp_path, share["name"], "--json"))
+        assert own["budget"] == share["budget"]
+        assert [t["name"] for t in own["tools"] if t["on"]] == share["kept"]
+    assert tools(tmp_path, "fs", "--global-budget", "5").code == 2
+    assert tools(tmp_path).code == 2

@@ -9,6 +9,7 @@ import pytest
 from mcpctl.filtering.change import PolicyChange, applied, unknown_patterns
 from mcpctl.filtering.decide import decide, is_destructive, is_open_world
 from mcpctl.filtering.policy import PolicyError, ToolPolicy, policy_from_table, table_of
+from mcpctl.filtering.split import Server, split_budget
 
 
 def tool(name: str, **hints: Any) -> dict[str, Any]:
@@ -155,3 +156,16 @@ def test_the_table_round_trips_and_bad_tables_are_refused() -> None:
     ):
         with pytest.raises(PolicyError, match=message):
             policy_from_table("s", table)
+
+
+def test_a_budget_for_all_servers_is_split_into_shares_each_budget_keeps_exactly() -> None:
+    other = [tool("ping", readOnlyHint=True), tool("huge", readOnlyHint=True)]
+    servers = {"fs": Server(TOOLS, TOKENS, ToolPolicy(disabled=("write_file",))),
+               "net": Server(other, [60, 900], ToolPolicy(enabled=("huge",)))}
+    shares = split_budget(servers, 1200)
+    # huge (900, enabled) first; then 50, 60, 80, 100 fit (1190); search_web (200) does not.
+    assert shares["net"] == (960, ("ping", "huge"), ())
+    assert shares["fs"] == (230, ("read_file", "delete_file", "list_dir"), ("search_web",))
+    for name, (tools, tokens, policy) in servers.items():
+        own = decide(tools, tokens, policy._replace(budget=shares[name].budget))
+        assert tuple(d.name for d in own if d.on) == shares[name].kept
