@@ -10,8 +10,6 @@ dearer one fitted later), so its own budget keeps exactly them, and `run`, `cost
 the clients' filters need nothing more. Splitting again rebalances.
 """
 
-from __future__ import annotations
-
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
