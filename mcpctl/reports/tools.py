@@ -112,7 +112,7 @@ def global_budget_report(machine: Machine, total: int, options: ProbeOptions
     servers = {name: Server(probe.tools, probe.tokens, policies.get(name, ToolPolicy()))
                for name, probe in sorted(measured.items())}
     shares = split_budget(servers, total)
-    rows = []
+    rows: list[dict[str, Any]] = []
     for name, share in shares.items():
         names = [str(tool.get("name", "")) for tool in servers[name].tools]
         policy = applied(servers[name].policy, PolicyChange(budget=share.budget), names)
@@ -122,7 +122,7 @@ def global_budget_report(machine: Machine, total: int, options: ProbeOptions
     skipped = [{"name": o.name, "reason": o.refused or o.failed or "no tool list"}
                for o in outcomes if o.probe is None]
     document = {"schema_version": TOOLS_SCHEMA_VERSION, "total": total,
-                "spent": sum(r["budget"] for r in rows), "servers": rows,
+                "spent": sum(share.budget for share in shares.values()), "servers": rows,
                 "not_measured": skipped}
     warnings = [f"warning: {s['name']}: not measured, so outside the budget: {s['reason']}"
                 for s in skipped]
