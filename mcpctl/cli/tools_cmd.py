@@ -105,7 +105,9 @@ def _print(document: dict[str, Any]) -> None:
         render.print_table(["TOOL", "STATE", "TOKENS", "HINTS", "WHY OFF"], rows)
     policy = document["policy"]
     if document["written"]:
-        render.say(f"saved [tools.{document['server']}] in config.toml")
+        render.say(f"saved [tools.{document['server']}] in config.toml: `mcpctl run` enforces "
+                   "it for every client now; `mcpctl sync` also writes it into Gemini CLI's, "
+                   "Codex's and Claude Code's own filters")
     budget = f" (budget {document['budget']:,})" if document["budget"] is not None else ""
     render.say(f"{document['server']}: {document['tools_on']} of {document['tool_count']} tools "
                f"on, {document['tokens_on']:,} of {document['total_tokens']:,} tokens{budget}"
