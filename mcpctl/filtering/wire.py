@@ -19,6 +19,7 @@ from mcpctl.filtering.live import LiveFilter, switched_off_message
 
 _SILENT: dict[str, Any] = {"silent": True}  # a refused notification: no answer
 INVALID_PARAMS = -32602  # what a server answers for a tool it does not have
+INVALID_REQUEST = -32600
 
 Say = Callable[[str], None]  # one line for stderr
 
@@ -38,10 +39,19 @@ class ToolGate:
 
     def from_client(self, line: bytes) -> tuple[bytes | None, bytes | None]:
         """(what to send the server, what to answer the client with)."""
+        duplicated: list[str] = []
         try:
-            message = json.loads(line)
+            message = json.loads(line, object_pairs_hook=lambda pairs: _object(pairs,
+                                                                              duplicated))
         except ValueError:
             return line, None  # the server answers it with its own parse error
+        if duplicated:
+            # Parsers disagree on which of two `method` or `name` keys wins: a server
+            # that takes the first could run a call this gate read as something else.
+            return None, _dump({"jsonrpc": "2.0", "id": _id_or_null(message),
+                                "error": {"code": INVALID_REQUEST, "message":
+                                          f"mcpctl: key {duplicated[0]!r} written twice "
+                                          "in one object; not sent to the server"}})
         if isinstance(message, list):
             return self._batch(message, line)
         refusal = self._refusal(message)
@@ -70,14 +80,16 @@ class ToolGate:
             return None
         params = message.get("params")
         name = params.get("name") if isinstance(params, dict) else None
-        if not isinstance(name, str):
-            return None  # the server refuses a call without a name itself
-        reason = self.live.verdict_for_call(name)
+        # A name that is not a string is refused here too: a lenient server might read
+        # ["write"] or {"0": …} as a tool this gate never judged.
+        reason = self.live.verdict_for_call(name) if isinstance(name, str) \
+            else "a tool name must be a string"
         if not reason:
             return None
         if "id" not in message:
             return _SILENT  # a notification gets no answer, and is not sent on
-        text = switched_off_message(self.live.server, name, reason)
+        text = switched_off_message(self.live.server, name, reason) if isinstance(name, str) \
+            else f"mcpctl: tools/call refused: {reason}"
         return {"jsonrpc": "2.0", "id": message["id"],
                 "error": {"code": INVALID_PARAMS, "message": text}}
 
@@ -129,6 +141,22 @@ class ToolGate:
                          f"it is off until you switch it on: "
                          f"mcpctl tools {self.live.server} --enable {name}")
         return kept
+
+
+def _object(pairs: list[tuple[str, Any]], duplicated: list[str]) -> dict[str, Any]:
+    made = dict(pairs)
+    if len(made) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                duplicated.append(key)
+            seen.add(key)
+    return made
+
+
+def _id_or_null(message: Any) -> Any:
+    request_id = message.get("id") if isinstance(message, dict) else None
+    return request_id if _key(request_id) is not None else None
 
 
 def _dump(message: Any) -> bytes:

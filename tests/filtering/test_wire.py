@@ -127,3 +127,31 @@ def test_the_answers_to_a_batch_are_filtered_too() -> None:
     answers = json.loads(out)
     assert answers[0] == {"jsonrpc": "2.0", "id": 2, "result": {}}
     assert [t["name"] for t in answers[1]["result"]["tools"]] == ["read", "rm"]
+
+
+def test_a_key_written_twice_is_refused_whatever_this_parser_makes_of_it() -> None:
+    """Python's json keeps the last of two keys; a server whose parser keeps the first
+    would run `tools/call` of `write` where the gate read a ping. Without the check the
+    first line below is forwarded."""
+    g, _ = gate(ToolPolicy(disabled=("write",)))
+    sneaky = (b'{"jsonrpc":"2.0","id":5,"method":"tools/call","method":"ping",'
+              b'"params":{"name":"write"}}')
+    forward, answer = g.from_client(sneaky)
+    assert forward is None
+    assert answer is not None
+    assert json.loads(answer) == {"jsonrpc": "2.0", "id": 5, "error": {
+        "code": -32600, "message": "mcpctl: key 'method' written twice in one object; not "
+        "sent to the server"}}
+    nested = (b'{"jsonrpc":"2.0","id":6,"method":"tools/call",'
+              b'"params":{"name":"read","name":"write"}}')
+    assert g.from_client(nested)[0] is None
+
+
+def test_a_call_whose_name_is_not_a_string_is_refused() -> None:
+    g, _ = gate(ToolPolicy(disabled=("write",)))
+    forward, answer = g.from_client(line({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                                          "params": {"name": ["write"]}}))
+    assert forward is None
+    assert answer is not None
+    assert json.loads(answer)["error"]["message"] == \
+        "mcpctl: tools/call refused: a tool name must be a string"
