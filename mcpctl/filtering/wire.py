@@ -120,11 +120,10 @@ class ToolGate:
         result = message.get("result")
         if not isinstance(result, dict) or not isinstance(result.get("tools"), list):
             return message
-        tools = result["tools"]
-        kept = self._kept(tools)
-        if len(kept) == len(tools):
-            return message
-        return {**message, "result": {**result, "tools": kept}}
+        # Always a new object, so always written again: what the client reads is then
+        # what this gate judged, even if a tool wrote "name" twice (a parser keeping the
+        # first would otherwise see a name the gate never judged).
+        return {**message, "result": {**result, "tools": self._kept(result["tools"])}}
 
     def _kept(self, tools: list[Any]) -> list[Any]:
         defined = [t for t in tools if isinstance(t, dict)]

@@ -155,3 +155,14 @@ def test_a_call_whose_name_is_not_a_string_is_refused() -> None:
     assert answer is not None
     assert json.loads(answer)["error"]["message"] == \
         "mcpctl: tools/call refused: a tool name must be a string"
+
+
+def test_a_tool_listed_with_two_names_reaches_the_client_with_the_one_judged() -> None:
+    """Passing the answer on as it came (nothing removed) would let a client that keeps
+    the first of two keys see `write`, which is off."""
+    g, _ = gate(ToolPolicy(disabled=("write",)))
+    g.from_client(line({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}))
+    out = g.from_server(b'{"jsonrpc":"2.0","id":1,"result":{"tools":'
+                        b'[{"name":"write","name":"read"}]}}')
+    assert b'"write"' not in out
+    assert json.loads(out)["result"]["tools"] == [{"name": "read"}]
