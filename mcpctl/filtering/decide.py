@@ -96,29 +96,43 @@ def is_open_world(tool: Tool) -> bool:
     return _hints(tool).get("openWorldHint") is not False
 
 
-def rule_verdict(tool: Tool, policy: ToolPolicy) -> str:
-    """Rules 1 to 4 for one tool: why it is off, or "" when the budget may keep it."""
-    name = tool_name(tool)
-    named_on = name in policy.enabled
-    off_by = matches(name, policy.disabled)
-    if off_by is not None and (off_by == name or not named_on):
-        return "disabled" if off_by == name else f"disabled ({off_by})"
-    enabled_by = matches(name, policy.enabled)
-    if policy.only is not None and enabled_by is None and matches(name, policy.only) is None:
-        return "not in only"
-    if policy.closed and is_new(name, policy) and enabled_by is None:
-        return NEW_REASON
-    if named_on:
+class Judge:
+    """Rules 1 to 4 of one policy, with its words compiled once (`run` judges every tool
+    of every `tools/list` answer): sets for exact names, one regex per list of globs."""
+
+    def __init__(self, policy: ToolPolicy):
+        self.policy = policy
+        self.named_on = frozenset(policy.enabled)
+        self.known = None if policy.known is None else frozenset(policy.known)
+        self.closed = policy.closed
+
+    def verdict(self, tool: Tool) -> str:
+        """Why this tool is off, or "" when the budget may keep it."""
+        policy = self.policy
+        name = tool_name(tool)
+        named_on = name in self.named_on
+        off_by = matches(name, policy.disabled) if policy.disabled else None
+        if off_by is not None and (off_by == name or not named_on):
+            return "disabled" if off_by == name else f"disabled ({off_by})"
+        enabled_by = matches(name, policy.enabled) if policy.enabled else None
+        if policy.only is not None and enabled_by is None and \
+                matches(name, policy.only) is None:
+            return "not in only"
+        if self.closed and self.known is not None and name not in self.known \
+                and enabled_by is None:
+            return NEW_REASON
+        if named_on:
+            return ""
+        if policy.deny_destructive and is_destructive(tool):
+            return "destructive"
+        if policy.deny_open_world and is_open_world(tool):
+            return "open world"
         return ""
-    if policy.deny_destructive and is_destructive(tool):
-        return "destructive"
-    if policy.deny_open_world and is_open_world(tool):
-        return "open world"
-    return ""
 
 
-def is_new(name: str, policy: ToolPolicy) -> bool:
-    return policy.known is not None and name not in policy.known
+def rule_verdict(tool: Tool, policy: ToolPolicy) -> str:
+    """Rules 1 to 4 for one tool (a `Judge` judges many faster)."""
+    return Judge(policy).verdict(tool)
 
 
 def decide(tools: Sequence[Tool], tokens: Sequence[int] | None, policy: ToolPolicy
@@ -126,7 +140,9 @@ def decide(tools: Sequence[Tool], tokens: Sequence[int] | None, policy: ToolPoli
     """One decision per tool, in the server's order. Without `tokens` a budget keeps only
     the tools `enabled` names exactly (fail closed: nothing to measure the rest by)."""
     counts: Sequence[int | None] = tokens if tokens is not None else [None] * len(tools)
-    verdicts = [rule_verdict(tool, policy) for tool in tools]
+    known = None if policy.known is None else frozenset(policy.known)
+    judge = Judge(policy)
+    verdicts = [judge.verdict(tool) for tool in tools]
     kept = _within_budget(tools, counts, verdicts, policy)
     decisions = []
     for index, tool in enumerate(tools):
@@ -134,8 +150,12 @@ def decide(tools: Sequence[Tool], tokens: Sequence[int] | None, policy: ToolPoli
         reason = verdicts[index] or ("" if kept is None or index in kept
                                      else _over_budget(policy, counts[index]))
         decisions.append(ToolDecision(name, not reason, reason, counts[index],
-                                      is_new(name, policy)))
+                                      _is_new_in(name, known)))
     return tuple(decisions)
+
+
+def _is_new_in(name: str, known: frozenset[str] | None) -> bool:
+    return known is not None and name not in known
 
 
 def _over_budget(policy: ToolPolicy, tokens: int | None) -> str:
@@ -150,7 +170,8 @@ def _within_budget(tools: Sequence[Tool], counts: Sequence[int | None], verdicts
     if policy.budget is None:
         return None
     candidates = [i for i, verdict in enumerate(verdicts) if not verdict]
-    first = [i for i in candidates if tool_name(tools[i]) in policy.enabled]
+    named_on = frozenset(policy.enabled)
+    first = [i for i in candidates if tool_name(tools[i]) in named_on]
     kept = set(first)
     left = policy.budget - sum(counts[i] or 0 for i in first)
     rest = sorted((i for i in candidates if i not in kept and counts[i] is not None),

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from mcpctl.filtering.decide import Tool, decide, rule_verdict
+from mcpctl.filtering.decide import Judge, Tool, decide
 from mcpctl.filtering.policy import ToolPolicy
 
 
@@ -22,6 +22,9 @@ class LiveFilter:
                  cached: Sequence[Tool] = (), cached_tokens: Sequence[int] | None = None):
         self.server = server
         self.policy = policy
+        self.judge = Judge(policy)
+        # Definitions matter only to the annotation rules; without them a name decides.
+        self.remembers = policy.deny_destructive or policy.deny_open_world
         self.definitions: dict[str, Tool] = {}  # the last definition seen of each tool
         for tool in cached:
             name = tool.get("name")
@@ -35,7 +38,7 @@ class LiveFilter:
 
     def verdict(self, tool: Tool) -> str:
         """Why this tool is off ("" when on)."""
-        reason = rule_verdict(tool, self.policy)
+        reason = self.judge.verdict(tool)
         if reason or self.budget_kept is None:
             return reason
         name = tool.get("name")
@@ -50,6 +53,8 @@ class LiveFilter:
         return self.verdict(self.definitions.get(name, {"name": name}))
 
     def learn(self, tools: Sequence[Tool]) -> None:
+        if not self.remembers:
+            return
         for tool in tools:
             name = tool.get("name")
             if isinstance(name, str):

@@ -13,7 +13,7 @@ the clients' filters need nothing more. Splitting again rebalances.
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
-from mcpctl.filtering.decide import Tool, rule_verdict, tool_name
+from mcpctl.filtering.decide import Judge, Tool, tool_name
 from mcpctl.filtering.policy import ToolPolicy
 
 
@@ -32,9 +32,9 @@ class Share(NamedTuple):
 def split_budget(servers: Mapping[str, Server], total: int) -> dict[str, Share]:
     candidates: list[tuple[int, int, int, str, str, bool]] = []
     for order, (server, (tools, tokens, policy)) in enumerate(servers.items()):
-        unbudgeted = policy._replace(budget=None)
+        judge = Judge(policy._replace(budget=None))
         for index, tool in enumerate(tools):
-            if not rule_verdict(tool, unbudgeted):
+            if not judge.verdict(tool):
                 name = tool_name(tool)
                 candidates.append((tokens[index], order, index, server, name,
                                    name in policy.enabled))

@@ -126,8 +126,7 @@ class ToolGate:
         return {**message, "result": {**result, "tools": self._kept(result["tools"])}}
 
     def _kept(self, tools: list[Any]) -> list[Any]:
-        defined = [t for t in tools if isinstance(t, dict)]
-        self.live.learn(defined)
+        self.live.learn([t for t in tools if isinstance(t, dict)])
         kept = []
         for tool in tools:
             reason = self.live.verdict(tool) if isinstance(tool, dict) else "not a tool"
