@@ -81,3 +81,12 @@ def test_sync_json_reports_the_deny_rules(user_config: Path, tmp_path: Path) -> 
                 and c["client"] == "claude-code"]
     assert [(c["name"], c["status"]) for c in settings[0]["changes"]] == [
         ("mcp__fs__write_c", "added")]
+
+
+def test_sync_dry_run_shows_the_deny_rules_it_would_write(user_config: Path, tmp_path: Path,
+                                                          isolated_home: Path) -> None:
+    cwd = setup(user_config, tmp_path)
+    mcpctl(cwd, "tools", "fs", "--disable", "write_c")
+    dry = mcpctl(cwd, "sync", "--dry-run")
+    assert '+      "mcp__fs__write_c"' in dry.out
+    assert not (isolated_home / ".claude" / "settings.json").exists()

@@ -61,7 +61,13 @@ def deny_in_claude(machine: Machine, names: list[str] | None = None, *,
             return _edited(old or "", data, rules, path)
 
         if dry_run:
-            compute(_text(path))
+            from mcpctl.clients.write.diff import masked_diff  # noqa: PLC0415
+
+            old = _text(path)
+            new = compute(old)
+            if report.plan.writes:
+                documents = (read_document(client, old, path), read_document(client, new, path))
+                report.diff = masked_diff(old or "", new, str(path), documents)
             return report
         result = write_client_file(
             path, compute, backup_dir=machine.paths.data_dir / "backups" / "claude-settings",
