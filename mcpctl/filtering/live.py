@@ -9,7 +9,7 @@ the budget: under a budget a new tool is off until the user says otherwise.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 from mcpctl.filtering.decide import Judge, Tool, decide
 from mcpctl.filtering.policy import ToolPolicy
@@ -65,6 +65,3 @@ def switched_off_message(server: str, name: str, reason: str) -> str:
     return (f"mcpctl: tool {name!r} of server {server!r} is switched off ({reason}); "
             f"switch it on with: mcpctl tools {server} --enable {name}")
 
-
-def known_map(tools: Sequence[Tool]) -> Mapping[str, Tool]:
-    return {t["name"]: t for t in tools if isinstance(t.get("name"), str)}
