@@ -15,6 +15,7 @@ import pytest
 from mcp import ClientSession
 from mcp.shared.exceptions import MCPError
 
+from tests.cli.test_run import SERVER as TOKEN_SERVER
 from tests.cli.test_tools import TOOLS_SERVER, configure, tools_file
 from tests.conftest import run_mcpctl
 from tests.protocol.conftest import SDK_SERVER, free_port, http_server, require_npm_server
@@ -191,3 +192,19 @@ def test_stdin_eof_ends_the_relayed_server(user_config: Path, tmp_path: Path) ->
     assert run_mcpctl(["tools", "fs", "--disable", "write_b"], cwd=tmp_path).code == 0
     done = run_mcpctl(["run", "fs", "--workspace", str(tmp_path)], stdin="")
     assert (done.code, done.out, done.err) == (0, "", "")
+
+
+def test_a_policy_does_not_let_an_unapproved_server_start(user_config: Path,
+                                                          tmp_path: Path) -> None:
+    """The relay starts only what the gate admitted: the policy is read after it."""
+    marker = tmp_path / "started"
+    root = tmp_path / "repo"
+    (root / ".git").mkdir(parents=True)
+    (root / ".mcp.json").write_text(json.dumps({"mcpServers": {"evil": {
+        "command": sys.executable, "args": [str(TOKEN_SERVER), "--marker", str(marker)]}}}))
+    user_config.parent.mkdir(parents=True, exist_ok=True)
+    user_config.write_text('[tools.evil]\ndisabled = ["echo"]\n')
+    done = run_mcpctl(["run", "evil", "--workspace", str(root)], stdin="")
+    assert done.code == 4
+    assert "is untrusted" in done.err
+    assert not marker.exists()
