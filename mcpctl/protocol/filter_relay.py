@@ -183,7 +183,20 @@ class _Child:
 def relay_process(program: str, argv: Sequence[str], env: Mapping[str, str],
                   gate: ToolGate, *, stdin_fd: int = 0, stdout_fd: int = 1) -> int:
     """Start the server (in the current folder) and relay until it exits; its exit code."""
-    child = _Child(program, argv, env)
+    # The handlers go in before the server starts: a client's SIGTERM in between would
+    # otherwise end this process and leave the server running without its client.
+    started: list[_Child] = []
+    waiting: list[int] = []
+    restore = _pass_signals(lambda signum: started[0].signal(signum) if started
+                            else waiting.append(signum))
+    try:
+        child = _Child(program, argv, env)
+    except OSError:
+        restore()
+        raise
+    started.append(child)
+    for signum in waiting:
+        child.signal(signum)
     out = _Out(stdout_fd)
     to_child = writer(child.to_child)
 
@@ -199,7 +212,6 @@ def relay_process(program: str, argv: Sequence[str], env: Mapping[str, str],
             os.close(child.to_child)
         _stop_after_eof(child)
 
-    restore = _pass_signals_to(child)
     try:
         _client_side(gate, stdin_fd, send, close, out)
         server_side = _server_side(gate, child.from_child, out)
@@ -222,17 +234,13 @@ def _stop_after_eof(child: _Child) -> None:
     threading.Thread(target=stop, daemon=True).start()
 
 
-def _pass_signals_to(child: _Child) -> Callable[[], None]:
+def _pass_signals(forward: Callable[[int], None]) -> Callable[[], None]:
     """SIGTERM, SIGHUP and SIGINT go to the server; a signal set to be ignored stays so."""
     previous: dict[int, object] = {}
-
-    def forward(signum: int, _: object) -> None:
-        child.signal(signum)
-
     for signum in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
         if signal.getsignal(signum) is signal.SIG_IGN:
             continue
-        previous[signum] = signal.signal(signum, forward)
+        previous[signum] = signal.signal(signum, lambda number, _: forward(number))
 
     def restore() -> None:
         for signum, handler in previous.items():
