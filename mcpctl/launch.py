@@ -115,8 +115,27 @@ def _refuse_what_was_not_approved(admission: Admission, launch: Launch, env_file
     _refuse_per_process_paths(admission, reach)
     pins = admission.status.pins
     whole = pins is not None and pins.kind == WORKSPACE
+    if pins is not None and not whole:
+        _refuse_a_widened_runner(admission, launch, path)
     budget = WORKSPACE_BYTES if whole else NAMED_BYTES
     _refuse_unapproved_files(admission, pins_of(reach, admission.root, budget=budget))
+
+
+def _refuse_a_widened_runner(admission: Admission, launch: Launch, path: str) -> None:
+    """A narrow set approved, checked again with the variables the launch really
+    receives (`envFile`'s included): one that moves the runner's configuration into the
+    workspace, or a package the workspace now ships, needs the whole workspace."""
+    from mcpctl.pinning.runner_inputs import narrow_inputs  # noqa: PLC0415
+
+    real_root = Path(os.path.realpath(admission.root))
+    spec = admission.definition.spec
+    if narrow_inputs(launch.argv, launch.env, path, has_cwd=spec.cwd is not None,
+                     env_known=True, real_root=real_root) is None:
+        name = admission.definition.name
+        raise TrustRefused(
+            f"server {name!r} not started: it was approved for the files its package runner "
+            "reads, but its launch now takes code or configuration from the workspace; "
+            f"review it with: mcpctl trust {name} --workspace {admission.root}")
 
 
 def _refuse_per_process_paths(admission: Admission, reach: "Reach") -> None:

@@ -26,7 +26,7 @@ from mcpctl.pinning.digests import UNPINNED, digests
 from mcpctl.pinning.manifest import WORKSPACE, manifest_digest
 from mcpctl.pinning.pinned_files import Lookups, reached
 from mcpctl.pinning.reach import Reach, reach_of
-from mcpctl.pinning.runner_inputs import RunnerInputs, runner_inputs
+from mcpctl.pinning.runner_inputs import RunnerInputs, narrow_inputs
 from mcpctl.pinning.workspace import FOLDER, Entry
 
 REMOTE = "remote"  # a server at a URL runs nothing here
@@ -78,7 +78,8 @@ def pin_set(spec: ServerSpec, root: Path, *, environ: Mapping[str, str], home: P
     real_root = lookups.real_root(root)
     named = tuple(sorted(_relative(path, real_root, folder) for path, folder in hits.items()))
     process_bound = per_process(reach)
-    inputs = runner_inputs(reach.argv, spec.env, reach.path, spec.cwd is not None)
+    inputs = narrow_inputs(reach.argv, reach.env, reach.path, has_cwd=spec.cwd is not None,
+                           env_known=reach.env_known, real_root=real_root)
     narrow = _runner_set(inputs, hits, real_root, named) if inputs else None
     if narrow is not None:
         return narrow if process_bound is None else _unpinned(narrow, process_bound)
