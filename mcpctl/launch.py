@@ -48,6 +48,9 @@ class Launch(NamedTuple):
     timeout: float | None
     root: Path
     program: str | None = None  # argv[0] found once: the absolute path exec'd
+    # Where Python keeps the bytecode of a workspace server: mcpctl's cache, never the
+    # `__pycache__` folders a delivered tree may bring (issue 23, item 2).
+    bytecode: str | None = None
 
 
 def resolve_launch(
@@ -82,6 +85,7 @@ def resolve_launch(
         headers={key: value(text, f"header {key}") for key, text in spec.headers.items()},
         timeout=spec.timeout,
         root=admission.root,
+        bytecode=_bytecode_folder(environ) if workspace else None,
     )
     if not launch.argv:
         return launch
@@ -175,6 +179,17 @@ def _absolute(path: str, root: Path) -> Path:
     return candidate if candidate.is_absolute() else root / candidate
 
 
+def _bytecode_folder(environ: Mapping[str, str]) -> str:
+    from mcpctl.paths import Paths  # noqa: PLC0415 - only for a workspace server
+
+    return str(Paths.from_environment(environ).cache_dir / "bytecode")
+
+
 def child_environment(environ: Mapping[str, str], launch: Launch) -> dict[str, str]:
-    """The user's environment plus the server's resolved variables."""
-    return {**environ, **launch.env}
+    """The user's environment plus the server's resolved variables; a workspace
+    server's Python reads and writes bytecode only under mcpctl's cache, unless the user
+    or the approved definition says where."""
+    env = {**environ, **launch.env}
+    if launch.bytecode is not None and not env.get("PYTHONPYCACHEPREFIX"):
+        env["PYTHONPYCACHEPREFIX"] = launch.bytecode  # an empty one is no prefix
+    return env

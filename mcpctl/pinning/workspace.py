@@ -23,7 +23,16 @@ from pathlib import Path
 from typing import NamedTuple
 
 from mcpctl.pinning import digest_cache
-from mcpctl.pinning.git import NESTED, TRACKED, GitUnavailable, work_tree_files
+from mcpctl.pinning.git import (
+    IGNORED,
+    NESTED,
+    TRACKED,
+    GitBudget,
+    GitBudgetExceeded,
+    GitUnavailable,
+    work_tree_files,
+)
+from mcpctl.pinning.ignored import ignored_loadable
 from mcpctl.sha256 import sha256_hex
 
 MAX_FILES = 250_000
@@ -52,8 +61,11 @@ def workspace_files(root: Path, environ: Mapping[str, str],
                     cache_dir: Path | None = None) -> WorkspaceFiles:
     real_root = os.path.realpath(root)
     try:
-        listed: dict[str, bool] | None = _git_paths(Path(real_root), "", environ, 0)
+        listed: dict[str, bool] | None = _git_paths(Path(real_root), "", environ, 0,
+                                                    GitBudget())
         source = GIT
+    except GitBudgetExceeded as error:
+        return WorkspaceFiles(GIT, {}, str(error))
     except GitUnavailable:
         listed, source = None, FOLDER
     paths = listed if listed is not None else dict.fromkeys(_walk(real_root), True)
@@ -79,18 +91,29 @@ def _bytecode(path: str) -> bool:
 
 
 def _git_paths(folder: Path, prefix: str, environ: Mapping[str, str],
-               depth: int) -> dict[str, bool]:
+               depth: int, budget: GitBudget) -> dict[str, bool]:
     """Git's files of `folder` (path → tracked) and, recursively, of the repositories
-    inside it."""
+    inside it; ignored files a launch can load count as untracked (`ignored.py`)."""
     found: dict[str, bool] = {}
-    for path, kind in work_tree_files(folder, environ).items():
+    if depth > 0 and not os.path.lexists(folder / ".git"):
+        # No repository of its own (an empty gitlink folder): no git to start for it.
+        raise GitUnavailable(f"{folder} is not a repository")
+    listed = work_tree_files(folder, environ, nested=depth > 0, budget=budget)
+    ignored = [path for path, kind in listed.items() if kind == IGNORED]
+    for path in ignored_loadable(str(folder), ignored, MAX_FILES) if ignored else ():
+        found[prefix + path] = False
+    for path, kind in listed.items():
+        if kind == IGNORED:
+            continue
         if path.endswith("/") or kind == NESTED:
             inner = folder / path.rstrip("/")
             if depth >= MAX_NESTING:
                 raise GitUnavailable(f"repositories nested more than {MAX_NESTING} deep")
             nested = f"{prefix}{path.rstrip('/')}/"
             try:
-                found.update(_git_paths(inner, nested, environ, depth + 1))
+                found.update(_git_paths(inner, nested, environ, depth + 1, budget))
+            except GitBudgetExceeded:
+                raise
             except GitUnavailable:  # not a work tree of its own: every file under it counts
                 found.update(dict.fromkeys((nested + p for p in _walk(str(inner))), True))
         else:
