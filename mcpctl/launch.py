@@ -163,7 +163,7 @@ def _refuse_unapproved_files(admission: Admission, reached: list[PinnedFile]) ->
     approved = pins.files if pins is not None else {}
     whole = pins is not None and pins.kind == WORKSPACE
     for path, digest in reached:
-        if whole and path.endswith("/"):
+        if whole and path.endswith("/") and path not in approved:
             continue  # a program folder: its files are in the workspace set, one by one
         if approved.get(path) != digest:
             why = "was not pinned when it was approved" if path not in approved \

@@ -87,8 +87,11 @@ def pin_set(spec: ServerSpec, root: Path, *, environ: Mapping[str, str], home: P
     kept = tuple(sorted({_folder(text) for text in ignored}))
     files, shared_digest = _shared(lookups, real_root, kept)
     digest = shared_digest
+    # A program folder's files are in the set unless the user excluded where they are:
+    # then the folder itself is pinned, as the interpreter resolves it (issue 23, item 3).
     extra = digests({path: folder for path, folder in hits.items()
-                     if not folder and _relative(path, real_root, folder) not in files},
+                     if _relative(path, real_root, folder) not in files
+                     and (not folder or _overlaps(_relative(path, real_root, folder), kept))},
                     real_root)
     if extra:  # an ignored file the definition names: this server's set is its own
         files = {**files, **dict(extra)}
@@ -183,6 +186,11 @@ def _relative(path: Path, real_root: Path, folder: bool) -> str:
 
 def _folder(text: str) -> str:
     return text.strip("/").replace(os.sep, "/") + "/"
+
+
+def _overlaps(folder: str, excluded: Sequence[str]) -> bool:
+    """Whether some of `folder`'s files are excluded: it is in, or holds, one of them."""
+    return any(folder.startswith(other) or other.startswith(folder) for other in excluded)
 
 
 def _under(path: str, folders: Sequence[str]) -> bool:
