@@ -24,7 +24,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from mcpctl.errors import TrustRefused
+from mcpctl.errors import ConfigError, TrustRefused
 from mcpctl.model import PinnedFile, Tier, Transport
 from mcpctl.pinning.program import on_path
 from mcpctl.syntax.env_file import read_env_file
@@ -87,6 +87,7 @@ def resolve_launch(
         root=admission.root,
         bytecode=_bytecode_folder(environ) if workspace else None,
     )
+    _refuse_nul(launch)
     if not launch.argv:
         return launch
     path = launch.env.get("PATH", environ.get("PATH", os.defpath))
@@ -94,6 +95,16 @@ def resolve_launch(
         _refuse_what_was_not_approved(admission, launch, str(env_file) if env_file else None,
                                       path)
     return launch._replace(program=program_for(launch.argv[0], path, str(cwd)))
+
+
+def _refuse_nul(launch: Launch) -> None:
+    """A NUL byte that only expansion brought (a keyring value): no exec can pass it on.
+    The definition's own texts were checked when it was read; the value is not quoted."""
+    texts = [*launch.argv, *launch.env.values(), launch.cwd or "", launch.url or "",
+             *launch.headers.values()]
+    if any("\0" in text for text in texts):
+        raise ConfigError(f"server {launch.name!r}: a value it expands to holds a NUL byte, "
+                          "which no launch can pass on")
 
 
 def program_for(command: str, path: str, cwd: str) -> str | None:

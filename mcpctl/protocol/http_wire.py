@@ -109,8 +109,14 @@ def is_loopback(host: str) -> bool:
 
 
 def origin(url: str) -> tuple[str, str | None, int | None]:
+    """(scheme, host, port); a port that is not a number (an `endpoint` event's, say)
+    is -1, which is no origin mcpctl was given (issue 23, item 7)."""
     parts = urlsplit(url)
-    return parts.scheme, parts.hostname, parts.port
+    try:
+        port = parts.port
+    except ValueError:
+        port = -1
+    return parts.scheme, parts.hostname, port
 
 
 def message_headers(
