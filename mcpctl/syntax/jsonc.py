@@ -288,11 +288,7 @@ def _index_positions(source: str, document: JsonDocument) -> None:
             frame = stack[-1]
             key = string_value(match.group())
             if key in frame.seen:
-                if len(document.duplicates) < MAX_DUPLICATES:
-                    document.duplicates.append(DuplicateKey(
-                        (*frame.path, key), *lines.at(start), first_line=frame.seen[key]))
-                else:
-                    document.more_duplicates += 1
+                _duplicate(document, frame, key, lines, start)
             else:
                 position = lines.at(start)
                 frame.seen[key] = position[0]
@@ -310,6 +306,15 @@ def _index_positions(source: str, document: JsonDocument) -> None:
             stack.append(_Frame(path, is_object=kind == "{",
                                 deep=len(stack) >= MAX_INDEXED_DEPTH))
             expect_key = kind == "{"
+
+
+def _duplicate(document: JsonDocument, frame: _Frame, key: str, lines: Lines,
+               start: int) -> None:
+    if len(document.duplicates) < MAX_DUPLICATES:
+        document.duplicates.append(DuplicateKey(
+            (*frame.path, key), *lines.at(start), first_line=frame.seen[key]))
+    else:
+        document.more_duplicates += 1
 
 
 def string_value(raw: str) -> str:
