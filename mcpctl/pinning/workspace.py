@@ -204,13 +204,14 @@ class _Hasher:
         real = os.path.realpath(full)
         inside = real == self.real_root or real.startswith(self.real_root.rstrip("/") + "/")
         try:
-            mode = os.stat(real).st_mode
+            status = os.stat(real)
+            mode = status.st_mode
         except OSError:
             there = "missing"
         else:
             if stat.S_ISREG(mode):
-                there = _hash(real)[0]
-                self.total += 0 if inside else os.stat(real).st_size
+                there = self._target(path, real, status)
+                self.total += 0 if inside else status.st_size
             elif stat.S_ISDIR(mode):
                 there = "folder"
                 if not inside and self.unpinned is None:
@@ -221,6 +222,22 @@ class _Hasher:
         where = os.path.relpath(real, self.real_root) if inside else real
         text = json.dumps([said, "inside" if inside else "outside", where, there])
         return Entry("symlink:sha256:" + sha256_hex(text.encode("utf-8", "surrogateescape")))
+
+
+    def _target(self, path: str, real: str, status: os.stat_result) -> str:
+        """The content digest of a link's regular target, cached under the link's path
+        by the target's size, mtime, ctime and inode (issue 23, item 9: a large file
+        outside the repo was read again by every command)."""
+        key = (status.st_size, status.st_mtime_ns, status.st_ctime_ns, status.st_ino)
+        row = self.cached.get(path)
+        if type(row) is list and len(row) == 6 and tuple(row[:4]) == key \
+                and type(row[4]) is str and type(row[5]) is int:
+            self.fresh[path] = row
+            return "sha256:" + row[4]
+        digest, lines, after = _hash(real)
+        if after == key and digest.startswith("sha256:"):
+            self.fresh[path] = [*key, digest.removeprefix("sha256:"), lines]
+        return digest
 
 
 def _hash(path: str) -> tuple[str, int, tuple[int, int, int, int] | None]:

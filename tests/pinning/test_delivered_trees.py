@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from mcpctl.pinning.git import MAX_REPOSITORIES
+from tests.components import require_program
 from tests.conftest import run_mcpctl
 from tests.pinning.repos import git, git_repo
 
@@ -147,3 +148,30 @@ def test_nested_repositories_within_the_bound_are_listed(tmp_path: Path) -> None
     assert mcpctl(root, "trust", "srv", "--yes").code == 0
     (root / "inner" / "a.py").write_text("changed\n")
     assert state(root) == ("changed", "file inner/a.py modified")
+
+
+def test_a_link_to_a_large_outside_file_is_read_once(tmp_path: Path) -> None:
+    """Its target's digest is cached like a file's (issue 23, item 9): the second `list`
+    opens it no more (strace sees every open); changing it is still a change. Without
+    `_Hasher._target` every command reads the target again."""
+    require_program("strace")
+    outside = tmp_path / "data.bin"
+    outside.write_bytes(b"\1" * (8 * 1024 * 1024))
+    root = git_repo(tmp_path / "repo", {"srv.py": "print()\n"})
+    (root / "big").symlink_to(outside)
+    git(root, "add", "big")
+    git(root, "commit", "-qm", "link")
+    python_server(root)
+    assert mcpctl(root, "trust", "srv", "--yes").code == 0
+    assert state(root) == ("trusted", "")  # the cache holds the target's row now
+    log = tmp_path / "opens"
+    traced = subprocess.run(
+        ["strace", "-f", "-qq", "-e", "trace=open,openat", "-o", str(log), sys.executable,
+         "-m", "mcpctl", "list", "--json", "--workspace", str(root)],
+        capture_output=True, text=True, timeout=120, check=False, cwd=tmp_path)
+    assert traced.returncode == 0, traced.stderr
+    assert json.loads(traced.stdout)["servers"][0]["state"] == "trusted"
+    assert str(outside) not in log.read_text()
+    with outside.open("r+b") as handle:  # same size; the ctime moves
+        handle.write(b"\2")
+    assert state(root) == ("changed", "file big modified")
