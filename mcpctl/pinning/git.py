@@ -32,37 +32,10 @@ _NEUTRAL = ("-c", "core.fsmonitor=", "-c", "core.untrackedCache=false",
 
 
 TRACKED, UNTRACKED, NESTED, IGNORED = "tracked", "untracked", "nested", "ignored"
-MAX_REPOSITORIES = 64  # work trees listed per command, the root's included (issue 23)
 
 
 class GitUnavailable(Exception):
     """Git is missing, refused the folder, or it is not a work tree of its own."""
-
-
-class GitBudgetExceeded(GitUnavailable):
-    """More repositories, or more time, than one listing may spend: not pinnable."""
-
-
-class GitBudget:
-    """What one listing may spend on git: repositories (each a few processes) and one
-    deadline for all of them, so nested repositories cannot make a command run long."""
-
-    __slots__ = ("deadline", "repositories")
-
-    def __init__(self, timeout: float = TIMEOUT, repositories: int = MAX_REPOSITORIES) -> None:
-        self.deadline = time.monotonic() + timeout
-        self.repositories = repositories
-
-    def spend(self) -> float:
-        """The time left for one more repository; GitUnavailable past either bound."""
-        left = self.deadline - time.monotonic()
-        if self.repositories <= 0:
-            raise GitBudgetExceeded(f"more than {MAX_REPOSITORIES} git repositories in the "
-                                    "workspace; mcpctl lists at most that many")
-        if left <= 0:
-            raise GitBudgetExceeded(f"listing the workspace's repositories took over {TIMEOUT:g} s")
-        self.repositories -= 1
-        return left
 
 
 def git_environment(environ: Mapping[str, str]) -> dict[str, str]:
@@ -190,27 +163,23 @@ def _read_all(runs: Sequence[_Run], deadline: float, max_output: int) -> None:
             run.reap()
 
 
-def work_tree_files(folder: Path, environ: Mapping[str, str], *, nested: bool = False,
-                    budget: GitBudget | None = None) -> dict[str, str]:
+def work_tree_files(folder: Path, environ: Mapping[str, str]) -> dict[str, str]:
     """Path (relative, `/`-separated) → TRACKED, UNTRACKED, NESTED or IGNORED, for
     tracked and untracked files under `folder`, which must be a work tree's top level
-    or a folder inside one — its top level exactly when `nested`: a repository inside
-    another is one whose top level is that folder (an empty gitlink folder is not; git
-    would list the outer repository from it, again and again). NESTED (a submodule), or
-    an untracked path that ends in `/` (a clone), is a repository of its own: the caller
-    lists it on its own. IGNORED: what git ignores but is there (a folder ends in `/`),
-    which a tree delivered with its own `.git` may bring (issue 23)."""
+    or a folder inside one. NESTED (a submodule or gitlink), or an untracked path that
+    ends in `/` (a clone), is a repository of its own: the caller walks it. IGNORED:
+    what git ignores but is there (a folder ends in `/`), which a tree delivered with
+    its own `.git` may bring (issue 23, item 2). Four gits, side by side, whatever the
+    workspace holds."""
     # `-s` gives each index entry's mode: 160000 is a submodule (no lstat per file).
     top, tracked, others, ignored = _git_outputs(folder, [
         ["rev-parse", "--show-toplevel"], ["ls-files", "-z", "-s"],
         ["ls-files", "-z", "--others", "--exclude-standard"],
         ["ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory",
-         "--no-empty-directory"]], environ,
-        timeout=(budget or GitBudget()).spend())
+         "--no-empty-directory"]], environ)
     real = os.path.realpath(folder)
     top_real = os.path.realpath(top.decode("utf-8", "replace").rstrip("\n"))
-    inside = real.startswith(top_real.rstrip("/") + "/") and not nested
-    if real != top_real and not inside:
+    if real != top_real and not real.startswith(top_real.rstrip("/") + "/"):
         raise GitUnavailable(f"git's work tree is {top_real}, not this folder")
     paths: dict[str, str] = {}
     for raw in tracked.split(b"\0"):

@@ -1,7 +1,9 @@
 """The whole workspace as an approval covers it: a digest per path (issue 11, item 1).
 
-In a git work tree: every tracked file and every untracked file git does not ignore,
-nested repositories (submodules, untracked clones) listed the same way, recursively.
+In a git work tree: every tracked file, every untracked file git does not ignore and
+every ignored one a launch can load (`ignored.py`); a repository inside it (a
+submodule, a gitlink, a clone) is walked as a folder, without its `.git` and the
+folders tools make (issue 23).
 Outside git: every entry under the root. Either way, bounded: past MAX_FILES entries or
 MAX_BYTES of regular files the set carries an `unpinned` reason and the gate refuses.
 
@@ -23,21 +25,12 @@ from pathlib import Path
 from typing import NamedTuple
 
 from mcpctl.pinning import digest_cache
-from mcpctl.pinning.git import (
-    IGNORED,
-    NESTED,
-    TRACKED,
-    GitBudget,
-    GitBudgetExceeded,
-    GitUnavailable,
-    work_tree_files,
-)
-from mcpctl.pinning.ignored import ignored_loadable
+from mcpctl.pinning.git import IGNORED, NESTED, TRACKED, GitUnavailable, work_tree_files
+from mcpctl.pinning.ignored import TOOL_MADE, ignored_loadable
 from mcpctl.sha256 import sha256_hex
 
 MAX_FILES = 250_000
 MAX_BYTES = 4 * 1024**3
-MAX_NESTING = 16  # repositories inside repositories
 GIT, FOLDER = "git", "folder"  # how the files were found
 _CHUNK = 1024 * 1024
 
@@ -61,11 +54,8 @@ def workspace_files(root: Path, environ: Mapping[str, str],
                     cache_dir: Path | None = None) -> WorkspaceFiles:
     real_root = os.path.realpath(root)
     try:
-        listed: dict[str, bool] | None = _git_paths(Path(real_root), "", environ, 0,
-                                                    GitBudget())
+        listed: dict[str, bool] | None = _git_paths(Path(real_root), environ)
         source = GIT
-    except GitBudgetExceeded as error:
-        return WorkspaceFiles(GIT, {}, str(error))
     except GitUnavailable:
         listed, source = None, FOLDER
     paths = listed if listed is not None else dict.fromkeys(_walk(real_root), True)
@@ -90,41 +80,36 @@ def _bytecode(path: str) -> bool:
     return "__pycache__/" in f"/{path}" and path.endswith(".pyc")
 
 
-def _git_paths(folder: Path, prefix: str, environ: Mapping[str, str],
-               depth: int, budget: GitBudget) -> dict[str, bool]:
-    """Git's files of `folder` (path → tracked) and, recursively, of the repositories
-    inside it; ignored files a launch can load count as untracked (`ignored.py`)."""
+def _git_paths(folder: Path, environ: Mapping[str, str]) -> dict[str, bool]:
+    """Git's files of `folder` (path → tracked): tracked, untracked but not ignored, and
+    ignored ones a launch can load (`ignored.py`). A repository inside it (a submodule,
+    a gitlink, a clone) is walked as a folder (issue 23, item 4): git for each would
+    cost four processes per repository, unbounded in count (an empty gitlink folder
+    made git list the outer repository again, 16 levels down), and a nested
+    repository's own `.gitignore` must not decide what is pinned any more than a
+    delivered tree's does. Its `.git` and the folders tools make are left out."""
     found: dict[str, bool] = {}
-    if depth > 0 and not os.path.lexists(folder / ".git"):
-        # No repository of its own (an empty gitlink folder): no git to start for it.
-        raise GitUnavailable(f"{folder} is not a repository")
-    listed = work_tree_files(folder, environ, nested=depth > 0, budget=budget)
+    listed = work_tree_files(folder, environ)
     ignored = [path for path, kind in listed.items() if kind == IGNORED]
     for path in ignored_loadable(str(folder), ignored, MAX_FILES) if ignored else ():
-        found[prefix + path] = False
+        found[path] = False
     for path, kind in listed.items():
         if kind == IGNORED:
             continue
         if path.endswith("/") or kind == NESTED:
-            inner = folder / path.rstrip("/")
-            if depth >= MAX_NESTING:
-                raise GitUnavailable(f"repositories nested more than {MAX_NESTING} deep")
-            nested = f"{prefix}{path.rstrip('/')}/"
-            try:
-                found.update(_git_paths(inner, nested, environ, depth + 1, budget))
-            except GitBudgetExceeded:
-                raise
-            except GitUnavailable:  # not a work tree of its own: every file under it counts
-                found.update(dict.fromkeys((nested + p for p in _walk(str(inner))), True))
+            nested = path.rstrip("/") + "/"
+            found.update(dict.fromkeys(
+                (nested + p for p in _walk(str(folder / nested), skip=TOOL_MADE)), False))
         else:
-            found[prefix + path] = kind == TRACKED
+            found[path] = kind == TRACKED
         if len(found) > MAX_FILES:
             break
     return found
 
 
-def _walk(real_root: str) -> list[str]:
-    """Every entry under the root but folders (links are not followed), bounded."""
+def _walk(real_root: str, skip: frozenset[str] = frozenset()) -> list[str]:
+    """Every entry under the root but folders (links are not followed) and what is in
+    the folders named in `skip`, bounded."""
     found: list[str] = []
     pending = [(real_root, "")]
     while pending and len(found) <= MAX_FILES:
@@ -135,6 +120,9 @@ def _walk(real_root: str) -> list[str]:
             found.append(prefix or "./")  # an unreadable folder is pinned as such
             continue
         for child in children:
+            if child.name in skip and (child.name == ".git"  # a submodule's is a file
+                                       or child.is_dir(follow_symlinks=False)):
+                continue
             if child.is_dir(follow_symlinks=False):
                 pending.append((child.path, f"{prefix}{child.name}/"))
             else:

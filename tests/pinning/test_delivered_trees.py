@@ -6,8 +6,8 @@ lists; a clone never holds an ignored file, a delivered tree can. Each attack is
 shown to work without mcpctl (the marker appears when the server runs directly); under
 mcpctl it never does. Without `ignored_loadable` in `workspace._git_paths` the first
 stays `trusted`; without the bytecode folder in `launch.child_environment` the second
-runs the shipped bytecode; without the top-level check and the `.git` test in
-`_git_paths` the gitlinks start thousands of gits.
+runs the shipped bytecode; with a git per nested repository (as before) the gitlinks
+start thousands of gits and a nested `.gitignore` hides what it names.
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from mcpctl.pinning.git import MAX_REPOSITORIES
 from tests.components import require_program
 from tests.conftest import run_mcpctl
 from tests.pinning.repos import git, git_repo
@@ -126,19 +125,25 @@ def test_empty_gitlinks_start_no_git_of_their_own(tmp_path: Path) -> None:
     assert starts(log) == 4  # the root's four gits; none for a folder without `.git`
 
 
-def test_repositories_past_the_bound_make_the_workspace_unpinnable(tmp_path: Path) -> None:
+def test_nested_repositories_start_no_git_and_their_gitignore_hides_nothing(
+    tmp_path: Path
+) -> None:
     root = git_repo(tmp_path / "repo", {"srv.py": "print()\n"})
-    for index in range(MAX_REPOSITORIES):  # with the root, one past the bound
-        git_repo(root / f"inner{index}", {"a.py": "a\n"})
+    for index in range(50):
+        git_repo(root / f"inner{index}", {"a.py": "a\n", ".gitignore": "hidden.py\n"})
+    (root / "inner0" / "hidden.py").write_text("# benign\n")
+    (root / "inner0" / "node_modules").mkdir()  # what a tool makes: left out
+    (root / "inner0" / "node_modules" / "x.js").write_text("x\n")
     python_server(root)
     env, log = counting_git(tmp_path)
-    result = mcpctl(root, "trust", "srv", "--yes", env=env)
-    assert result.code == 4
-    reason = (f"more than {MAX_REPOSITORIES} git repositories in the workspace; mcpctl "
-              "lists at most that many")
-    assert reason in result.err
-    assert state(root, env) == ("unpinnable", reason)
-    assert starts(log) <= 2 * 4 * MAX_REPOSITORIES  # two commands, each bounded
+    assert mcpctl(root, "trust", "srv", "--yes", env=env).code == 0
+    log.unlink()
+    assert state(root, env) == ("trusted", "")
+    assert starts(log) == 4  # the root's; a repository inside is walked
+    (root / "inner0" / "node_modules" / "x.js").write_text("y\n")
+    assert state(root) == ("trusted", "")
+    (root / "inner0" / "hidden.py").write_text("# changed\n")
+    assert state(root) == ("changed", "file inner0/hidden.py modified")
 
 
 def test_nested_repositories_within_the_bound_are_listed(tmp_path: Path) -> None:
