@@ -107,9 +107,11 @@ def _launchable(spec: ServerSpec, written: Mapping[str, str]) -> None:
 
         try:
             urlsplit(spec.url).port  # noqa: B018 - parsing it is the check
-        except ValueError:
-            raise EntryError(f"server {name!r}: 'url' has a port that is not a number "
-                             "from 0 to 65535", written.get("url", "url")) from None
+        except ValueError as error:  # the library's text may quote the url: not shown
+            why = "its IPv6 host has no closing ']'" if "IPv6" in str(error) \
+                else "its port is not a number from 0 to 65535"
+            raise EntryError(f"server {name!r}: 'url' is not a valid url: {why}",
+                             written.get("url", "url")) from None
 
 
 def _timeout(name: str, value: Any) -> float | None:

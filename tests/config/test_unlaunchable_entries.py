@@ -31,9 +31,11 @@ UNLAUNCHABLE = [
      "server 's': env has a variable named ''; a name must be non-empty, without '=' or "
      "a NUL byte"),
     ({"url": "http://127.0.0.1:99999/sse", "type": "sse"},
-     "server 's': 'url' has a port that is not a number from 0 to 65535"),
+     "server 's': 'url' is not a valid url: its port is not a number from 0 to 65535"),
+    ({"url": "http://[::1/mcp"},
+     "server 's': 'url' is not a valid url: its IPv6 host has no closing ']'"),
     ({"url": "http://127.0.0.1:80a/mcp"},
-     "server 's': 'url' has a port that is not a number from 0 to 65535"),
+     "server 's': 'url' is not a valid url: its port is not a number from 0 to 65535"),
 ]
 
 
