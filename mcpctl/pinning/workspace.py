@@ -96,12 +96,13 @@ def _git_paths(folder: Path, environ: Mapping[str, str]) -> dict[str, bool]:
     for path, kind in listed.items():
         if kind == IGNORED:
             continue
-        if path.endswith("/") or kind == NESTED:
+        if (path.endswith("/") or kind == NESTED) \
+                and not os.path.islink(folder / path.rstrip("/")):  # a link: digested as one
             nested = path.rstrip("/") + "/"
             found.update(dict.fromkeys(
                 (nested + p for p in _walk(str(folder / nested), skip=TOOL_MADE)), False))
         else:
-            found[path] = kind == TRACKED
+            found[path.rstrip("/")] = kind == TRACKED
         if len(found) > MAX_FILES:
             break
     return found

@@ -180,3 +180,20 @@ def test_a_link_to_a_large_outside_file_is_read_once(tmp_path: Path) -> None:
     with outside.open("r+b") as handle:  # same size; the ctime moves
         handle.write(b"\2")
     assert state(root) == ("changed", "file big modified")
+
+
+def test_a_gitlink_that_is_a_link_out_is_not_walked(tmp_path: Path) -> None:
+    """A gitlink's folder swapped for a symlink to a folder outside: digested as a link
+    (unpinnable), never walked as if its files were the workspace's."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "x.py").write_text("x\n")
+    root = git_repo(tmp_path / "repo", {"srv.py": "print()\n"})
+    sha = git(root, "rev-parse", "HEAD").strip()
+    git(root, "update-index", "--add", "--cacheinfo", f"160000,{sha},vendor")
+    (root / "vendor").symlink_to(outside)
+    python_server(root)
+    assert mcpctl(root, "trust", "srv", "--yes").code == 4
+    row_state, note = state(root)
+    assert row_state == "unpinnable"
+    assert note.startswith("vendor: a symlink to a folder outside the workspace")
