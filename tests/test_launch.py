@@ -289,3 +289,26 @@ def test_a_folder_a_pinned_runner_reaches_is_compared_as_a_whole(
     assert str(refused.value).startswith(
         "server 's' not started: its resolved command line reaches workspace file "
         "fakepkg@1.0.0/, which is not the content that was approved")
+
+
+def test_a_narrow_approval_is_checked_again_with_what_the_launch_receives(
+    cli: Cli, ws: Path, user_config: Path, isolated_home: Path, tmp_path: Path
+) -> None:
+    """Between the gate and the launch the user's own envFile (outside the workspace,
+    so not pinned) gains a variable that moves npm's configuration into the repo: the
+    launch sees it and refuses (issue 23). Without `_refuse_a_widened_runner` it runs."""
+    env_file = tmp_path / "user.env"
+    env_file.write_text("GITHUB_TOKEN=x\n")
+    write_servers(ws, {"docs": {"command": "npx", "args": ["-y", "docs-mcp@1.0.0"],
+                                "envFile": str(env_file)}})
+    merged = find(load_view(ws, user_config).servers, "docs")
+    assert merged is not None
+    assert cli("trust", "docs", "--yes", "-w", str(ws)).code == 0
+    admission = admit(merged, ws, user_config.parent.parent / "data" / "trust.json",
+                      environ=dict(os.environ), home=isolated_home)
+    assert admission.status.pins is not None
+    assert admission.status.pins.kind == "npx"
+    assert resolve_launch(admission, os.environ, isolated_home, SECRETS.get).argv[0] == "npx"
+    env_file.write_text(f"GITHUB_TOKEN=x\nHOME={ws}\n")
+    with pytest.raises(TrustRefused, match="its launch now takes code or configuration"):
+        resolve_launch(admission, os.environ, isolated_home, SECRETS.get)
