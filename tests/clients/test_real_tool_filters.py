@@ -176,8 +176,12 @@ def test_claude_codes_settings_deny_the_tools_that_are_off(project: Path,
     names, on = policy(project, "--disable", "echo,toggle-*")
     sync()
     off = [f"mcp__everything__{n}" for n in names if n not in on]
-    assert json.loads(settings.read_text()) == {
-        "permissions": {"deny": ["Bash(rm:*)", *off]}, "theme": "dark"}
+    document = json.loads(settings.read_text())
+    # The same file holds the guard's allowlist (issue 22): what sync exported.
+    allowed = document.pop("allowedMcpServers")
+    assert [item["serverCommand"][1:] for item in allowed] == [["run", "--guard"],
+                                                               ["run", "everything"]]
+    assert document == {"permissions": {"deny": ["Bash(rm:*)", *off]}, "theme": "dark"}
     # Switching one on again takes its rule out; the user's own rule stays.
     policy(project, "--enable", "echo")
     sync()
