@@ -7,6 +7,7 @@ import json
 import sys
 import tomllib
 from pathlib import Path
+from typing import Any
 
 from tests.cli.test_tools import TOOLS_SERVER, tools_file
 from tests.clients import write_config
@@ -59,6 +60,7 @@ def test_a_policy_owns_the_filter_keys_and_takes_them_out_when_nothing_is_off(
             gemini(isolated_home).get("excludeTools")) == (["read_a", "read_b"], None)
     assert codex(isolated_home)["enabled_tools"] == ["read_a", "read_b"]
     claude = json.loads((isolated_home / ".claude" / "settings.json").read_text())
+    assert guard_lines(claude) == [["run", "--guard"], ["run", "fs"]]
     assert claude == {"permissions": {"deny": ["mcp__fs__write_c"]}}
     cursor = json.loads((isolated_home / ".cursor" / "mcp.json").read_text())
     assert set(cursor["mcpServers"]["fs"]) == {"command", "args"}  # no filter of its own
@@ -69,8 +71,15 @@ def test_a_policy_owns_the_filter_keys_and_takes_them_out_when_nothing_is_off(
     assert "excludeTools" not in gemini(isolated_home)
     assert "enabled_tools" not in codex(isolated_home)
     claude = json.loads((isolated_home / ".claude" / "settings.json").read_text())
+    assert guard_lines(claude) == [["run", "--guard"], ["run", "fs"]]
     assert claude == {"permissions": {"deny": []}}
     assert run_mcpctl(["sync", "--check"], cwd=cwd).code == 0
+
+
+def guard_lines(settings: dict[str, Any]) -> list[list[str]]:
+    """Takes the guard's allowlist (issue 22) out of Claude Code's settings, and returns
+    its command lines without the command: the same file holds the deny rules."""
+    return [item["serverCommand"][1:] for item in settings.pop("allowedMcpServers")]
 
 
 def test_sync_json_reports_the_deny_rules(user_config: Path, tmp_path: Path) -> None:
@@ -78,7 +87,7 @@ def test_sync_json_reports_the_deny_rules(user_config: Path, tmp_path: Path) -> 
     mcpctl(cwd, "tools", "fs", "--disable", "write_c")
     document = json.loads(mcpctl(cwd, "sync", "--json").out)
     settings = [c for c in document["clients"] if c["path"].endswith("settings.json")
-                and c["client"] == "claude-code"]
+                and c["client"] == "claude-code" and not c["guard"]]
     assert [(c["name"], c["status"]) for c in settings[0]["changes"]] == [
         ("mcp__fs__write_c", "added")]
 
