@@ -1,4 +1,5 @@
-"""What `secret set`, `secret rm` and `secret list` report (names, never values)."""
+"""What `secret set`, `secret rm`, `secret list` and `secret check` report (names, never
+values)."""
 
 from __future__ import annotations
 
@@ -53,3 +54,15 @@ def list_report(machine: Machine) -> Report[SecretNames]:
     # invitation to `secret rm`), so the problems decide the exit code.
     return Report("secret-list", {"secrets": entries}, SecretNames(names, stored, references),
                   problems_exit(ExitCode.OK, view.problems), problems=view.problems)
+
+
+def check_report() -> Report[dict[str, str | None]]:
+    """Whether a secret could be stored and read here now; exit 5 when not (issue 26)."""
+    from mcpctl.credentials.keyring_store import check_keyring  # noqa: PLC0415
+
+    checked = check_keyring()
+    body = {"backend": checked.backend, "state": checked.state, "message": checked.message}
+    ok = checked.state == "ok"
+    return Report("secret-check", body, body,
+                  ExitCode.OK if ok else ExitCode.KEYRING_UNAVAILABLE,
+                  errors=[] if ok else [f"keyring {checked.state}: {checked.message}"])

@@ -53,6 +53,7 @@ RUNS: list[tuple[list[str], str, int]] = [
     (["sync", "--check", "--json"], "export", 1),  # cursor is out of date
     (["sync", "--json"], "export", 0),
     (["clients", "disable", "cursor", "--json"], "clients-sync", 0),
+    (["secret", "check", "--json"], "secret-check", 0),
 ]
 
 
