@@ -104,7 +104,7 @@ def add_command(
         argv=command or [], env=env or [], cwd=cwd, url=url, headers=header or [],
         transport=transport, entry_json=entry_json, command_line=command_line,
     ))
-    machine = context(workspace, config)
+    machine = context(workspace, config, creates_config=True)
     entry, found = _secrets_to_move(name, entry, secret_env or [], from_stdin, plain)
     return render.emit(add_report(machine, name, entry, found, replace=replace), as_json,
                        _print_edit)

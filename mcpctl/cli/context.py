@@ -14,10 +14,19 @@ from mcpctl.machine import Machine
 from mcpctl.paths import Paths
 
 
-def context(workspace: Path | None, config: Path | None) -> Machine:
-    """The invocation's `Machine`: built here once, then passed down."""
+def context(workspace: Path | None, config: Path | None, *,
+            creates_config: bool = False) -> Machine:
+    """The invocation's `Machine`: built here once, then passed down. A `--config` file
+    that does not exist is a usage error for a command that only reads it (a typo there
+    would otherwise list "no servers", issue 26); `creates_config`: the command may
+    create it (`add`, `import`, `clients enable`)."""
     from mcpctl.config.workspace import find_workspace_root  # noqa: PLC0415
 
+    if config is not None and not creates_config and not os.path.lexists(config):
+        from mcpctl.errors import UsageError  # noqa: PLC0415
+
+        raise UsageError(f"--config {config}: no such file (mcpctl add --config {config} "
+                         "... creates it)")
     paths = Paths.from_environment(os.environ)
     root = workspace.resolve() if workspace is not None else find_workspace_root(Path.cwd())
     return Machine.current(paths, config.absolute() if config is not None else paths.config_file,

@@ -80,9 +80,9 @@ def check_keyring() -> KeyringCheck:
         state = secret_service.collection_state()
         if state == "locked":
             return KeyringCheck(name, "locked", (
-                "the Secret Service's default collection is locked; unlock it (with no "
-                "desktop session: printf %s \"$KEYRING_PASSWORD\" | gnome-keyring-daemon "
-                f"--replace --unlock --components=secrets); {_FIX}"))
+                "the Secret Service's default collection is locked (reading a secret would "
+                "wait for an unlock prompt); unlock it in the desktop session, or start an "
+                f"unlocked one: {_FIX}"))
         if state == "absent":
             return KeyringCheck(name, "missing", (
                 "the Secret Service has no default collection (gnome-keyring was started "
