@@ -18,7 +18,14 @@ from mcpctl.cli.options import (
 from mcpctl.errors import UsageError
 
 if TYPE_CHECKING:
+    from mcpctl.machine import Machine
+    from mcpctl.reports.report import Report
     from mcpctl.reports.user_tier import Edited
+
+NoSyncOption = Annotated[
+    bool, typer.Option("--no-sync", help="Leave the clients in [clients] sync as they are "
+                       "(by default they are synced at once).")
+]
 
 _NO_WORKSPACE_WRITES = (
     "mcpctl writes only the user tier (config.toml); a repo's MCP files belong to the "
@@ -90,6 +97,7 @@ def add_command(
         bool, typer.Option("--plain", help="Write secret-looking values as given (they are not "
                            "moved to the keyring).")
     ] = False,
+    no_sync: NoSyncOption = False,
     config: ConfigOption = None,
     workspace: WorkspaceOption = None,
     output: OutputOption = "text",
@@ -106,8 +114,18 @@ def add_command(
     ))
     machine = context(workspace, config, creates_config=True)
     entry, found = _secrets_to_move(name, entry, secret_env or [], from_stdin, plain)
-    return render.emit(add_report(machine, name, entry, found, replace=replace), as_json,
-                       _print_edit)
+    report = add_report(machine, name, entry, found, replace=replace)
+    return _emit_then_sync(machine, report, as_json, no_sync)
+
+
+def _emit_then_sync(machine: Machine, report: Report[Edited], as_json: bool,
+                    no_sync: bool) -> int:
+    """Say what changed, then bring the enabled clients up to date with it."""
+    from mcpctl.cli.syncing import sync_after_edit  # noqa: PLC0415
+
+    code = render.emit(report, as_json, _print_edit)
+    sync_after_edit(machine, report.data.status, no_sync=no_sync)
+    return code
 
 
 def _print_edit(edit: Edited) -> None:
@@ -126,6 +144,7 @@ def remove_command(
         bool, typer.Option("--keep-secrets", help="Keep the secrets NAME referenced in the "
                            "OS keyring (by default those no other server uses are removed).")
     ] = False,
+    no_sync: NoSyncOption = False,
     config: ConfigOption = None,
     workspace: WorkspaceOption = None,
     output: OutputOption = "text",
@@ -134,9 +153,10 @@ def remove_command(
     from mcpctl.reports.user_tier import remove_report  # noqa: PLC0415
 
     as_json = json_output(as_json, output)
-    report = remove_report(context(workspace, config), name, missing_ok=missing_ok,
+    machine = context(workspace, config)
+    report = remove_report(machine, name, missing_ok=missing_ok,
                            keep_secrets=keep_secrets, shown=render.display_path)
-    return render.emit(report, as_json, _print_edit)
+    return _emit_then_sync(machine, report, as_json, no_sync)
 
 
 def _secrets_to_move(
