@@ -97,6 +97,11 @@ def add_command(
         bool, typer.Option("--plain", help="Write secret-looking values as given (they are not "
                            "moved to the keyring).")
     ] = False,
+    scope: Annotated[
+        str | None, typer.Option("--scope", "-s", metavar="user|local",
+                                 help="user (the default): every folder; local: this "
+                                 "workspace only (claude mcp's local scope).")
+    ] = None,
     no_sync: NoSyncOption = False,
     config: ConfigOption = None,
     workspace: WorkspaceOption = None,
@@ -113,9 +118,25 @@ def add_command(
         transport=transport, entry_json=entry_json, command_line=command_line,
     ))
     machine = context(workspace, config, creates_config=True)
+    entry = _scoped(entry, scope, machine)
     entry, found = _secrets_to_move(name, entry, secret_env or [], from_stdin, plain)
     report = add_report(machine, name, entry, found, replace=replace)
     return _emit_then_sync(machine, report, as_json, no_sync)
+
+
+def _scoped(entry: dict[str, Any], scope: str | None, machine: Machine) -> dict[str, Any]:
+    """`--scope` as claude mcp and gemini mcp spell it, where the meaning is the same."""
+    if scope in (None, "user"):
+        return entry
+    if scope == "local":
+        import os  # noqa: PLC0415
+
+        return {**entry, "workspace": os.path.realpath(machine.root)}
+    if scope == "project":
+        raise UsageError("--scope project would write the repo's own file, which mcpctl "
+                         "never edits; add the entry to the repo's .mcp.json, then approve "
+                         "it with: mcpctl trust NAME")
+    raise UsageError(f"--scope must be user or local, not {scope!r}")
 
 
 def _emit_then_sync(machine: Machine, report: Report[Edited], as_json: bool,

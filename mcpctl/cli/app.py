@@ -67,9 +67,22 @@ def _invoke(args: list[str], *, as_json: bool) -> int:
     except typer.Abort:
         return fail("interrupted", int(ExitCode.INTERRUPTED), as_json=as_json)
     except ClickException as error:
+        _add_hint(error, args)
         code = int(ExitCode.USAGE if error.exit_code == 2 else error.exit_code)
         if not as_json:
             error.show()
             return code
         return fail(error.format_message(), code, as_json=True)
     return int(result or 0)
+
+
+def _add_hint(error: Exception, args: list[str]) -> None:
+    """`add NAME npx -y pkg`: click's "No such option: -y" says where the command goes."""
+    from typer._click.exceptions import NoSuchOption  # noqa: PLC0415
+
+    from mcpctl.cli.spellings import usage_hint  # noqa: PLC0415
+
+    if isinstance(error, NoSuchOption):
+        hint = usage_hint(args, error.option_name)
+        if hint is not None:
+            error.message += f"; {hint}"

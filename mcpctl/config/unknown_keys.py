@@ -17,6 +17,9 @@ from mcpctl.model import Definition, Tier
 # The spellings other formats use for known fields count as known too.
 _ALIASES = frozenset({"serverUrl", "httpUrl", "env_file", "envfile"})
 _KNOWN = sorted(KNOWN_FIELDS)
+# config.toml's own keys: `workspace` makes a server one folder's (issue 26: it was
+# called unknown inside that very folder).
+_USER_TIER_KEYS = frozenset({"workspace"})
 
 
 class UnknownKey(NamedTuple):
@@ -47,7 +50,8 @@ def unknown_keys(definitions: Iterable[Definition]) -> list[UnknownKey]:
     found = []
     for definition in definitions:
         for key in definition.spec.extra:
-            if key in _ALIASES:
+            if key in _ALIASES or (key in _USER_TIER_KEYS
+                                   and definition.source.tier == Tier.USER):
                 continue
             suggestion = suggestion_for(key)
             if definition.source.tier == Tier.USER or suggestion is not None:
