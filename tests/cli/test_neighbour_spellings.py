@@ -158,7 +158,8 @@ def check_help_version(tmp_path: Path, user_config: Path) -> None:
                           (["help", "secret", "check"], ["secret", "check", "--help"])):
         a, b = run_mcpctl(spelled), run_mcpctl(ours)
         assert (a.code, a.out, a.err) == (b.code, b.out, b.err), spelled
-        assert a.code == 0 and a.out
+        assert a.code == 0
+        assert a.out
 
 
 def check_trust(tmp_path: Path, user_config: Path) -> None:
