@@ -18,6 +18,7 @@ class ExitCode(IntEnum):
     TRUST_REFUSED = 4
     KEYRING_UNAVAILABLE = 5
     SERVER_FAILED = 6
+    CANNOT_WRITE = 7  # a file mcpctl must write cannot be (permissions, read-only, full)
     INTERNAL = 70  # an mcpctl bug: the message names the log with the traceback
     HANGUP = 129  # SIGHUP while probing: the servers were stopped first
     INTERRUPTED = 130
@@ -40,6 +41,14 @@ class ConfigError(McpctlError):
     """A config file (ours or a repo's) cannot be read or does not mean anything valid."""
 
     exit_code = ExitCode.INVALID_CONFIG
+
+
+class CannotWrite(ConfigError):
+    """A file mcpctl must write or lock cannot be: the file itself is fine (issue 26), so
+    not exit 3, which says a file is broken. A ConfigError for the callers that catch
+    any trouble with mcpctl's own files."""
+
+    exit_code = ExitCode.CANNOT_WRITE
 
 
 class TrustRefused(McpctlError):

@@ -53,7 +53,7 @@ def start(name: str, *, print_remote: bool, allow_insecure: bool, workspace: Pat
           config: Path | None) -> int:
     """Resolve server `name` and exec it, or bridge a URL server (with `print_remote`:
     print its resolved URL and header names instead)."""
-    machine = context(workspace, config)
+    machine = context(workspace, config, home_required=False)  # started by clients
     view = load_view(machine.root, machine.config_file)
     server = named(view.servers, name, view.problems)
     admission = admit(server, machine.root, machine.paths.trust_file, environ=machine.environ,
