@@ -17,12 +17,16 @@ from mcpctl.cli.context import context
 from mcpctl.cli.hand_parse import parse_common
 from mcpctl.config.merge import named
 from mcpctl.config.view import load_view
-from mcpctl.errors import ExitCode, ServerFailed
+from mcpctl.errors import ConfigError, ExitCode, ServerFailed
 from mcpctl.launch import Launch, child_environment, resolve_launch
 from mcpctl.trust.gate import Admission, admit
 
 _FLAGS = {"--print": "print_remote", "--allow-insecure": "allow_insecure"}
 _VALUED = {"-w": "workspace", "--workspace": "workspace", "--config": "config"}
+# The definitions (name, file and line) of the `mcpctl run`s that exec'd this one: set only
+# for a command that is mcpctl itself, so a server whose command is `mcpctl run` of
+# itself (or a cycle of them) stops at its second start instead of forever (issue 23).
+CHAIN = "MCPCTL_RUN_CHAIN"
 
 
 class RunLine(NamedTuple):
@@ -56,6 +60,14 @@ def start(name: str, *, print_remote: bool, allow_insecure: bool, workspace: Pat
     machine = context(workspace, config, home_required=False)  # started by clients
     view = load_view(machine.root, machine.config_file)
     server = named(view.servers, name, view.problems)
+    # The definition itself, wherever the run starts: a server's cwd moves the workspace.
+    source = server.winner.source
+    link = f"{name} ({source.path}:{source.line})"
+    chain = [item for item in machine.environ.get(CHAIN, "").split("\n") if item]
+    if link in chain:
+        raise ConfigError(f"server {name!r} launches itself: its command runs `mcpctl run` "
+                          f"of {' → '.join([*chain[chain.index(link):], link])}, which would "
+                          "start again forever; give it the real server's command")
     admission = admit(server, machine.root, machine.paths.trust_file, environ=machine.environ,
                       home=machine.home, cache_dir=machine.paths.cache_dir)
     if server.winner.spec.url is not None and print_remote:
@@ -74,6 +86,9 @@ def start(name: str, *, print_remote: bool, allow_insecure: bool, workspace: Pat
     if program is None:
         raise _failed(admission, launch,
                       f"server {name!r}: command {launch.argv[0]!r} not found on PATH")
+    env.pop(CHAIN, None)
+    if _is_mcpctl(launch.argv, program):
+        env[CHAIN] = "\n".join([*chain, link])
     sys.stdout.flush()
     sys.stderr.flush()
     try:
@@ -82,6 +97,13 @@ def start(name: str, *, print_remote: bool, allow_insecure: bool, workspace: Pat
         raise _failed(admission, launch, f"server {name!r}: cannot start {program}: "
                       f"{error.strerror}") from None
     return ExitCode.SERVER_FAILED  # not reached: execve replaced this process
+
+
+def _is_mcpctl(argv: Sequence[str], program: str) -> bool:
+    """The command is mcpctl: its entry point, or `python -m mcpctl`."""
+    if os.path.basename(program) in ("mcpctl", "mcpctl.exe"):
+        return True
+    return list(argv[1:3]) == ["-m", "mcpctl"]
 
 
 def _secret(name: str) -> str | None:
