@@ -3,6 +3,7 @@ fix, before anything is written (issue 26 item 3)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -78,3 +79,20 @@ def test_a_config_file_that_is_not_there_is_a_usage_error_for_readers(tmp_path: 
     assert created.code == 0, created.err
     assert missing.exists()
     assert run_mcpctl(["list", "--config", str(missing)]).code == 0
+
+
+def test_doctor_fails_an_empty_credential_written_by_hand(user_config: Path) -> None:
+    user_config.parent.mkdir(parents=True)
+    user_config.write_text('[servers.gh]\ncommand = "sh"\nenv = { GITHUB_TOKEN = "", '
+                           'DEBUG = "" }\n\n[servers.docs]\nurl = "https://docs.example.com/mcp"\n'
+                           'headers = { Authorization = "Bearer" }\n')
+    result = run_mcpctl(["doctor", "--no-probe", "--json"])
+    assert result.code == 1, result.err
+    checks = {(s["name"], c["check"], c["status"], c["message"])
+              for s in json.loads(result.out)["servers"] for c in s["checks"]
+              if c["check"] == "value"}
+    assert checks == {
+        ("gh", "value", "fail", "env GITHUB_TOKEN is '': no credential in it (an unset "
+         "variable when it was added?); set it with: mcpctl add gh --replace …"),
+        ("docs", "value", "fail", "header Authorization is 'Bearer': no credential in it (an "
+         "unset variable when it was added?); set it with: mcpctl add docs --replace …")}
