@@ -77,12 +77,16 @@ def _invoke(args: list[str], *, as_json: bool) -> int:
 
 
 def _add_hint(error: Exception, args: list[str]) -> None:
-    """`add NAME npx -y pkg`: click's "No such option: -y" says where the command goes."""
-    from typer._click.exceptions import NoSuchOption  # noqa: PLC0415
+    """`add NAME npx -y pkg`: click's "No such option: -y" says where the command goes;
+    a neighbour's command word (`mcp`, `login`) gets mcpctl's way to do it."""
+    from typer._click.exceptions import NoSuchOption, UsageError  # noqa: PLC0415
 
-    from mcpctl.cli.spellings import usage_hint  # noqa: PLC0415
+    from mcpctl.cli.spellings import command_hint, usage_hint  # noqa: PLC0415
 
+    hint = None
     if isinstance(error, NoSuchOption):
         hint = usage_hint(args, error.option_name)
-        if hint is not None:
-            error.message += f"; {hint}"
+    elif isinstance(error, UsageError) and error.message.startswith("No such command"):
+        hint = command_hint(next((a for a in args if not a.startswith("-")), ""))
+    if hint is not None:
+        error.message = f"{error.message.rstrip('.')}; {hint}"

@@ -34,6 +34,28 @@ def neighbours(argv: list[str]) -> list[str]:
     return argv
 
 
+# The neighbours' commands with another meaning here: where mcpctl does it instead.
+_ELSEWHERE = {
+    "mcp": "mcpctl's commands take no `mcp` before them: mcpctl add|list|show|remove …",
+    "add-from-claude-desktop": "mcpctl import --from claude-desktop",
+    "reset-project-choices": "approvals are by fingerprint here: mcpctl revoke "
+                             "--whole-workspace",
+    "login": "a remote server's token goes in a header: mcpctl add NAME URL -H "
+             "\"Authorization: Bearer $TOKEN\"",
+    "logout": "mcpctl remove NAME (its secrets go with it), or mcpctl secret rm NAME",
+    "enable": "mcpctl clients enable CLIENT picks the clients sync writes; a server is "
+              "switched off in a client's own entry, which sync keeps",
+    "disable": "mcpctl clients disable CLIENT; a server is switched off in a client's own "
+               "entry, which sync keeps",
+    "serve": "mcpctl run NAME starts one server on stdio",
+}
+
+
+def command_hint(word: str) -> str | None:
+    """For a neighbour's command word mcpctl does not have: mcpctl's way to do it."""
+    return _ELSEWHERE.get(word)
+
+
 def usage_hint(argv: Sequence[str], option: str) -> str | None:
     """For `add NAME COMMAND -y …`, where click met `option` it does not know: the same
     line with the command after `--`."""

@@ -230,3 +230,23 @@ def test_each_row_does_what_the_readme_says(
     label: str, tmp_path: Path, user_config: Path, secret_service: SecretService
 ) -> None:
     ROWS[label][1](tmp_path, user_config)
+
+
+@pytest.mark.parametrize(("argv", "hint"), [
+    (["mcp", "add", "x"], "No such command 'mcp'; mcpctl's commands take no `mcp` before "
+                          "them: mcpctl add|list|show|remove …"),
+    (["add-from-claude-desktop"], "No such command 'add-from-claude-desktop'; mcpctl import "
+                                  "--from claude-desktop"),
+    (["reset-project-choices"], "approvals are by fingerprint here: mcpctl revoke "
+                                "--whole-workspace"),
+    (["login", "x"], "-H \"Authorization: Bearer $TOKEN\""),
+    (["serve"], "mcpctl run NAME starts one server on stdio"),
+])
+def test_a_neighbours_command_points_to_mcpctls(argv: list[str], hint: str) -> None:
+    for extra in ([], ["--json"]):
+        done = run_mcpctl([*argv, *extra])
+        assert done.code == 2
+        assert hint in done.err, done.err
+        if extra:
+            assert hint in json.loads(done.out)["error"]["message"]
+    assert run_mcpctl(["nosuch"]).err.endswith("No such command 'nosuch'.\n")
