@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -12,6 +12,9 @@ from mcpctl.cli import completion
 from mcpctl.cli.commands import normalised, register_for
 from mcpctl.cli.handler import fail, guarded, json_requested
 from mcpctl.errors import ExitCode
+
+if TYPE_CHECKING:
+    from typer._click.exceptions import ClickException
 
 app = typer.Typer(
     name="mcpctl",
@@ -76,14 +79,14 @@ def _invoke(args: list[str], *, as_json: bool) -> int:
     return int(result or 0)
 
 
-def _add_hint(error: Exception, args: list[str]) -> None:
+def _add_hint(error: ClickException, args: list[str]) -> None:
     """`add NAME npx -y pkg`: click's "No such option: -y" says where the command goes;
     a neighbour's command word (`mcp`, `login`) gets mcpctl's way to do it."""
     from typer._click.exceptions import NoSuchOption, UsageError  # noqa: PLC0415
 
     from mcpctl.cli.spellings import command_hint, usage_hint  # noqa: PLC0415
 
-    hint = None
+    hint: str | None = None
     if isinstance(error, NoSuchOption):
         hint = usage_hint(args, error.option_name)
     elif isinstance(error, UsageError) and error.message.startswith("No such command"):
