@@ -100,28 +100,18 @@ def work_tree_of(*paths: str) -> Path | None:
     return None
 
 
-_GIT_TIMEOUT = 5.0  # seconds; git answers in milliseconds
-
-
 def _ignored(tree: Path, path: Path) -> bool:
     """Does the git of `tree` ignore `path`? Asked with the repo's own configuration
-    neutralised (as pinning asks, issue 11); no answer counts as "not ignored", which
+    neutralised, as pinning asks (issue 11); no answer counts as "not ignored", which
     keeps the warning."""
-    import subprocess  # noqa: PLC0415 - export and sync only
+    from mcpctl.pinning.git import GitUnavailable, ignores  # noqa: PLC0415 - export only
 
-    from mcpctl.pinning.git import GitUnavailable, git_environment, git_program  # noqa: PLC0415
-
+    if path.is_dir():  # mcpctl's code: judged by its package's own first file
+        path = path / "__init__.py"
     try:
-        done = subprocess.run(
-            [git_program(os.environ), "-c", "core.fsmonitor=", "-c", "core.hooksPath=/dev/null",
-             "--no-optional-locks", "-C", str(tree), "check-ignore", "-q", "--",
-             str(path.relative_to(tree))],
-            env=git_environment(os.environ), stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=_GIT_TIMEOUT,
-            check=False)
-    except (GitUnavailable, OSError, ValueError, subprocess.TimeoutExpired):
+        return ignores(tree, path.relative_to(tree).as_posix(), os.environ)
+    except (GitUnavailable, ValueError):
         return False
-    return done.returncode == 0
 
 
 def _on_path(search_path: str, running: str) -> Iterator[Program]:

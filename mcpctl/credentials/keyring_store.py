@@ -14,7 +14,7 @@ import os
 import re
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 from mcpctl.credentials import secret_service
 from mcpctl.errors import ConfigError, KeyringUnavailable, UsageError
@@ -57,12 +57,16 @@ def backend_name() -> str:
     return _name(_backend())
 
 
-class KeyringCheck(NamedTuple):
-    """What `secret check` says: the backend keyring picks and whether mcpctl can use it."""
+class KeyringCheck:
+    """What `secret check` says: the backend keyring picks and whether mcpctl can use it.
+    A plain class: this module postpones its annotations (see tests/test_value_modules)."""
 
-    backend: str | None  # None: keyring found none mcpctl accepts
-    state: str  # ok, missing, locked, refused
-    message: str
+    __slots__ = ("backend", "message", "state")
+
+    def __init__(self, backend: str | None, state: str, message: str) -> None:
+        self.backend = backend  # None: keyring found none mcpctl accepts
+        self.state = state  # ok, missing, locked, refused
+        self.message = message
 
 
 def check_keyring() -> KeyringCheck:

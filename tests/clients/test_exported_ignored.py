@@ -50,3 +50,24 @@ def test_a_tracked_path_of_the_same_clone_still_warns(tmp_path: Path) -> None:
     assert default_command([str(script)], interpreter=str(executable(
         tmp_path / "python" / "bin" / "python3")), code=str(tmp_path / "site" / "mcpctl"),
         search_path="") == ExportedCommand(str(script), warning=in_work_tree(script, pyenv))
+
+
+def test_the_code_folder_is_judged_by_its_own_files(tmp_path: Path) -> None:
+    """An installed package in the ignored folder is not held; one the clone tracks (or
+    could, untracked and not ignored) is, even with ignored bytecode beside it."""
+    home = tmp_path / "home"
+    pyenv = pyenv_clone(home)
+    (pyenv / ".gitignore").write_text("/versions/\n__pycache__/\n")
+    script = executable(home / ".local" / "bin" / "mcpctl")
+    python = str(executable(tmp_path / "python" / "bin" / "python3"))
+    installed = pyenv / "versions" / "3.11.7" / "lib" / "site-packages" / "mcpctl"
+    checkout = pyenv / "src" / "mcpctl"
+    for code in (installed, checkout):
+        (code / "__pycache__").mkdir(parents=True)
+        (code / "__init__.py").write_text("")
+        (code / "__pycache__" / "__init__.cpython-311.pyc").write_bytes(b"")
+    assert default_command([str(script)], interpreter=python, code=str(installed),
+                           search_path="") == ExportedCommand(str(script))
+    assert default_command([str(script)], interpreter=python, code=str(checkout),
+                           search_path="") == ExportedCommand(
+        str(script), warning=in_work_tree(script, pyenv))
