@@ -18,7 +18,8 @@ class ExitCode(IntEnum):
     TRUST_REFUSED = 4
     KEYRING_UNAVAILABLE = 5
     SERVER_FAILED = 6
-    CANNOT_WRITE = 7  # a file mcpctl must write cannot be (permissions, read-only, full)
+    REGISTRY_FAILED = 7  # an MCP registry unreachable, or its answer refused (issue 28)
+    CANNOT_WRITE = 8  # a file mcpctl must write cannot be (permissions, read-only, full)
     INTERNAL = 70  # an mcpctl bug: the message names the log with the traceback
     HANGUP = 129  # SIGHUP while probing: the servers were stopped first
     INTERRUPTED = 130
@@ -67,3 +68,9 @@ class ServerFailed(McpctlError):
     """A server failed to start or to answer."""
 
     exit_code = ExitCode.SERVER_FAILED
+
+
+class RegistryFailed(McpctlError):
+    """An MCP registry could not be reached, or answered something mcpctl refuses."""
+
+    exit_code = ExitCode.REGISTRY_FAILED

@@ -16,10 +16,10 @@ from mcpctl.model import Definition, Tier
 
 # The spellings other formats use for known fields count as known too.
 _ALIASES = frozenset({"serverUrl", "httpUrl", "env_file", "envfile"})
+# Keys mcpctl itself writes into config.toml entries (`add --from-registry`; `workspace`
+# makes a server one folder's, issue 26: it was called unknown inside that very folder).
+_OWN = frozenset({"origin", "workspace"})
 _KNOWN = sorted(KNOWN_FIELDS)
-# config.toml's own keys: `workspace` makes a server one folder's (issue 26: it was
-# called unknown inside that very folder).
-_USER_TIER_KEYS = frozenset({"workspace"})
 
 
 class UnknownKey(NamedTuple):
@@ -50,8 +50,7 @@ def unknown_keys(definitions: Iterable[Definition]) -> list[UnknownKey]:
     found = []
     for definition in definitions:
         for key in definition.spec.extra:
-            if key in _ALIASES or (key in _USER_TIER_KEYS
-                                   and definition.source.tier == Tier.USER):
+            if key in _ALIASES or (key in _OWN and definition.source.tier == Tier.USER):
                 continue
             suggestion = suggestion_for(key)
             if definition.source.tier == Tier.USER or suggestion is not None:

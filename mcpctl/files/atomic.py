@@ -23,7 +23,7 @@ def atomic_write_text(path: Path, text: str, *, mode: int | None = None) -> None
     (default 0600: what mcpctl writes may be trust or secret indexes). A symlink (a
     config kept in a dotfiles repo) stays a symlink: the file it points to is replaced.
     A failure (no space, read-only, a folder in the way) is a CannotWrite naming the
-    file, which is left as it was (exit 7)."""
+    file, which is left as it was (exit 8)."""
     try:
         _replace(Path(os.path.realpath(path)), text, mode)
     except OSError as error:

@@ -1,5 +1,5 @@
 """Exit codes of a home that is not there and a folder that cannot be written (issue 26
-item 9): a read-only config folder is exit 7 (cannot write), not 3 (a broken file);
+item 9): a read-only config folder is exit 8 (cannot write), not 3 (a broken file);
 HOME unset or empty is exit 2 with the fix, never a silent write under the account's
 home or paths shown as `~/root/…`; `run`, which clients start with whatever
 environment they have, still starts its server without HOME.
@@ -45,18 +45,18 @@ def read_only(folder: Path, argv: list[str]) -> subprocess.CompletedProcess[str]
     return done
 
 
-def test_a_read_only_config_folder_is_exit_7_and_changes_nothing(user_config: Path) -> None:
+def test_a_read_only_config_folder_is_exit_8_and_changes_nothing(user_config: Path) -> None:
     user_config.parent.mkdir(parents=True)
     user_config.write_text('[servers.a]\ncommand = "x"\n')
     done = read_only(user_config.parent, ["add", "b", "--", "y"])
-    assert done.returncode == 7, done.stderr
+    assert done.returncode == 8, done.stderr
     assert done.stdout == ""
     assert done.stderr.startswith(f"mcpctl: error: cannot lock {user_config}.lock: ")
     assert "Read-only file system" in done.stderr or "Permission denied" in done.stderr
     assert user_config.read_text() == '[servers.a]\ncommand = "x"\n'
     as_json = read_only(user_config.parent, ["add", "b", "--json", "--", "y"])
     document = json.loads(as_json.stdout)
-    assert (document["error"]["type"], document["exit_code"]) == ("cannot_write", 7)
+    assert (document["error"]["type"], document["exit_code"]) == ("cannot_write", 8)
 
 
 @pytest.mark.parametrize(("home", "state"), [(None, "not set"), ("", "empty"),
