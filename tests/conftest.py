@@ -1,5 +1,12 @@
 """Shared fixtures: every test runs with mcpctl's dirs and HOME inside tmp_path, leaves
-no process behind, and stays within a memory bound (see tests/processes.py, memory.py)."""
+no process behind, and stays within a memory bound (see tests/processes.py, memory.py).
+
+The suite runs in parallel (`-n auto` in pyproject.toml, pytest-xdist): each worker is a
+pytest process of its own, with its own session id, memory watchdog, keyring daemon and
+tmp_path tree, so what one worker's test starts or writes no other worker sees. A
+process left at the end of a worker's session fails the whole run (reported to the
+controller), and the summary names every worker's peak memory (docs/design.md, issue 25).
+"""
 
 from __future__ import annotations
 
@@ -36,6 +43,18 @@ class Result:
 
 
 WATCHDOG = pytest.StashKey[Watchdog]()
+# What the workers reported when they ended (controller only): peaks, processes left.
+WORKER_PEAKS = pytest.StashKey[dict[str, float]]()
+WORKERS_LEFT = pytest.StashKey[list[str]]()
+
+
+def is_worker(config: pytest.Config) -> bool:
+    return hasattr(config, "workerinput")
+
+
+def is_controller(config: pytest.Config) -> bool:
+    """The process that hands tests to workers (`-n N`, N > 0) and runs none itself."""
+    return not is_worker(config) and config.getoption("dist", "no") != "no"
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -50,6 +69,8 @@ def pytest_configure(config: pytest.Config) -> None:
             signal.signal(signum, handler)
     bound = float(os.environ.get("MCPCTL_TEST_MEMORY_MIB", DEFAULT_BOUND_MIB))
     config.stash[WATCHDOG] = watchdog = Watchdog(bound)
+    config.stash[WORKER_PEAKS] = {}
+    config.stash[WORKERS_LEFT] = []
     watchdog.start()
 
 
@@ -72,25 +93,61 @@ def leaves_no_process() -> Iterator[None]:
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    """The last look: anything still running once every fixture is torn down fails the run."""
-    session.config.stash[WATCHDOG].stop()
-    left = lingering_after_settling(os.environ[SESSION_VARIABLE])
+    """The last look: anything still running once every fixture is torn down fails the run.
+
+    A worker hands what it found to the controller (`workeroutput`), whose exit status is
+    the run's; the controller then looks for what its own session id tags."""
+    config = session.config
+    config.stash[WATCHDOG].stop()
+    left = lingering_after_settling(os.environ[SESSION_VARIABLE],
+                                    workers=is_controller(config))
+    message = ""
     if left:
         kill_all(list(left))
-        sys.stderr.write(f"\nthe test session left processes running, now killed: "
-                         f"{describe(left)}\n")
+        message = f"the test session left processes running, now killed: {describe(left)}"
+    if is_worker(config):
+        output = config.workeroutput  # type: ignore[attr-defined]
+        output["mcpctl_peak_mib"] = config.stash[WATCHDOG].peak_mib
+        output["mcpctl_left"] = message
+        return
+    messages = [*config.stash[WORKERS_LEFT], *([message] if message else [])]
+    if messages:
+        sys.stderr.write("".join(f"\n{text}\n" for text in messages))
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: object) -> None:
+    """A worker ended (controller side): keep its peak and what it left running."""
+    output = getattr(node, "workeroutput", {})
+    config = node.config
+    name = node.gateway.id
+    if "mcpctl_peak_mib" in output:
+        config.stash[WORKER_PEAKS][name] = output["mcpctl_peak_mib"]
+    if output.get("mcpctl_left"):
+        config.stash[WORKERS_LEFT].append(f"{name}: {output['mcpctl_left']}")
 
 
 def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
     watchdog = config.stash[WATCHDOG]
+    peaks = config.stash[WORKER_PEAKS]
+    if peaks:
+        each = ", ".join(f"{name} {peak:.0f}" for name, peak in sorted(peaks.items()))
+        terminalreporter.write_line(f"peak resident size of the test processes: {each} MiB "
+                                    f"(bound {watchdog.bound_mib:.0f} each)")
+        return
     terminalreporter.write_line(f"peak resident size of the test process: "
                                 f"{watchdog.peak_mib:.0f} MiB (bound {watchdog.bound_mib:.0f})")
 
 
 @pytest.fixture(autouse=True)
 def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """Point MCPCTL_HOME, HOME and the XDG dirs into tmp_path; fail if the real home changes."""
+    """Point MCPCTL_HOME, HOME and the XDG dirs into tmp_path; fail if the real home changes.
+
+    The environment is restored as it was after the test: mcpctl run in-process may set
+    a variable for its own children (the help sets COLUMNS), which must not reach a
+    later test's processes (a tmux test then saw 80 columns where its window had 200)."""
+    environment = dict(os.environ)
     home = tmp_path / "home"
     home.mkdir()
     monkeypatch.setenv("HOME", str(home))
@@ -104,6 +161,8 @@ def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[P
     real = [REAL_HOME / ".config" / "mcpctl", REAL_HOME / ".local" / "share" / "mcpctl"]
     before = [p.exists() for p in real]
     yield home
+    os.environ.clear()
+    os.environ.update(environment)
     assert [p.exists() for p in real] == before, "a test touched the real home directory"
 
 
