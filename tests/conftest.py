@@ -116,6 +116,18 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
+# A worker's environment has COLUMNS=80 and LINES=24 whatever the controller's was (a
+# tmux test then saw 80 columns where its window had 200): each test gets the
+# controller's terminal variables back (`isolated_home`).
+TERMINAL_VARIABLES = ("COLUMNS", "LINES")
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    node.workerinput["mcpctl_terminal"] = {name: os.environ.get(name)
+                                           for name in TERMINAL_VARIABLES}
+
+
 @pytest.hookimpl(optionalhook=True)
 def pytest_testnodedown(node: Any, error: object) -> None:
     """A worker ended (controller side): keep its peak and what it left running."""
@@ -141,12 +153,19 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
 
 
 @pytest.fixture(autouse=True)
-def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                  request: pytest.FixtureRequest) -> Iterator[Path]:
     """Point MCPCTL_HOME, HOME and the XDG dirs into tmp_path; fail if the real home changes.
 
     The environment is restored as it was after the test: mcpctl run in-process may set
     a variable for its own children (the help sets COLUMNS), which must not reach a
     later test's processes (a tmux test then saw 80 columns where its window had 200)."""
+    workerinput = getattr(request.config, "workerinput", {})
+    for name, value in workerinput.get("mcpctl_terminal", {}).items():
+        if value is None:
+            monkeypatch.delenv(name, raising=False)
+        else:
+            monkeypatch.setenv(name, value)
     environment = dict(os.environ)
     home = tmp_path / "home"
     home.mkdir()
