@@ -9,7 +9,6 @@ import signal
 import subprocess
 import sys
 import textwrap
-import time
 import uuid
 from pathlib import Path
 from typing import Any
@@ -248,10 +247,10 @@ def test_broken_urls_and_headers_fail_alone_and_at_once(user_config: Path,
         '[servers.idna]\nurl = "https://xn--/mcp"\n\n'
         f'[servers.nul]\ncommand = {python}\nargs = ["-c", "pass", "a\\u0000b"]\n\n'
         f"[servers.tok]\ncommand = {python}\nargs = [{toml_string(str(SERVER))}]\n"))
-    started = time.monotonic()
-    result = run_mcpctl(["cost", "--workspace", str(tmp_path), "--timeout", "20"],
-                        env={"API_TOKEN": "abc"})
-    assert time.monotonic() - started < 10
+    # "At once": with the longest timeout there is, a probe that waited it out for any of
+    # these would outlast the run's own bound (60 s, over 10x its idle time) and fail.
+    result = run_mcpctl(["cost", "--workspace", str(tmp_path), "--timeout", "600"],
+                        env={"API_TOKEN": "abc"}, timeout=60)
     assert (result.code, result.err) == (6, "")
     assert result.out.splitlines()[2:8] == [
         "failed: accent: header 'X-Team' has a value HTTP cannot carry (a line break, a "
