@@ -8,9 +8,9 @@ import signal
 import subprocess
 import sys
 import textwrap
-import time
 
 from tests.components import missing
+from tests.processes import wait_for
 from tests.protocol.conftest import Hostile, run_probe, survivors, survivors_after_settling
 
 
@@ -49,16 +49,17 @@ def test_the_escape_works_without_the_subreaper(hostile: Hostile) -> None:
     plan, marker = hostile(ESCAPE, timeout=10.0)
     server = subprocess.Popen(list(plan.argv), stdin=subprocess.DEVNULL,
                               stdout=subprocess.DEVNULL, start_new_session=True)
-    deadline = time.monotonic() + 10
-    while len(survivors(marker)) < 3 and time.monotonic() < deadline:
-        time.sleep(0.05)
+    # Events, not pauses (a busy machine once needed more than 0.3 s for a kill to
+    # land): the server and both grandchildren are up, then the two outlive the kill.
+    wait_for(lambda: len(survivors(marker)) == 3, within=30,
+             what="the server and its two grandchildren start")
     os.killpg(server.pid, signal.SIGKILL)
     server.wait(timeout=10)
-    time.sleep(0.3)
-    escaped = survivors(marker)
     try:
-        assert len(escaped) == 2
+        wait_for(lambda: len(survivors(marker)) == 2, within=30,
+                 what="the group's kill leaves exactly the two grandchildren")
     finally:
+        escaped = survivors(marker)
         for pid in escaped:
             os.kill(pid, signal.SIGKILL)
         for pid in escaped:  # this test process may be their subreaper: reap them
