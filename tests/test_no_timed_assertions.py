@@ -20,7 +20,12 @@ Forbidden, and found by `timed_assertions` below: outside a loop, an `assert` (o
 `if` that raises or calls `pytest.fail`) whose comparison puts a clock reading, a value
 computed from one, or a duration attribute (`.elapsed`, `.seconds`, ...) on the smaller
 side (`elapsed < 10`, `10 > elapsed`, `elapsed == 5`). To show that work stays linear,
-count it (`tests/steps.py` counts executed lines) rather than time it.
+count it (`tests/work.py` counts Python calls) rather than time it.
+
+A bound must also fit its test: a wait inside a test (`timeout=`, `within=`, also in a
+function of the same file the test calls) longer than the test's own bound (its mark,
+the module's `pytestmark`, or the default in pyproject.toml) is found by
+`outlasting_waits`: the bound would kill the test first and hide the wait's message.
 """
 
 from __future__ import annotations
@@ -272,3 +277,111 @@ def test_the_scan_allows_each_bound_on_a_wait(case: str) -> None:
 def test_the_scan_reads_every_test_folder() -> None:
     folders = {path.relative_to(REPO / "tests").parts[0] for path in suite_files()}
     assert {"protocol", "cli", "syntax", "conftest.py", "processes.py"} <= folders
+
+
+# --- each test's bound covers the waits inside it ---------------------------------------
+
+# Calls that block until something ends, whose `timeout=` (or first argument, for
+# `wait` and `join`) is how long the test is prepared to wait.
+WAITS = frozenset({"run", "check_output", "check_call", "call", "communicate", "wait",
+                   "join", "run_mcpctl", "read_until_closed"})
+
+
+def default_timeout() -> float:
+    for line in (REPO / "pyproject.toml").read_text(encoding="utf-8").splitlines():
+        if line.startswith("timeout = "):
+            return float(line.split("=")[1])
+    raise AssertionError("pyproject.toml sets no default timeout")
+
+
+def _number(node: ast.expr) -> float | None:
+    if isinstance(node, ast.Constant) and isinstance(node.value, int | float):
+        return float(node.value)
+    return None
+
+
+def _waits_in(function: ast.AST) -> list[float]:
+    """The literal bounds of the blocking calls in `function`'s body."""
+    found = []
+    for node in ast.walk(function):
+        if not isinstance(node, ast.Call):
+            continue
+        name = node.func.attr if isinstance(node.func, ast.Attribute) else (
+            node.func.id if isinstance(node.func, ast.Name) else "")
+        if name not in WAITS:
+            continue
+        bounds = [keyword.value for keyword in node.keywords
+                  if keyword.arg in ("timeout", "within")]
+        if name in ("wait", "join") and node.args:
+            bounds.append(node.args[0])
+        found += [value for bound in bounds if (value := _number(bound)) is not None]
+    return found
+
+
+def _mark_timeout(decorators: list[ast.expr]) -> float | None:
+    for decorator in decorators:
+        for node in ast.walk(decorator):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                    and node.func.attr == "timeout" and node.args):
+                return _number(node.args[0])
+    return None
+
+
+def outlasting_waits(source: str, name: str, default: float) -> list[str]:
+    """Tests in `source` with a wait (their own, or in a function of the same file they
+    call) longer than the test's bound: the bound would kill the test first, and the
+    wait's own message would never be seen (the fresh-clone test, issue 25)."""
+    tree = ast.parse(source)
+    module_bound = default
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(
+                isinstance(target, ast.Name) and target.id == "pytestmark"
+                for target in node.targets):
+            module_bound = _mark_timeout([node.value]) or default
+    helpers = {node.name: max(_waits_in(node), default=0.0) for node in ast.walk(tree)
+               if isinstance(node, ast.FunctionDef)}
+    found = []
+    for node in tree.body:
+        if not (isinstance(node, ast.FunctionDef) and node.name.startswith("test_")):
+            continue
+        bound = _mark_timeout(node.decorator_list) or module_bound
+        called = {inner.func.id for inner in ast.walk(node)
+                  if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name)}
+        longest = max([*_waits_in(node), *(helpers.get(helper, 0.0) for helper in called)],
+                      default=0.0)
+        if longest > bound:
+            found.append(f"{name}::{node.name} waits up to {longest:g} s within a bound of "
+                         f"{bound:g} s")
+    return found
+
+
+def test_every_wait_fits_inside_its_tests_bound() -> None:
+    default = default_timeout()
+    found = [hit for path in suite_files()
+             for hit in outlasting_waits(path.read_text(encoding="utf-8"),
+                                         str(path.relative_to(REPO)), default)]
+    assert found == [], "give these @pytest.mark.timeout(N) above the wait: " + "; ".join(found)
+
+
+def test_a_wait_longer_than_the_bound_is_found() -> None:
+    source = textwrap.dedent("""
+        import subprocess
+        def clone(into):
+            subprocess.run(["git", "clone"], timeout=200, check=True)
+        def test_fresh_clone(tmp_path):
+            clone(tmp_path)
+            done = subprocess.run(["uv", "run", "pytest"], timeout=900, check=False)
+        @pytest.mark.timeout(1000)
+        def test_marked():
+            subprocess.run(["uv", "run", "pytest"], timeout=900, check=False)
+        def test_helper_only(tmp_path):
+            clone(tmp_path)
+        def test_short(process):
+            process.wait(30)
+        """)
+    assert outlasting_waits(source, "t.py", 120) == [
+        "t.py::test_fresh_clone waits up to 900 s within a bound of 120 s",
+        "t.py::test_helper_only waits up to 200 s within a bound of 120 s"]
+    marked = "pytestmark = pytest.mark.timeout(600)\n" + source
+    assert outlasting_waits(marked, "t.py", 120) == [
+        "t.py::test_fresh_clone waits up to 900 s within a bound of 600 s"]

@@ -160,10 +160,23 @@ def require_npm_server(package: str) -> Path:
 
 
 def free_port() -> int:
+    """A loopback port free now, for a server the test is about to start there
+    (`http_server` then checks that server is the one listening)."""
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port: int = sock.getsockname()[1]
         return port
+
+
+@contextmanager
+def refusing_port() -> Iterator[int]:
+    """A loopback port where every connection is refused, for the block: bound by this
+    process and never listened on, so no other process (another worker's server) can
+    take it meanwhile, as it could a port that was only free when asked."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        yield port
 
 
 def listening_sockets(port: int) -> set[str]:

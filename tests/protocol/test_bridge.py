@@ -37,6 +37,7 @@ from tests.protocol.conftest import (
     SDK_SERVER,
     free_port,
     http_server,
+    refusing_port,
     require_npm_server,
 )
 from tests.sdk_client import PASSED_ENV
@@ -502,9 +503,10 @@ def test_a_refused_server_ends_the_bridge_with_exit_6(
 
 
 def test_nothing_listening_exits_6(user_config: Path, tmp_path: Path) -> None:
-    configure(user_config, f"http://127.0.0.1:{free_port()}/mcp")
-    result = run_mcpctl(["run", "remote", "--workspace", str(tmp_path)],
-                        stdin=json.dumps(INITIALIZE) + "\n")
+    with refusing_port() as port:
+        configure(user_config, f"http://127.0.0.1:{port}/mcp")
+        result = run_mcpctl(["run", "remote", "--workspace", str(tmp_path)],
+                            stdin=json.dumps(INITIALIZE) + "\n")
     assert result.code == 6
     assert result.err.startswith("mcpctl: error: server 'remote': cannot reach the server: ")
     assert result.err.count("\n") == 1

@@ -17,7 +17,13 @@ from mcpctl.model import Transport
 from mcpctl.protocol.http import MAX_SERVER_REQUESTS, MAX_WAITING_ANSWERS
 from mcpctl.protocol.probe import LaunchPlan
 from mcpctl.protocol.process import STDERR_LINE_CHARS
-from tests.protocol.conftest import Hostile, free_port, run_failure, stdio_plan, survivors
+from tests.protocol.conftest import (
+    Hostile,
+    refusing_port,
+    run_failure,
+    stdio_plan,
+    survivors,
+)
 
 GHP = "ghp_" + "A1b2C3d4E5f6G7h8I9j0" * 2
 PASSPHRASE = "correct-horse-battery-staple"  # no detector flags it: only its value can
@@ -97,15 +103,16 @@ def test_a_header_http_cannot_carry_is_refused_without_quoting_it(
 
 
 def test_library_errors_are_not_quoted_when_headers_were_sent() -> None:
-    url = f"http://127.0.0.1:{free_port()}/mcp"
-    with_headers = LaunchPlan("r", Transport.HTTP, url=url, timeout=5,
-                              headers={"Authorization": f"Bearer {GHP}"})
-    assert run_failure(with_headers).diagnosis == (
-        "cannot reach the server: ConnectError (the error text is not shown: it may quote a "
-        "header value)")
-    without = LaunchPlan("r", Transport.HTTP, url=url, timeout=5)
-    assert run_failure(without).diagnosis == (
-        "cannot reach the server: All connection attempts failed")
+    with refusing_port() as port:
+        url = f"http://127.0.0.1:{port}/mcp"
+        with_headers = LaunchPlan("r", Transport.HTTP, url=url, timeout=5,
+                                  headers={"Authorization": f"Bearer {GHP}"})
+        assert run_failure(with_headers).diagnosis == (
+            "cannot reach the server: ConnectError (the error text is not shown: it may "
+            "quote a header value)")
+        without = LaunchPlan("r", Transport.HTTP, url=url, timeout=5)
+        assert run_failure(without).diagnosis == (
+            "cannot reach the server: All connection attempts failed")
 
 
 @pytest.mark.parametrize(("url", "diagnosis"), [

@@ -19,6 +19,7 @@ from tests.protocol.conftest import (
     SDK_SERVER,
     free_port,
     http_server,
+    refusing_port,
     require_npm_server,
     run_failure,
     run_probe,
@@ -111,8 +112,9 @@ def test_plain_http_to_a_remote_host_is_refused_before_connecting() -> None:
 
 
 def test_nothing_listening_is_diagnosed() -> None:
-    plan = LaunchPlan("r", Transport.HTTP, url=f"http://127.0.0.1:{free_port()}/mcp", timeout=5)
-    assert run_failure(plan).diagnosis.startswith("cannot reach the server: ")
+    with refusing_port() as port:
+        plan = LaunchPlan("r", Transport.HTTP, url=f"http://127.0.0.1:{port}/mcp", timeout=5)
+        assert run_failure(plan).diagnosis.startswith("cannot reach the server: ")
 
 
 def meeting(plan: LaunchPlan, mine: Path, other: Path) -> LaunchPlan:
