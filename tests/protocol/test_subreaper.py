@@ -29,7 +29,21 @@ ESCAPE = textwrap.dedent("""\
         os._exit(0)
     subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)", MARKER],
                      start_new_session=True)
-    time.sleep(0.3)
+
+    def sleepers():  # both grandchildren, once each has become its own program
+        found = 0
+        for pid in filter(str.isdigit, os.listdir("/proc")):
+            try:
+                argv = open(f"/proc/{pid}/cmdline", "rb").read().split(b"\\0")
+            except OSError:
+                continue
+            found += argv[1:4] == [b"-c", b"import time; time.sleep(600)", MARKER.encode()]
+        return found
+
+    # An event, not a pause: answer (and so be stopped) only once both have escaped.
+    deadline = time.monotonic() + 30
+    while sleepers() < 2 and time.monotonic() < deadline:
+        time.sleep(0.02)
     for request in requests():
         handshake_answer(request)
     """)
