@@ -74,6 +74,20 @@ def pytest_configure(config: pytest.Config) -> None:
     watchdog.start()
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Long tests first: a test whose own bound is above the default says it runs long
+    (docs/design.md, issue 25), and started first it ends before the short ones do,
+    instead of holding one worker busy while the other has finished. Every worker sorts
+    the same collection the same way (xdist requires it); the sort is stable."""
+    default = float(config.getini("timeout") or 0)
+
+    def runs_long(item: pytest.Item) -> bool:
+        mark = item.get_closest_marker("timeout")
+        return bool(mark and mark.args and float(mark.args[0]) > default)
+
+    items.sort(key=lambda item: not runs_long(item))
+
+
 def describe(processes: dict[int, str]) -> str:
     return "; ".join(f"pid {pid}: {command[:200]}" for pid, command in sorted(processes.items()))
 

@@ -175,3 +175,18 @@ def test_every_skip_goes_through_components() -> None:
             if not any(part.startswith(".") for part in path.relative_to(REPO).parts)]
     found = [skip for path in ours if path not in allowed for skip in skips_in(path)]
     assert found == []
+
+
+def test_tests_that_run_long_are_started_first() -> None:
+    """A test with its own bound above the default (the fresh clone's 900 s) is handed
+    out before the short ones, though it is collected after them."""
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",
+         "-n", "0", "tests/cli/test_app.py", "tests/test_first_session.py"],
+        cwd=REPO, capture_output=True, text=True, timeout=120, check=False)
+    ids = [line for line in done.stdout.splitlines() if "::" in line]
+    assert ids[:2] == [
+        "tests/test_first_session.py::test_a_fresh_clone_passes_the_readme_test_line",
+        "tests/test_first_session.py::test_a_first_session_follows_the_readme"]
+    assert len(ids) > 2
+    assert all(test.startswith("tests/cli/test_app.py::") for test in ids[2:])
