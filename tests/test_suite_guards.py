@@ -133,6 +133,19 @@ def test_a_missing_component_fails_on_ci(outcome: Outcome) -> None:
         "(.ci/run installs it)")
 
 
+def test_the_summary_names_the_peak_memory_of_each_test_process(
+    outcome: Outcome, request: pytest.FixtureRequest
+) -> None:
+    """Two workers: each one's peak, as its controller heard it when the worker ended."""
+    line = outcome.line("peak resident size of the test process")
+    if "two workers" in request.node.name:
+        assert re.fullmatch(r"peak resident size of the test processes: gw0 \d+, gw1 \d+ "
+                            r"MiB \(bound 400 each\)", line), line
+    else:
+        assert re.fullmatch(r"peak resident size of the test process: \d+ MiB \(bound 400\)",
+                            line), line
+
+
 def test_the_default_timeout_is_set() -> None:
     text = (REPO / "pyproject.toml").read_text(encoding="utf-8")
     assert "\ntimeout = 120\n" in text
