@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from mcpctl.cli.main import run
 from tests.memory import DEFAULT_BOUND_MIB, Watchdog
@@ -30,6 +31,13 @@ from tests.secret_service import SecretService, running_secret_service
 
 REPO = Path(__file__).resolve().parent.parent
 REAL_HOME = Path.home()
+
+# Hypothesis times each example (a 200 ms deadline) and the generation of the data (the
+# too_slow health check): clock budgets that fail for the machine's load, not for a
+# defect (issue 25). Every property test runs without them; a test's own @settings
+# changes only what it names.
+settings.register_profile("mcpctl", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("mcpctl")
 
 
 Cli = Callable[..., "Result"]

@@ -16,6 +16,9 @@ forms:
 - a lower bound: `assert waited >= GRACE` (that a wait lasted at least its documented
   time). Load only lengthens a wait, so a lower bound cannot fail for load.
 
+Hypothesis's own clock budgets (a deadline per example, the too_slow health check) are
+off for the whole suite (tests/conftest.py); a `deadline=` other than None is found too.
+
 Forbidden, and found by `timed_assertions` below: outside a loop, an `assert` (or an
 `if` that raises or calls `pytest.fail`) whose comparison puts a clock reading, a value
 computed from one, or a duration attribute (`.elapsed`, `.seconds`, ...) on the smaller
@@ -36,6 +39,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 REPO = Path(__file__).resolve().parent.parent
 CLOCKS = frozenset({"monotonic", "monotonic_ns", "perf_counter", "perf_counter_ns", "time",
@@ -160,6 +164,16 @@ def timed_assertions(source: str, name: str = "<test>") -> list[str]:
             and _upper_bounds(compare, names, clock_names, failing=failing)]
 
 
+def clock_budgets(source: str, name: str = "<test>") -> list[str]:
+    """`name:line` of each Hypothesis deadline set to a duration: a time limit per
+    example, which the suite's profile (tests/conftest.py) turns off."""
+    return [f"{name}:{node.lineno}" for node in ast.walk(ast.parse(source))
+            if isinstance(node, ast.Call)
+            for keyword in node.keywords
+            if keyword.arg == "deadline"
+            and not (isinstance(keyword.value, ast.Constant) and keyword.value.value is None)]
+
+
 def suite_files() -> list[Path]:
     """Every Python file of the suite; hidden folders (`.npm`, `.clients`) hold what
     .ci/run installs, not tests."""
@@ -169,8 +183,8 @@ def suite_files() -> list[Path]:
 
 def test_no_test_asserts_on_elapsed_wall_time() -> None:
     found = [hit for path in suite_files()
-             for hit in timed_assertions(path.read_text(encoding="utf-8"),
-                                         str(path.relative_to(REPO)))]
+             for check in (timed_assertions, clock_budgets)
+             for hit in check(path.read_text(encoding="utf-8"), str(path.relative_to(REPO)))]
     assert found == [], ("assertions on elapsed wall time (bound the wait instead; see "
                          "tests/test_no_timed_assertions.py): " + ", ".join(found))
 
@@ -216,6 +230,11 @@ FORBIDDEN = {
             def check():
                 assert time.monotonic() - started < 1
         """,
+    "a hypothesis deadline": """
+        @settings(max_examples=50, deadline=timedelta(milliseconds=500))
+        def test_x(value):
+            pass
+        """,
     "datetime": """
         began = datetime.datetime.now()
         work()
@@ -252,6 +271,11 @@ ALLOWED = {
         assert EOF_GRACE <= waited
         assert result.elapsed - result.first_answer > 0
         """,
+    "no hypothesis deadline": """
+        @settings(max_examples=300, deadline=None)
+        def test_x(value):
+            pass
+        """,
     "a mark": """
         @pytest.mark.timeout(60)
         def test_x():
@@ -264,14 +288,24 @@ ALLOWED = {
 }
 
 
+def found(source: str) -> list[str]:
+    return timed_assertions(source) + clock_budgets(source)
+
+
 @pytest.mark.parametrize("case", sorted(FORBIDDEN))
 def test_the_scan_finds_each_form_of_timed_assertion(case: str) -> None:
-    assert timed_assertions(textwrap.dedent(FORBIDDEN[case])) != []
+    assert found(textwrap.dedent(FORBIDDEN[case])) != []
 
 
 @pytest.mark.parametrize("case", sorted(ALLOWED))
 def test_the_scan_allows_each_bound_on_a_wait(case: str) -> None:
-    assert timed_assertions(textwrap.dedent(ALLOWED[case])) == []
+    assert found(textwrap.dedent(ALLOWED[case])) == []
+
+
+def test_hypothesis_keeps_no_clock_budget() -> None:
+    """The suite's profile is loaded for every test: no deadline, no too_slow check."""
+    assert settings().deadline is None
+    assert HealthCheck.too_slow in settings().suppress_health_check
 
 
 def test_the_scan_reads_every_test_folder() -> None:
