@@ -179,9 +179,9 @@ def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                   request: pytest.FixtureRequest) -> Iterator[Path]:
     """Point MCPCTL_HOME, HOME and the XDG dirs into tmp_path; fail if the real home changes.
 
-    The environment is restored as it was after the test: mcpctl run in-process may set
-    a variable for its own children (the help sets COLUMNS), which must not reach a
-    later test's processes (a tmux test then saw 80 columns where its window had 200)."""
+    The environment is restored as it was after the test: code run in-process may set a
+    variable for its own children (`top_help.module_text` sets COLUMNS), which must not
+    reach a later test's processes, whichever worker and order it runs in."""
     workerinput = getattr(request.config, "workerinput", {})
     for name, value in workerinput.get("mcpctl_terminal", {}).items():
         if value is None:
