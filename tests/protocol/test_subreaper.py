@@ -10,7 +10,7 @@ import sys
 import textwrap
 
 from tests.components import missing
-from tests.processes import wait_for
+from tests.processes import started, wait_for
 from tests.protocol.conftest import Hostile, run_probe, survivors, survivors_after_settling
 
 
@@ -61,14 +61,16 @@ def test_the_escape_works_without_the_subreaper(hostile: Hostile) -> None:
     """The control: the same grandchildren outlive a plain kill of the group."""
     require_linux()
     plan, marker = hostile(ESCAPE, timeout=10.0)
-    server = subprocess.Popen(list(plan.argv), stdin=subprocess.DEVNULL,
-                              stdout=subprocess.DEVNULL, start_new_session=True)
-    # Events, not pauses (a busy machine once needed more than 0.3 s for a kill to
-    # land): the server and both grandchildren are up, then the two outlive the kill.
-    wait_for(lambda: len(survivors(marker)) == 3, within=30,
-             what="the server and its two grandchildren start")
-    os.killpg(server.pid, signal.SIGKILL)
-    server.wait(timeout=10)
+    # stdin a pipe never written: the server waits for a request, alive, until killed
+    # (`started` kills and reaps it should a wait fail).
+    with started(list(plan.argv), stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                 start_new_session=True) as server:
+        # Events, not pauses (0.3 s bounds nothing on a busy machine): the server and
+        # both grandchildren are up, then the two outlive the group's kill.
+        wait_for(lambda: len(survivors(marker)) == 3, within=30,
+                 what="the server and its two grandchildren start")
+        os.killpg(server.pid, signal.SIGKILL)
+        server.wait(timeout=10)
     try:
         wait_for(lambda: len(survivors(marker)) == 2, within=30,
                  what="the group's kill leaves exactly the two grandchildren")
