@@ -19,6 +19,7 @@ MODULES: dict[str, str] = {
     "secret": "secret_cmd",
     "run": "run_cmd",
     "cost": "cost_cmd",
+    "tools": "tools_cmd",
     "doctor": "doctor_cmd",
     "check": "check_cmd",
     "clients": "clients_cmd", "import": "import_cmd", "export": "export_cmd",

@@ -19,7 +19,7 @@ COMPLETE_VAR = "_MCPCTL_COMPLETE"
 # (command path, parameter name) → what the parameter names.
 SERVER_PARAMS = {("show", "name"), ("remove", "name"), ("run", "name"), ("trust", "names"),
                  ("revoke", "names"), ("cost", "names"), ("doctor", "names"),
-                 ("export", "names")}
+                 ("export", "names"), ("tools", "name")}
 CLIENT_PARAMS = {("import", "source"), ("export", "target"), ("clients enable", "client"),
                  ("clients disable", "client")}
 SECRET_PARAMS = {("secret get", "name"), ("secret rm", "name")}
