@@ -82,6 +82,18 @@ def pytest_configure(config: pytest.Config) -> None:
     watchdog.start()
 
 
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    """`-n auto`: a worker per core (xdist's count), except for a run of named test files
+    or tests (`pytest tests/x.py::test_y`), which one process finishes before workers
+    would have started and collected. A folder, or no argument, runs on every core; an
+    explicit `-n N` is obeyed as given."""
+    named = [arg.split("::")[0] for arg in config.args]
+    here = config.invocation_params.dir
+    if named and all((here / arg).is_file() for arg in named):
+        return 0
+    return None
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Long tests first: a test whose own bound is above the default says it runs long
     (docs/design.md, issue 25), and started first it ends before the short ones do,

@@ -203,3 +203,20 @@ def test_tests_that_run_long_are_started_first() -> None:
         "tests/test_first_session.py::test_a_first_session_follows_the_readme"]
     assert len(ids) > 2
     assert all(test.startswith("tests/cli/test_app.py::") for test in ids[2:])
+
+
+@pytest.mark.parametrize(("selection", "summary"), [
+    (["tests/files/test_atomic.py"], "peak resident size of the test process: "),
+    (["tests/files"], "peak resident size of the test processes: gw0 "),
+], ids=["a file", "a folder"])
+def test_named_files_run_in_one_process_and_folders_on_every_core(
+    selection: list[str], summary: str
+) -> None:
+    """`-n auto` (the default) spares a run of named files the workers' start."""
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *selection],
+        cwd=REPO, capture_output=True, text=True, timeout=300, check=False,
+        env={**os.environ, "CI": "true"})
+    assert done.returncode == 0, done.stdout[-2000:]
+    assert [line for line in done.stdout.splitlines() if line.startswith(summary)], (
+        done.stdout[-2000:])
