@@ -215,7 +215,7 @@ def test_named_files_run_in_one_process_and_folders_on_every_core(
     """`-n auto` (the default) spares a run of named files the workers' start."""
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *selection],
-        cwd=REPO, capture_output=True, text=True, timeout=300, check=False,
+        cwd=REPO, capture_output=True, text=True, timeout=100, check=False,
         env={**os.environ, "CI": "true"})
     assert done.returncode == 0, done.stdout[-2000:]
     assert [line for line in done.stdout.splitlines() if line.startswith(summary)], (
