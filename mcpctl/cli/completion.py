@@ -79,7 +79,8 @@ def server_names(params: dict[str, Any]) -> list[str]:
     from mcpctl.cli.context import context  # noqa: PLC0415
     from mcpctl.config.view import load_view  # noqa: PLC0415
 
-    ctx = context(_path(params.get("workspace")), _path(params.get("config")))
+    ctx = context(_path(params.get("workspace")), _path(params.get("config")),
+                  creates_config=True, home_required=False)  # completion never fails
     return sorted({server.name for server in load_view(ctx.root, ctx.config_file).servers})
 
 

@@ -19,7 +19,7 @@ from mcpctl.cli.hand_parse import parse_common
 from mcpctl.clients.guarded import GUARD_SERVER, GUARD_WORKSPACE
 from mcpctl.config.merge import named
 from mcpctl.config.view import load_view
-from mcpctl.errors import ExitCode, ServerFailed
+from mcpctl.errors import ConfigError, ExitCode, ServerFailed
 from mcpctl.launch import Launch, child_environment, resolve_launch
 from mcpctl.trust.gate import Admission, admit
 
@@ -29,6 +29,10 @@ if TYPE_CHECKING:
 
 _FLAGS = {"--print": "print_remote", "--allow-insecure": "allow_insecure"}
 _VALUED = {"-w": "workspace", "--workspace": "workspace", "--config": "config"}
+# The definitions (name, file and line) of the `mcpctl run`s that exec'd this one: set only
+# for a command that is mcpctl itself, so a server whose command is `mcpctl run` of
+# itself (or a cycle of them) stops at its second start instead of forever (issue 23).
+CHAIN = "MCPCTL_RUN_CHAIN"
 
 
 class RunLine(NamedTuple):
@@ -66,9 +70,17 @@ def start(name: str, *, print_remote: bool, allow_insecure: bool, workspace: Pat
           config: Path | None) -> int:
     """Resolve server `name` and exec it, or bridge a URL server (with `print_remote`:
     print its resolved URL and header names instead)."""
-    machine = context(workspace, config)
+    machine = context(workspace, config, home_required=False)  # started by clients
     view = load_view(machine.root, machine.config_file)
     server = named(view.servers, name, view.problems)
+    # The definition itself, wherever the run starts: a server's cwd moves the workspace.
+    source = server.winner.source
+    link = f"{name} ({source.path}:{source.line})"
+    chain = [item for item in machine.environ.get(CHAIN, "").split("\n") if item]
+    if link in chain:
+        raise ConfigError(f"server {name!r} launches itself: its command runs `mcpctl run` "
+                          f"of {' → '.join([*chain[chain.index(link):], link])}, which would "
+                          "start again forever; give it the real server's command")
     admission = admit(server, machine.root, machine.paths.trust_file, environ=machine.environ,
                       home=machine.home, cache_dir=machine.paths.cache_dir)
     if server.winner.spec.url is not None and print_remote:
@@ -88,6 +100,9 @@ def start(name: str, *, print_remote: bool, allow_insecure: bool, workspace: Pat
     if program is None:
         raise _failed(admission, launch,
                       f"server {name!r}: command {launch.argv[0]!r} not found on PATH")
+    env.pop(CHAIN, None)
+    if _is_mcpctl(launch.argv, program):
+        env[CHAIN] = "\n".join([*chain, link])
     sys.stdout.flush()
     sys.stderr.flush()
     if gate is not None:
@@ -140,6 +155,13 @@ def _defining_folder(name: str, start: Path) -> Path:
             return folder
     raise TrustRefused(f"server {name!r}: no {GUARDED_FILE} from {here} up defines it; "
                        "nothing was started")
+
+
+def _is_mcpctl(argv: Sequence[str], program: str) -> bool:
+    """The command is mcpctl: its entry point, or `python -m mcpctl`."""
+    if os.path.basename(program) in ("mcpctl", "mcpctl.exe"):
+        return True
+    return list(argv[1:3]) == ["-m", "mcpctl"]
 
 
 def _secret(name: str) -> str | None:

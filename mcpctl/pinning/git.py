@@ -193,3 +193,16 @@ def work_tree_files(folder: Path, environ: Mapping[str, str]) -> dict[str, str]:
         if raw:
             paths.setdefault(os.fsdecode(raw), IGNORED)
     return paths
+
+
+def ignores(tree: Path, relative: str, environ: Mapping[str, str],
+            timeout: float = 5.0) -> bool:
+    """Does the git of work tree `tree` ignore the file `relative` (untracked and matched
+    by its ignore rules, or inside an ignored folder)? `ls-files --others --ignored`
+    lists that one file exactly then; a tracked file never. For the exported command's
+    choice (issue 26); GitUnavailable when git cannot say."""
+    (out,) = _git_outputs(tree, [["ls-files", "-z", "--others", "--ignored",
+                                  "--exclude-standard", "--", f":(literal){relative}"]],
+                          environ, timeout=timeout, max_output=64 * 1024)
+    return out.rstrip(b"\0") == os.fsencode(relative)
+

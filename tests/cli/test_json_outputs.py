@@ -64,6 +64,7 @@ RUNS: list[tuple[list[str], str, int]] = [
     (["outdated", "--json"], "outdated", 0),
     (["upgrade", "ev", "--json"], "upgrade", 0),
     (["guard", "--system", "--json"], "guard", 0),
+    (["secret", "check", "--json"], "secret-check", 0),
 ]
 
 

@@ -123,6 +123,11 @@ def _change(client: ClientFormat, current: Any, spec: ServerSpec, command: str, 
         if wanted == current:
             return EntryChange(spec.name, "unchanged")
         return EntryChange(spec.name, "updated", _kept_note(kept), entry=wanted)
+    if _expanded_by_client(client, spec.name, current, desired):
+        kept = _tweaks(client, current, desired)
+        return EntryChange(spec.name, "updated", f"{client.title} had written the values of "
+                           "its variables into its file; they are references again",
+                           entry={**desired, **kept})
     if replace or (same_server is not None and same_server(spec.name, current, spec)):
         kept = _tweaks(client, current, desired, filter_keys)
         note = "; " + _kept_note(kept) if kept else ""
@@ -135,6 +140,21 @@ def _change(client: ClientFormat, current: Any, spec: ServerSpec, command: str, 
     return EntryChange(spec.name, "conflict",
                        f"{client.title} defines {spec.name!r} itself; --replace makes it "
                        "launch through mcpctl (the old entry goes to the backup)")
+
+
+def _expanded_by_client(client: ClientFormat, name: str, current: Any,
+                        desired: Mapping[str, Any]) -> bool:
+    """mcpctl's own entry, but with each `${VAR}` of its `env` replaced by the value:
+    Gemini CLI's `mcp add` rewrites its settings file with the placeholders expanded
+    (measured with 0.61.0, issue 26), which puts a token in the file. Exactly the
+    variables mcpctl forwards for this server, nothing else."""
+    if not isinstance(current, Mapping) or not isinstance(current.get("env"), Mapping):
+        return False
+    wanted = desired.get("env")
+    if not isinstance(wanted, Mapping) or set(current["env"]) != set(wanted):
+        return False
+    restored = {**current, "env": dict(wanted)}
+    return is_managed(client, name, restored)
 
 
 def _tweaks(client: ClientFormat, current: Mapping[str, Any],
