@@ -66,7 +66,8 @@ def test_import_from_claude_code_skips_the_guards_entries(tmp_path: Path) -> Non
     assert run_mcpctl(["trust", "tasks", "--yes", "-w", str(root)]).code == 0
     claude = json.loads((home / ".claude.json").read_text())
     guard = claude["projects"][os.path.realpath(root)]["mcpServers"]["tasks"]
-    assert guard["args"] == ["run", "--workspace", os.path.realpath(root), "tasks"]
+    # The guard's one launch shape (issue 22): the name travels in the entry's env.
+    assert (guard["args"], guard["env"]) == (["run", "--guard"], {"MCPCTL_GUARD_SERVER": "tasks"})
     # The user's own local-scope server beside it is imported as before.
     claude["projects"][os.path.realpath(root)]["mcpServers"]["mine"] = {
         "type": "stdio", "command": "/usr/bin/env", "args": ["true"]}

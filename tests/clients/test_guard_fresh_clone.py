@@ -173,7 +173,7 @@ def test_approved_connects_changed_is_refused_and_no_client_command_opens_it(
     assert refusal.endswith(f"review the change with: mcpctl trust bad --workspace "
                             f"{session.root}\n")
 
-    session.mcpctl("trust", "bad", "--yes")  # re-approved
+    session.mcpctl("trust", "bad", "--yes", "--accept-changed")  # re-approved
     assert session.statuses() == {"good": CONNECTED, "bad": CONNECTED}
     assert (tmp_path / "marker-1").exists()
 
