@@ -1,50 +1,165 @@
-"""A cache of file digests, so an unchanged workspace costs a stat walk (issue 11, item 4).
+"""The digest cache: what mcpctl last saw of a workspace, one SQLite file per workspace
+(issues 11 and 24).
 
-One file per workspace in `<cache>/pins/`, named by the SHA-256 of the workspace's
-real path. An entry is used only while the file's size, mtime, ctime and inode are
-what they were when it was hashed: an archive or `touch -d` can restore an mtime,
-but any write moves the ctime, which no unprivileged process can set back. The cache
-is the user's own (a repo cannot write there); anything unreadable, malformed or of
-another version is ignored and rebuilt. It is replaced atomically; two commands that
-race both write a correct cache, and the last one stays.
+`<cache>/pins/<sha256 of the real root>.db` holds a row per path — digest, size, lines,
+and mcpctl's own stat of the file when it hashed it — keyed by the path's bytes (git's
+order), so a launch reads the few rows it needs without loading the rest, and a change
+report or a new approval walks them in order. `meta` holds, per git repository of the
+workspace, what must be unchanged for git's answer to cover everything (its tracked
+list, its ignore rules, its nested repositories), and the set digests already computed.
+
+The cache is the user's (a repo cannot write there). A row's stat is used only while
+size, mtime, ctime and inode are what mcpctl saw: any write moves the ctime, which no
+unprivileged process can set back. A file still within `git_index.SETTLED_NS` of its
+last write when hashed is WATCHED: hashed again on every start. Anything unreadable,
+malformed or of another version is ignored and rebuilt; the file is replaced
+atomically (written beside, then renamed), so two commands that race each write a
+whole cache and the last one stays.
+
+Size: about 120 bytes a path (SQLite's B-tree of the path, a 71-character digest and
+seven integers): 12 MB for 100,000 files, 120 MB for 1,000,000.
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
+import os
+import tempfile
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, NamedTuple
 
-from mcpctl.errors import ConfigError
-from mcpctl.files.atomic import atomic_write_text
 from mcpctl.sha256 import sha256_hex
 
-SCHEMA_VERSION = 2
-# path → [size, mtime_ns, ctime_ns, inode, hex digest, lines]: JSON builds it in C, and
-# a row is checked only when used (`workspace._Hasher.entries`): one pass for 100,000.
-Row = list[Any]
+if TYPE_CHECKING:
+    import sqlite3
+
+SCHEMA_VERSION = 3
+SETTLED, WATCHED, SKIPPED, ABSENT = 0, 1, 2, 3  # row flags
+# SETTLED: in the set and in its repository's private index; WATCHED: in the set,
+# re-evaluated on every start (unsettled, a symlink, a special or unreadable file);
+# SKIPPED: untracked bytecode, not in the set; ABSENT: tracked by git, not on disk.
+
+
+class Row(NamedTuple):
+    path: str
+    digest: str
+    size: int
+    lines: int
+    mtime: int  # ns
+    ctime: int  # ns
+    ino: int
+    mode: int
+    uid: int
+    gid: int
+    flag: int
 
 
 def cache_file(cache_dir: Path, real_root: str) -> Path:
     name = sha256_hex(real_root.encode("utf-8", "surrogateescape"))
-    return cache_dir / "pins" / f"{name}.json"
+    return cache_dir / "pins" / f"{name}.db"
 
 
-def load(path: Path, real_root: str) -> dict[str, Row]:
+def index_file(cache_dir: Path, trailer: str) -> Path:
+    """A private git index, named by its own checksum: written once, never changed, so
+    the cache names exactly the index its rows were written with."""
+    return cache_dir / "pins" / f"{trailer}.index"
+
+
+class Cache:
+    """An open cache, read-only but for `remember`."""
+
+    def __init__(self, connection: sqlite3.Connection, path: Path) -> None:
+        self._db = connection
+        self.path = path
+
+    def meta(self, key: str) -> str | None:
+        found = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return found[0] if found else None
+
+    def row(self, path: str) -> Row | None:
+        found = self._db.execute("SELECT * FROM rows WHERE path = ?",
+                                 (os.fsencode(path),)).fetchone()
+        return _row(found) if found else None
+
+    def rows(self, flag: int | None = None) -> Iterator[Row]:
+        """Every row in path order (or those with `flag`)."""
+        found = self._db.execute("SELECT * FROM rows ORDER BY path") if flag is None \
+            else self._db.execute("SELECT * FROM rows WHERE flag = ? ORDER BY path", (flag,))
+        for values in found:
+            yield _row(values)
+
+    def unsettled(self) -> list[Row]:
+        return [_row(found) for found in
+                self._db.execute("SELECT * FROM rows WHERE flag != 0 ORDER BY path")]
+
+    def remember(self, key: str, value: str) -> None:
+        """A set digest computed once, for the next start (lost if the file was replaced)."""
+        import sqlite3  # noqa: PLC0415
+
+        with contextlib.suppress(sqlite3.Error):
+            self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
+            self._db.commit()
+
+    def close(self) -> None:
+        self._db.close()
+
+
+def _row(found: tuple[object, ...]) -> Row:
+    return Row(os.fsdecode(found[0]), *found[1:])  # type: ignore[arg-type]
+
+
+def load(cache_dir: Path, real_root: str) -> Cache | None:
+    """The cache of `real_root`, or None when there is none or it is not usable."""
+    import sqlite3  # noqa: PLC0415 - only a workspace pass needs it (4 ms)
+
+    path = cache_file(cache_dir, real_root)
+    if not path.is_file():
+        return None
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    if not isinstance(data, dict) or data.get("schema_version") != SCHEMA_VERSION \
-            or data.get("root") != real_root or not isinstance(data.get("files"), dict):
-        return {}
-    files: dict[str, Row] = data["files"]
-    return files
+        cache = Cache(sqlite3.connect(path), path)
+    except sqlite3.Error:
+        return None
+    try:
+        if cache.meta("schema") == str(SCHEMA_VERSION) and cache.meta("root") == real_root:
+            return cache
+    except sqlite3.Error:
+        pass
+    cache.close()
+    return None
 
 
-def save(path: Path, real_root: str, entries: dict[str, Row]) -> None:
-    text = json.dumps({"schema_version": SCHEMA_VERSION, "root": real_root, "files": entries},
-                      separators=(",", ":"))  # ASCII: a non-UTF-8 file name survives
-    with contextlib.suppress(ConfigError):  # an unwritable cache costs time, not correctness
-        atomic_write_text(path, text, mode=0o600)
+def save(cache_dir: Path, real_root: str, rows: Iterable[Row], meta: dict[str, str]) -> None:
+    """Replace the cache (rows in any order); an unwritable cache costs time only."""
+    import sqlite3  # noqa: PLC0415
+
+    path = cache_file(cache_dir, real_root)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        os.close(fd)
+    except OSError:
+        return
+    try:
+        connection = sqlite3.connect(temp)
+        with contextlib.closing(connection):
+            connection.executescript(
+                "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
+                "CREATE TABLE rows (path BLOB PRIMARY KEY, digest TEXT, size INT, lines INT,"
+                " mtime INT, ctime INT, ino INT, mode INT, uid INT, gid INT, flag INT)"
+                " WITHOUT ROWID;"
+                "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);"
+                "CREATE INDEX flagged ON rows (flag) WHERE flag != 0;")
+            connection.executemany(
+                "INSERT OR REPLACE INTO rows VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                ((os.fsencode(r.path), *r[1:]) for r in rows))
+            connection.executemany("INSERT INTO meta VALUES (?, ?)", [
+                ("schema", str(SCHEMA_VERSION)), ("root", real_root), *meta.items()])
+            connection.commit()
+        os.chmod(temp, 0o600)
+        os.replace(temp, path)
+    except (OSError, sqlite3.Error):
+        pass
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temp)

@@ -10,7 +10,8 @@ credential or ssh helpers), and pinning must never execute the repo's code. So:
   inherited `GIT_*` variable (`GIT_DIR`, `GIT_INDEX_FILE` would point git elsewhere);
 - no pager, no prompts, stdin closed, a timeout, and an output cap.
 
-Only `rev-parse` and `ls-files` are run; neither applies filters or runs aliases. A
+Only `rev-parse`, `ls-files` and `diff-files --name-only` are run; none applies
+filters or runs aliases. A
 worktree that git places elsewhere (`core.worktree`) is not this folder: the caller
 then walks the folder instead.
 """
@@ -20,8 +21,11 @@ from __future__ import annotations
 import contextlib
 import os
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import NamedTuple
+
+from mcpctl.sha256 import sha256_hex
 
 TIMEOUT = 30.0
 MAX_OUTPUT = 256 * 1024 * 1024  # NUL-separated paths; the file bound is checked after
@@ -59,18 +63,22 @@ def git_program(environ: Mapping[str, str]) -> str:
 
 
 def _git_outputs(folder: Path, commands: Sequence[list[str]], environ: Mapping[str, str],
-                 *, timeout: float = TIMEOUT, max_output: int = MAX_OUTPUT) -> list[bytes]:
+                 *, timeout: float = TIMEOUT, max_output: int = MAX_OUTPUT,
+                 index_files: Sequence[str | None] = ()) -> list[bytes]:
     """Each command's stdout. The commands run side by side (each git takes a few
     milliseconds to start, and `list` needs three), all within one `timeout`; an output
     past `max_output` stops its git. Spawned with `os.posix_spawn`: importing
     `subprocess` (and the threading, signal, selectors and locale modules it brings)
-    would cost `list` 15 M instructions, 6 ms here (issue 15)."""
+    would cost `list` 15 M instructions, 6 ms here (issue 15). `index_files[i]`, if
+    given, is the index command i reads instead of the repo's (`GIT_INDEX_FILE`)."""
     program, env = git_program(environ), git_environment(environ)
     deadline = time.monotonic() + timeout
     runs: list[_Run] = []
     try:
-        for args in commands:  # one at a time: `finally` stops those started before a failure
-            runs.append(_Run([program, "-C", str(folder), *_NEUTRAL, *args], env))  # noqa: PERF401
+        for number, args in enumerate(commands):  # one at a time: `finally` stops those
+            index = index_files[number] if number < len(index_files) else None  # started
+            own = env if index is None else {**env, "GIT_INDEX_FILE": index}  # before a failure
+            runs.append(_Run([program, "-C", str(folder), *_NEUTRAL, *args], own))
         _read_all(runs, deadline, max_output)
     except TimeoutError:
         raise GitUnavailable(f"git did not finish within {timeout:g} s") from None
@@ -163,25 +171,108 @@ def _read_all(runs: Sequence[_Run], deadline: float, max_output: int) -> None:
             run.reap()
 
 
+class Listing(NamedTuple):
+    """One repository's files, and what the fast path checks to trust git's answer."""
+
+    paths: dict[str, str]  # path → TRACKED, UNTRACKED or NESTED (see `work_tree_files`)
+    tracked: str  # digest of the tracked path list (`tracked_digest`)
+    rules: str | None  # digest of the ignore rules git reads outside the tree (`rules_of`)
+
+
 def work_tree_files(folder: Path, environ: Mapping[str, str]) -> dict[str, str]:
     """Path (relative, `/`-separated) → TRACKED, UNTRACKED or NESTED, for tracked and
     untracked non-ignored files under `folder`, which must be a work tree's top level or
     a folder inside one. NESTED (a submodule), or a path that ends in `/` (an untracked
     clone), is a repository of its own: the caller lists it on its own."""
+    return work_tree_listing(folder, environ).paths
+
+
+def work_tree_listing(folder: Path, environ: Mapping[str, str]) -> Listing:
     # `-s` gives each index entry's mode: 160000 is a submodule (no lstat per file).
     top, tracked, others = _git_outputs(folder, [
-        ["rev-parse", "--show-toplevel"], ["ls-files", "-z", "-s"],
+        ["rev-parse", "--show-toplevel", "--absolute-git-dir"], ["ls-files", "-z", "-s"],
         ["ls-files", "-z", "--others", "--exclude-standard"]], environ)
-    real = os.path.realpath(folder)
-    top_real = os.path.realpath(top.decode("utf-8", "replace").rstrip("\n"))
-    if real != top_real and not real.startswith(top_real.rstrip("/") + "/"):
-        raise GitUnavailable(f"git's work tree is {top_real}, not this folder")
+    git_dir = _check_top(folder, top)
     paths: dict[str, str] = {}
+    names: dict[bytes, None] = {}
     for raw in tracked.split(b"\0"):
         meta, _, name = raw.partition(b"\t")
         if name:
+            names[name] = None
             paths[os.fsdecode(name)] = NESTED if meta.startswith(b"160000 ") else TRACKED
     for raw in others.split(b"\0"):
         if raw:
             paths.setdefault(os.fsdecode(raw), UNTRACKED)
-    return paths
+    return Listing(paths, tracked_digest(names), rules_of(git_dir))
+
+
+def _check_top(folder: Path, output: bytes) -> str:
+    """The git dir, once git's top level is this folder or holds it."""
+    lines = output.decode("utf-8", "surrogateescape").split("\n")
+    if len(lines) < 2:
+        raise GitUnavailable("git rev-parse gave no top level")
+    real = os.path.realpath(folder)
+    top_real = os.path.realpath(lines[0])
+    if real != top_real and not real.startswith(top_real.rstrip("/") + "/"):
+        raise GitUnavailable(f"git's work tree is {top_real}, not this folder")
+    return lines[1]
+
+
+def tracked_digest(names: Iterable[bytes]) -> str:
+    """One digest of the tracked paths (each once, in git's order)."""
+    return sha256_hex(b"\0".join(names))
+
+
+def rules_of(git_dir: str) -> str | None:
+    """A digest of what git reads outside the tree to decide what is ignored: the repo's
+    `info/exclude` and its config. None when the config names an excludes file (its
+    content could change unseen): the fast path is then off for this repository."""
+    texts = []
+    for name in ("info/exclude", "config"):
+        try:
+            with open(os.path.join(git_dir, name), "rb") as handle:
+                texts.append(handle.read(1024 * 1024 + 1))
+        except FileNotFoundError:
+            texts.append(b"")
+        except OSError:
+            return None
+    if b"excludesfile" in texts[1].lower() or b"include" in texts[1].lower() \
+            or any(len(text) > 1024 * 1024 for text in texts):
+        return None
+    return sha256_hex(b"\0\0".join(texts))
+
+
+# What git compares in the private index, whatever the repo's config says: every stat
+# field, the executable bit, symlinks as links, exact case, no sparse or split index.
+_STAT_RULES = ("-c", "core.checkStat=default", "-c", "core.trustctime=true",
+               "-c", "core.fileMode=true", "-c", "core.symlinks=true",
+               "-c", "core.ignoreStat=false", "-c", "core.ignoreCase=false",
+               "-c", "core.precomposeUnicode=false", "-c", "core.sparseCheckout=false",
+               "-c", "index.sparse=false", "-c", "core.splitIndex=false")
+
+
+class Since(NamedTuple):
+    """What git says differs from a private index (`git_index.py`)."""
+
+    tracked: str  # the repo's tracked list, as `tracked_digest`
+    rules: str | None
+    changed: list[str]  # paths whose stat or mode differs from the private index, or gone
+    others: list[str]  # paths not in it and not ignored (`x/`: a repository inside)
+
+
+def changes_since(folder: Path, index: Path, environ: Mapping[str, str]) -> Since:
+    """One bounded round of git (four commands side by side, as `git status` costs):
+    `diff-files` and `ls-files --others` against the private index, and the repo's own
+    tracked list (its index's paths only: its stat data is never used)."""
+    private = str(index)
+    top, tracked, changed, others = _git_outputs(folder, [
+        ["rev-parse", "--show-toplevel", "--absolute-git-dir"], ["ls-files", "-z"],
+        [*_STAT_RULES, "diff-files", "-z", "--name-only", "--no-ext-diff",
+         "--ignore-submodules=none"],
+        [*_STAT_RULES, "ls-files", "-z", "--others", "--exclude-standard"]], environ,
+        index_files=[None, None, private, private])
+    git_dir = _check_top(folder, top)
+    names = dict.fromkeys(name for name in tracked.split(b"\0") if name)
+    return Since(tracked_digest(names), rules_of(git_dir),
+                 [os.fsdecode(name) for name in changed.split(b"\0") if name],
+                 [os.fsdecode(name) for name in others.split(b"\0") if name])

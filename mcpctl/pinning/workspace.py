@@ -15,22 +15,36 @@ Python's bytecode caches that git would not hand a clone (untracked `__pycache__
 left out: Python writes them on the first run; tracked ones are pinned like any file.
 """
 
+import contextlib
 import json
 import os
 import stat
+import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import NamedTuple
 
 from mcpctl.pinning import digest_cache
-from mcpctl.pinning.git import NESTED, TRACKED, GitUnavailable, work_tree_files
+from mcpctl.pinning.digest_cache import ABSENT, SETTLED, SKIPPED, WATCHED, Row
+from mcpctl.pinning.git import (
+    NESTED,
+    TRACKED,
+    GitUnavailable,
+    Listing,
+    changes_since,
+    work_tree_listing,
+)
+from mcpctl.pinning.git_index import settled, write_index
 from mcpctl.sha256 import sha256_hex
 
-MAX_FILES = 250_000
+MAX_FILES = 1_500_000
 MAX_BYTES = 4 * 1024**3
 MAX_NESTING = 16  # repositories inside repositories
+MAX_FAST = 4096  # paths git names as changed past which the exact pass runs instead
 GIT, FOLDER = "git", "folder"  # how the files were found
+EXECUTABLE = "exec:"  # before the digest of a file its owner may execute: a mode change
 _CHUNK = 1024 * 1024
+_IN_SET = (SETTLED, WATCHED)
 
 
 class Entry(NamedTuple):  # a tuple: 100,000 of them are made per command
@@ -46,60 +60,243 @@ class WorkspaceFiles(NamedTuple):
     entries: Mapping[str, Entry]
     unpinned: str | None = None  # why the set cannot be trusted (a bound, a link out)
     skipped: int = 0  # untracked bytecode left out
+    # The cache the entries are read from when git found nothing changed since it was
+    # written: set digests computed once are kept there (`pin_set._shared`).
+    memo: digest_cache.Cache | None = None
+
+
+class CachedEntries(Mapping[str, Entry]):
+    """The entries of an unchanged workspace, read from the cache only when asked: a
+    launch asks for a few by path, a change report walks them once in order."""
+
+    def __init__(self, cache: digest_cache.Cache, count: int) -> None:
+        self.cache = cache
+        self.count = count
+
+    def __getitem__(self, path: str) -> Entry:
+        row = self.cache.row(path)
+        if row is None or row.flag not in _IN_SET:
+            raise KeyError(path)
+        return Entry(row.digest, row.size, row.lines)
+
+    def __contains__(self, path: object) -> bool:
+        return isinstance(path, str) and self.get(path) is not None
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __iter__(self) -> Iterator[str]:
+        return (path for path, _ in self.items())
+
+    def items(self) -> Iterator[tuple[str, Entry]]:  # type: ignore[override]
+        """One pass in path order (not a query per path)."""
+        for row in self.cache.rows():
+            if row.flag in _IN_SET:
+                yield row.path, Entry(row.digest, row.size, row.lines)
 
 
 def workspace_files(root: Path, environ: Mapping[str, str],
                     cache_dir: Path | None = None) -> WorkspaceFiles:
     real_root = os.path.realpath(root)
+    cache = digest_cache.load(cache_dir, real_root) if cache_dir is not None else None
+    if cache is not None and cache_dir is not None and cache.meta("fast") == "1":
+        fast = _fast(real_root, cache, environ, cache_dir)
+        if fast is not None:
+            return fast
+    return _exact(real_root, environ, cache_dir, cache)
+
+
+def _exact(real_root: str, environ: Mapping[str, str], cache_dir: Path | None,
+           cache: digest_cache.Cache | None) -> WorkspaceFiles:
+    """Every path listed and stat-ed; a file hashed unless its cached row holds."""
+    repos: dict[str, Listing] = {}
+    walked: list[bool] = []
     try:
-        listed: dict[str, bool] | None = _git_paths(Path(real_root), "", environ, 0)
+        listed: dict[str, bool] | None = _git_paths(Path(real_root), "", environ, 0, repos,
+                                                    walked)
         source = GIT
     except GitUnavailable:
-        listed, source = None, FOLDER
+        listed, source, repos = None, FOLDER, {}
     paths = listed if listed is not None else dict.fromkeys(_walk(real_root), True)
     if len(paths) > MAX_FILES:
         return WorkspaceFiles(source, {}, f"more than {MAX_FILES:,} files in the workspace; "
                               f"mcpctl pins at most {MAX_FILES:,}")
-    kept = [p for p, tracked in paths.items() if tracked or not _bytecode(p)]
-    cache_path = digest_cache.cache_file(cache_dir, real_root) if cache_dir else None
-    cached = digest_cache.load(cache_path, real_root) if cache_path else {}
+    cached = {row.path: row for row in cache.rows(SETTLED)} if cache is not None else {}
+    old_indexes = _indexes(cache)
+    if cache is not None:
+        cache.close()
     hasher = _Hasher(real_root, cached)
-    entries = hasher.entries(kept)
-    unpinned = hasher.unpinned
-    if hasher.total > MAX_BYTES:
-        unpinned = (f"{hasher.total:,} bytes in the workspace; mcpctl hashes at most "
-                    f"{MAX_BYTES // 1024**3} GiB")
-    if cache_path is not None and hasher.fresh != cached:
-        digest_cache.save(cache_path, real_root, hasher.fresh)
-    return WorkspaceFiles(source, entries, unpinned, len(paths) - len(kept))
+    entries = hasher.entries(paths)
+    unpinned = hasher.unpinned or _past_bytes(hasher.total)
+    if cache_dir is not None:
+        fast = source == GIT and not walked and unpinned is None
+        _save(cache_dir, real_root, source, hasher.rows, repos if fast else {},
+              hasher.total, old_indexes)
+    skipped = sum(1 for row in hasher.rows.values() if row.flag == SKIPPED)
+    return WorkspaceFiles(source, entries, unpinned, skipped)
+
+
+def _past_bytes(total: int) -> str | None:
+    if total <= MAX_BYTES:
+        return None
+    return f"{total:,} bytes in the workspace; mcpctl hashes at most {MAX_BYTES // 1024**3} GiB"
+
+
+def _indexes(cache: digest_cache.Cache | None) -> set[str]:
+    if cache is None:
+        return set()
+    try:
+        repos = json.loads(cache.meta("repos") or "{}")
+        return {str(info["index"]) for info in repos.values()}
+    except (ValueError, TypeError, KeyError, AttributeError):
+        return set()
+
+
+def _fast(real_root: str, cache: digest_cache.Cache, environ: Mapping[str, str],  # noqa: PLR0912
+          cache_dir: Path) -> WorkspaceFiles | None:
+    """Git's word on what differs from the private indexes (`git_index.py`), each such
+    path hashed again, and every other row read from the cache only when asked; None
+    when git cannot say it all (the exact pass runs instead)."""
+    try:
+        repos = json.loads(cache.meta("repos") or "")
+        count, total = int(cache.meta("count") or ""), int(cache.meta("bytes") or "")
+        infos = [(str(prefix), str(info["index"]), str(info["tracked"]), str(info["rules"]),
+                  list(info["nested"])) for prefix, info in repos.items()]
+    except (ValueError, TypeError, KeyError, AttributeError):
+        return None
+    candidates: set[str] = set()
+    for prefix, trailer, tracked, rules, nested in infos:
+        index = digest_cache.index_file(cache_dir, trailer)
+        try:
+            since = changes_since(Path(real_root, prefix), index, environ)
+        except GitUnavailable:
+            return None  # a missing or corrupted index, git missing or failing: exact pass
+        found = sorted(path.rstrip("/") for path in since.others if path.endswith("/"))
+        if since.tracked != tracked or since.rules is None or since.rules != rules \
+                or found != nested:
+            return None  # the tracked list, the ignore rules or the repositories changed
+        candidates.update(prefix + path for path in since.changed)
+        candidates.update(prefix + path for path in since.others if not path.endswith("/"))
+        if len(candidates) > MAX_FAST:
+            return None
+    rows = {row.path: row for row in cache.unsettled()}
+    for path in candidates - rows.keys():
+        row = cache.row(path)
+        if row is not None:
+            rows[path] = row
+    hasher = _Hasher(real_root, {})
+    changes: dict[str, Row] = {}
+    for path in sorted(candidates | rows.keys()):
+        old = rows.get(path)
+        new = hasher.again(path, old)
+        if new is None:
+            return None  # a case only the exact pass decides (see `_Hasher.again`)
+        if new != old:
+            changes[path] = new
+    if hasher.unpinned is not None:
+        return None
+    differs = {path: new for path, new in changes.items() if _differs(rows.get(path), new)}
+    if any(path.rsplit("/", 1)[-1] == ".gitignore" for path in differs):
+        return None  # which files are ignored changed: the exact pass lists them anew
+    if not changes:
+        return WorkspaceFiles(GIT, CachedEntries(cache, count),
+                              skipped=int(cache.meta("skipped") or 0), memo=cache)
+    every = {row.path: row for row in cache.rows()}
+    old_indexes = _indexes(cache)
+    cache.close()
+    every.update(changes)
+    for path, new in differs.items():
+        old = rows.get(path)
+        total += (new.size if new.flag in _IN_SET else 0) \
+            - (old.size if old is not None and old.flag in _IN_SET else 0)
+    if len(changes) > len(differs) or len(differs) > MAX_FAST // 16:
+        # Rows that settled, or enough changes to be worth it: the next start is cheaper.
+        listings = {prefix: Listing({}, tracked, rules)
+                    for prefix, _, tracked, rules, _ in infos}
+        nested_of = {prefix: nested for prefix, _, _, _, nested in infos}
+        _save(cache_dir, real_root, GIT, every, listings, total, old_indexes, nested_of)
+    entries = {path: Entry(row.digest, row.size, row.lines) for path, row in every.items()
+               if row.flag in _IN_SET}
+    skipped = sum(1 for row in every.values() if row.flag == SKIPPED)
+    return WorkspaceFiles(GIT, entries, _past_bytes(total), skipped)
+
+
+def _differs(old: Row | None, new: Row) -> bool:
+    """Whether the workspace set changed with this row (not only what the cache knows)."""
+    was = old is not None and old.flag in _IN_SET
+    now = new.flag in _IN_SET
+    return was != now or (now and old is not None and old.digest != new.digest)
+
+
+def _save(cache_dir: Path, real_root: str, source: str, rows: Mapping[str, Row],
+          repos: Mapping[str, Listing], total: int, old_indexes: set[str],
+          nested_of: Mapping[str, list[str]] | None = None) -> None:
+    """The cache, and a private index per repository (the fast path is on only when
+    every repository of the workspace has one)."""
+    from mcpctl.errors import ConfigError  # noqa: PLC0415
+
+    ordered = sorted(rows.values(), key=lambda row: os.fsencode(row.path))
+    prefixes = sorted(repos, key=len, reverse=True)
+    infos: dict[str, dict[str, object]] = {}
+    folder = cache_dir / "pins"
+    try:
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        for prefix in prefixes:
+            inner = [p for p in prefixes if len(p) > len(prefix) and p.startswith(prefix)]
+            size = len(os.fsencode(prefix))
+            entries = ((os.fsencode(row.path)[size:],
+                        (row.size, row.mtime, row.ctime, row.ino, row.mode, 0, row.uid,
+                         row.gid), bytes.fromhex(row.digest[-64:]))
+                       for row in ordered if row.flag == SETTLED
+                       and row.path.startswith(prefix)
+                       and not any(row.path.startswith(p) for p in inner))
+            listing = repos[prefix]
+            nested = nested_of[prefix] if nested_of is not None else sorted(
+                path.rstrip("/") for path, kind in listing.paths.items()
+                if kind == NESTED or path.endswith("/"))
+            infos[prefix] = {"index": write_index(folder, entries), "tracked": listing.tracked,
+                             "rules": listing.rules, "nested": nested}
+    except (OSError, ConfigError, ValueError):
+        infos = {}
+    fast = bool(infos) and all(info["rules"] is not None for info in infos.values())
+    meta = {"source": source, "fast": "1" if fast else "0", "repos": json.dumps(infos),
+            "count": str(sum(1 for row in ordered if row.flag in _IN_SET)),
+            "bytes": str(total),
+            "skipped": str(sum(1 for row in ordered if row.flag == SKIPPED))}
+    digest_cache.save(cache_dir, real_root, ordered, meta)
+    for trailer in old_indexes - {str(info["index"]) for info in infos.values()}:
+        with contextlib.suppress(OSError):
+            os.unlink(digest_cache.index_file(cache_dir, trailer))
 
 
 def _bytecode(path: str) -> bool:
     return "__pycache__/" in f"/{path}" and path.endswith(".pyc")
 
 
-def _git_paths(folder: Path, prefix: str, environ: Mapping[str, str],
-               depth: int) -> dict[str, bool]:
+def _git_paths(folder: Path, prefix: str, environ: Mapping[str, str], depth: int,
+               repos: dict[str, Listing], walked: list[bool]) -> dict[str, bool]:
     """Git's files of `folder` (path → tracked) and, recursively, of the repositories
-    inside it."""
+    inside it; `repos` gets each repository's listing by prefix, `walked` a mark for
+    each folder with a `.git` that git would not list (its files are walked)."""
     found: dict[str, bool] = {}
-    for path, kind in work_tree_files(folder, environ).items():
+    listing = work_tree_listing(folder, environ)
+    repos[prefix] = listing
+    for path, kind in listing.paths.items():
         if path.endswith("/") or kind == NESTED:
             inner = folder / path.rstrip("/")
             if depth >= MAX_NESTING:
                 raise GitUnavailable(f"repositories nested more than {MAX_NESTING} deep")
             nested = f"{prefix}{path.rstrip('/')}/"
             try:
-                found.update(_git_paths(inner, nested, environ, depth + 1))
+                found.update(_git_paths(inner, nested, environ, depth + 1, repos, walked))
             except GitUnavailable:  # not a work tree of its own: every file under it counts
+                walked.append(True)
                 found.update(dict.fromkeys((nested + p for p in _walk(str(inner))), True))
         else:
             found[prefix + path] = kind == TRACKED
         if len(found) > MAX_FILES:
             break
     return found
-
-
 def _walk(real_root: str) -> list[str]:
     """Every entry under the root but folders (links are not followed), bounded."""
     found: list[str] = []
@@ -120,58 +317,95 @@ def _walk(real_root: str) -> list[str]:
 
 
 class _Hasher:
-    """Digests of one listing, within the byte bound, reusing the cache where it holds."""
+    """Digests of one listing, within the byte bound, reusing the cache where it holds,
+    and the cache's rows for the next command."""
 
-    def __init__(self, real_root: str, cached: Mapping[str, digest_cache.Row]) -> None:
+    def __init__(self, real_root: str, cached: Mapping[str, Row]) -> None:
         self.real_root = real_root
         self.prefix = real_root.rstrip("/") + "/"
-        self.cached = cached
-        self.fresh: dict[str, digest_cache.Row] = {}
+        self.cached = cached  # SETTLED rows only: a WATCHED row is never reused
+        self.rows: dict[str, Row] = {}
         self.total = 0
         self.unpinned: str | None = None
+        # Before any file is read: a file written after this moment has a later ctime.
+        self.started = time.time_ns()
 
-    def entries(self, paths: list[str]) -> dict[str, Entry]:
+    def entries(self, paths: Mapping[str, bool]) -> dict[str, Entry]:
         """The hot loop of an unchanged workspace: one lstat and one cache row per path,
         inlined (a function call per file is a tenth of `list` on 100,000 files)."""
         found: dict[str, Entry] = {}
-        cached, fresh, prefix, lstat, is_regular = (self.cached, self.fresh, self.prefix,
-                                                    os.lstat, stat.S_ISREG)
-        for path in paths:
+        cached, rows, prefix, lstat, is_regular = (self.cached, self.rows, self.prefix,
+                                                   os.lstat, stat.S_ISREG)
+        for path, tracked in paths.items():
+            if not tracked and _bytecode(path):
+                rows[path] = Row(path, "", 0, 0, 0, 0, 0, 0, 0, 0, SKIPPED)
+                continue
             try:
                 status = lstat(prefix + path)  # not os.path.join: 100,000 calls
-            except OSError:
-                continue  # listed (an index entry) but gone: nothing there can run
+            except OSError:  # listed (an index entry) but gone: nothing there can run
+                rows[path] = Row(path, "", 0, 0, 0, 0, 0, 0, 0, 0, ABSENT)
+                continue
             row = cached.get(path)
-            if (is_regular(status.st_mode) and type(row) is list and len(row) == 6
-                    and row[0] == status.st_size and row[1] == status.st_mtime_ns
-                    and row[2] == status.st_ctime_ns and row[3] == status.st_ino
-                    and type(row[4]) is str and type(row[5]) is int):
-                self.total += row[0]
-                fresh[path] = row
-                found[path] = Entry("sha256:" + row[4], row[0], row[5])
+            if (row is not None and is_regular(status.st_mode)
+                    and row.size == status.st_size and row.mtime == status.st_mtime_ns
+                    and row.ctime == status.st_ctime_ns and row.ino == status.st_ino
+                    and row.mode == status.st_mode and row.uid == status.st_uid
+                    and row.gid == status.st_gid):
+                self.total += row.size
+                rows[path] = row
+                found[path] = Entry(row.digest, row.size, row.lines)
                 continue
             entry = self.entry(path, status)
             if entry is not None:
                 found[path] = entry
         return found
 
+    def again(self, path: str, old: Row | None) -> Row | None:
+        """The row of one path git named (or the cache watches), as it is now; None when
+        only the exact pass can tell (an untracked bytecode file went away: was it?)."""
+        try:
+            status = os.lstat(self.prefix + path)
+        except OSError:
+            if old is None or old.flag == ABSENT:
+                return Row(path, "", 0, 0, 0, 0, 0, 0, 0, 0, ABSENT)
+            if _bytecode(path):
+                return None
+            return Row(path, "", 0, 0, 0, 0, 0, 0, 0, 0, ABSENT)
+        if (old is not None and old.flag == SKIPPED) or (old is None and _bytecode(path)):
+            return Row(path, "", 0, 0, 0, 0, 0, 0, 0, 0, SKIPPED)
+        self.entry(path, status)
+        return self.rows.get(path)
+
     def entry(self, path: str, status: os.stat_result) -> Entry | None:
         full = self.prefix + path
+        key = (status.st_size, status.st_mtime_ns, status.st_ctime_ns, status.st_ino)
+        row = (path, status.st_size, 0, status.st_mtime_ns, status.st_ctime_ns,
+               status.st_ino, status.st_mode, status.st_uid, status.st_gid)
         if stat.S_ISLNK(status.st_mode):
-            return self._link(path, full)
-        if stat.S_ISDIR(status.st_mode):
-            return Entry("unreadable:folder") if path.endswith("/") else None
-        if not stat.S_ISREG(status.st_mode):
-            return Entry(f"special:{stat.filemode(status.st_mode)[0]}")
-        size = status.st_size
-        self.total += size
-        key = (size, status.st_mtime_ns, status.st_ctime_ns, status.st_ino)
-        if self.total > MAX_BYTES:
-            return Entry("unhashed:past the byte bound", size)
-        digest, lines, after = _hash(full)
-        if after == key and digest.startswith("sha256:"):  # unchanged while read: cache it
-            self.fresh[path] = [*key, digest.removeprefix("sha256:"), lines]
-        return Entry(digest, size, lines)
+            entry = self._link(path, full)
+        elif stat.S_ISDIR(status.st_mode):
+            entry = Entry("unreadable:folder") if path.endswith("/") else None
+        elif not stat.S_ISREG(status.st_mode):
+            entry = Entry(f"special:{stat.filemode(status.st_mode)[0]}")
+        else:
+            self.total += status.st_size
+            if self.total > MAX_BYTES:
+                entry = Entry("unhashed:past the byte bound", status.st_size)
+            else:
+                digest, lines, after = _hash(full)
+                if digest.startswith("sha256:") and status.st_mode & 0o100:
+                    digest = EXECUTABLE + digest  # chmod +x changes what may run
+                entry = Entry(digest, status.st_size, lines)
+                if after == key and digest.removeprefix(EXECUTABLE).startswith("sha256:") \
+                        and settled(status.st_mtime_ns, status.st_ctime_ns, self.started):
+                    self.rows[path] = Row(row[0], digest, row[1], lines, *row[3:], SETTLED)
+                    return entry
+        if entry is None:
+            self.rows.pop(path, None)
+            return None
+        self.rows[path] = Row(row[0], entry.digest, entry.size, entry.lines, *row[3:],
+                              WATCHED)
+        return entry
 
     def _link(self, path: str, full: str) -> Entry:
         try:

@@ -92,6 +92,7 @@ def status_of(
 
 def _changes(approval: Approval, pins: "PinSet", manifests: Manifests,
              definition: Definition) -> tuple[list[str], list[FileChange]]:
+    from mcpctl.pinning.manifest import short  # noqa: PLC0415
     from mcpctl.pinning.pin_set import ABSENT  # noqa: PLC0415
     from mcpctl.pinning.workspace import changed_paths  # noqa: PLC0415
 
@@ -106,9 +107,12 @@ def _changes(approval: Approval, pins: "PinSet", manifests: Manifests,
         if approved is None:
             extra.append(NO_MANIFEST)
         else:
-            before = {path: entry.digest for path, entry in approved.items()
-                      if entry.digest != ABSENT}
-            after = {path: digest for path, digest in pins.files.items() if digest != ABSENT}
+            # A manifest keeps 64 bits of each digest (`manifest.short`): compared as such.
+            absent = (ABSENT, short(ABSENT))
+            before = {path: entry.digest if entry.digest.startswith("~") else short(entry.digest)
+                      for path, entry in approved.items() if entry.digest not in absent}
+            after = {path: short(digest) for path, digest in pins.files.items()
+                     if digest != ABSENT}
             file_changes = [FileChange(path, what, approved.get(path), _entry(pins, path))
                             for path, what in changed_paths(before, after)]
     changes = diff(old, now, [(c.path, c.what) for c in file_changes]) + extra
