@@ -53,6 +53,7 @@ class Row(NamedTuple):
     uid: int
     gid: int
     flag: int
+    tracked: int = 0  # 1: git tracks it (its executable bit is pinned, as git records it)
 
 
 def cache_file(cache_dir: Path, real_root: str) -> Path:
@@ -146,12 +147,12 @@ def save(cache_dir: Path, real_root: str, rows: Iterable[Row], meta: dict[str, s
             connection.executescript(
                 "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
                 "CREATE TABLE rows (path BLOB PRIMARY KEY, digest TEXT, size INT, lines INT,"
-                " mtime INT, ctime INT, ino INT, mode INT, uid INT, gid INT, flag INT)"
+                " mtime INT, ctime INT, ino INT, mode INT, uid INT, gid INT, flag INT, tracked INT)"
                 " WITHOUT ROWID;"
                 "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);"
                 "CREATE INDEX flagged ON rows (flag) WHERE flag != 0;")
             connection.executemany(
-                "INSERT OR REPLACE INTO rows VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                "INSERT OR REPLACE INTO rows VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
                 ((os.fsencode(r.path), *r[1:]) for r in rows))
             connection.executemany("INSERT INTO meta VALUES (?, ?)", [
                 ("schema", str(SCHEMA_VERSION)), ("root", real_root), *meta.items()])

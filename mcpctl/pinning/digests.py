@@ -73,9 +73,7 @@ def _file(path: Path, budget: int) -> tuple[str, int]:
     if size > budget or read > budget:
         return (f"{UNPINNED}{max(size, read)} bytes, past the {MAX_BYTES // 2**20} MiB "
                 "mcpctl hashes per server"), 0
-    # As the workspace set has it (`workspace.EXECUTABLE`): the executable bit is pinned.
-    executable = "exec:" if status.st_mode & 0o100 else ""
-    return f"{executable}sha256:{hasher.hexdigest()}", read
+    return "sha256:" + hasher.hexdigest(), read
 
 
 def _tree(folder: Path, budget: int, real_root: Path) -> tuple[str, int]:

@@ -125,7 +125,7 @@ def _exact(real_root: str, environ: Mapping[str, str], cache_dir: Path | None,
     old_indexes = _indexes(cache)
     if cache is not None:
         cache.close()
-    hasher = _Hasher(real_root, cached)
+    hasher = _Hasher(real_root, cached, modes=source == GIT)
     entries = hasher.entries(paths)
     unpinned = hasher.unpinned or _past_bytes(hasher.total)
     if cache_dir is not None:
@@ -184,13 +184,11 @@ def _fast(real_root: str, cache: digest_cache.Cache, environ: Mapping[str, str],
         row = cache.row(path)
         if row is not None:
             rows[path] = row
-    hasher = _Hasher(real_root, {})
+    hasher = _Hasher(real_root, {}, modes=True)
     changes: dict[str, Row] = {}
     for path in sorted(candidates | rows.keys()):
         old = rows.get(path)
         new = hasher.again(path, old)
-        if new is None:
-            return None  # a case only the exact pass decides (see `_Hasher.again`)
         if new != old:
             changes[path] = new
     if hasher.unpinned is not None:
@@ -320,8 +318,9 @@ class _Hasher:
     """Digests of one listing, within the byte bound, reusing the cache where it holds,
     and the cache's rows for the next command."""
 
-    def __init__(self, real_root: str, cached: Mapping[str, Row]) -> None:
+    def __init__(self, real_root: str, cached: Mapping[str, Row], *, modes: bool) -> None:
         self.real_root = real_root
+        self.modes = modes  # pin the executable bit of tracked files (git records it)
         self.prefix = real_root.rstrip("/") + "/"
         self.cached = cached  # SETTLED rows only: a WATCHED row is never reused
         self.rows: dict[str, Row] = {}
@@ -343,7 +342,7 @@ class _Hasher:
             try:
                 status = lstat(prefix + path)  # not os.path.join: 100,000 calls
             except OSError:  # listed (an index entry) but gone: nothing there can run
-                rows[path] = Row(path, "", 0, 0, 0, 0, 0, 0, 0, 0, ABSENT)
+                rows[path] = Row(path, "", 0, 0, 0, 0, 0, 0, 0, 0, ABSENT, int(tracked))
                 continue
             row = cached.get(path)
             if (row is not None and is_regular(status.st_mode)
@@ -355,28 +354,24 @@ class _Hasher:
                 rows[path] = row
                 found[path] = Entry(row.digest, row.size, row.lines)
                 continue
-            entry = self.entry(path, status)
+            entry = self.entry(path, status, tracked=tracked)
             if entry is not None:
                 found[path] = entry
         return found
 
-    def again(self, path: str, old: Row | None) -> Row | None:
-        """The row of one path git named (or the cache watches), as it is now; None when
-        only the exact pass can tell (an untracked bytecode file went away: was it?)."""
+    def again(self, path: str, old: Row | None) -> Row:
+        """The row of one path git named (or the cache watches), as it is now."""
+        tracked = old is not None and old.tracked == 1  # the tracked list is as it was
         try:
             status = os.lstat(self.prefix + path)
-        except OSError:
-            if old is None or old.flag == ABSENT:
-                return Row(path, "", 0, 0, 0, 0, 0, 0, 0, 0, ABSENT)
-            if _bytecode(path):
-                return None
-            return Row(path, "", 0, 0, 0, 0, 0, 0, 0, 0, ABSENT)
-        if (old is not None and old.flag == SKIPPED) or (old is None and _bytecode(path)):
+        except OSError:  # gone: watched from now on, in case it comes back
+            return Row(path, "", 0, 0, 0, 0, 0, 0, 0, 0, ABSENT, int(tracked))
+        if not tracked and _bytecode(path):
             return Row(path, "", 0, 0, 0, 0, 0, 0, 0, 0, SKIPPED)
-        self.entry(path, status)
-        return self.rows.get(path)
+        self.entry(path, status, tracked=tracked)
+        return self.rows.get(path) or Row(path, "", 0, 0, 0, 0, 0, 0, 0, 0, ABSENT, int(tracked))
 
-    def entry(self, path: str, status: os.stat_result) -> Entry | None:
+    def entry(self, path: str, status: os.stat_result, *, tracked: bool) -> Entry | None:
         full = self.prefix + path
         key = (status.st_size, status.st_mtime_ns, status.st_ctime_ns, status.st_ino)
         row = (path, status.st_size, 0, status.st_mtime_ns, status.st_ctime_ns,
@@ -393,18 +388,20 @@ class _Hasher:
                 entry = Entry("unhashed:past the byte bound", status.st_size)
             else:
                 digest, lines, after = _hash(full)
-                if digest.startswith("sha256:") and status.st_mode & 0o100:
-                    digest = EXECUTABLE + digest  # chmod +x changes what may run
+                if tracked and self.modes and digest.startswith("sha256:") \
+                        and status.st_mode & 0o100:
+                    digest = EXECUTABLE + digest  # git records the bit: a clone has it
                 entry = Entry(digest, status.st_size, lines)
                 if after == key and digest.removeprefix(EXECUTABLE).startswith("sha256:") \
                         and settled(status.st_mtime_ns, status.st_ctime_ns, self.started):
-                    self.rows[path] = Row(row[0], digest, row[1], lines, *row[3:], SETTLED)
+                    self.rows[path] = Row(row[0], digest, row[1], lines, *row[3:], SETTLED,
+                                          int(tracked))
                     return entry
         if entry is None:
             self.rows.pop(path, None)
             return None
         self.rows[path] = Row(row[0], entry.digest, entry.size, entry.lines, *row[3:],
-                              WATCHED)
+                              WATCHED, int(tracked))
         return entry
 
     def _link(self, path: str, full: str) -> Entry:
