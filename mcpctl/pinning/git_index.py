@@ -42,8 +42,27 @@ def settled(mtime_ns: int, ctime_ns: int, hashed_at_ns: int) -> bool:
 
 
 def git_mode(mode: int) -> int:
-    """The mode git records for a regular file: executable or not, by the owner's bit."""
+    """The mode git records: a regular file's is executable or not, by the owner's bit."""
+    kind = mode & 0o170000
+    if kind in (0o120000, 0o160000):  # a symlink, a submodule's commit
+        return kind
     return 0o100755 if mode & 0o100 else 0o100644
+
+
+def intact(path: Path) -> bool:
+    """Whether the index still hashes to its name. git itself does not check the
+    checksum when it reads an index, and one flipped bit could set an entry's
+    assume-unchanged flag: git would then never look at that file again."""
+    hasher = hashlib.sha1()  # noqa: S324 - git's own checksum of the file
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError:
+        return False
+    if len(data) < 32 or not data.startswith(b"DIRC\0\0\0\2"):
+        return False
+    hasher.update(data[:-20])
+    return hasher.digest() == data[-20:] and path.name == f"{data[-20:].hex()}.index"
 
 
 def write_index(folder: Path, entries: Iterable[tuple[bytes, tuple[int, ...], bytes]]) -> str:

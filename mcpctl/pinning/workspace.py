@@ -20,7 +20,7 @@ import json
 import os
 import stat
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import NamedTuple
 
@@ -34,7 +34,7 @@ from mcpctl.pinning.git import (
     changes_since,
     work_tree_listing,
 )
-from mcpctl.pinning.git_index import settled, write_index
+from mcpctl.pinning.git_index import intact, settled, write_index
 from mcpctl.sha256 import sha256_hex
 
 MAX_FILES = 1_500_000
@@ -167,6 +167,8 @@ def _fast(real_root: str, cache: digest_cache.Cache, environ: Mapping[str, str],
     candidates: set[str] = set()
     for prefix, trailer, tracked, rules, nested in infos:
         index = digest_cache.index_file(cache_dir, trailer)
+        if not intact(index):
+            return None  # missing or corrupted: the exact pass writes a new one
         try:
             since = changes_since(Path(real_root, prefix), index, environ)
         except GitUnavailable:
@@ -179,7 +181,10 @@ def _fast(real_root: str, cache: digest_cache.Cache, environ: Mapping[str, str],
         candidates.update(prefix + path for path in since.others if not path.endswith("/"))
         if len(candidates) > MAX_FAST:
             return None
-    rows = {row.path: row for row in cache.unsettled()}
+    watched = cache.unsettled()
+    if cache.meta("watched") != _watched_digest(watched):
+        return None  # a row's flag was corrupted: it might have stopped being watched
+    rows = {row.path: row for row in watched}
     for path in candidates - rows.keys():
         row = cache.row(path)
         if row is not None:
@@ -217,6 +222,12 @@ def _fast(real_root: str, cache: digest_cache.Cache, environ: Mapping[str, str],
                if row.flag in _IN_SET}
     skipped = sum(1 for row in every.values() if row.flag == SKIPPED)
     return WorkspaceFiles(GIT, entries, _past_bytes(total), skipped)
+
+
+def _watched_digest(rows: Iterable[Row]) -> str:
+    """Of the rows hashed again on every start: none may drop out unnoticed."""
+    return sha256_hex(json.dumps([[row.path, row.flag, row.tracked] for row in rows
+                                  if row.flag != SETTLED]).encode("utf-8", "surrogateescape"))
 
 
 def _differs(old: Row | None, new: Row) -> bool:
@@ -260,7 +271,8 @@ def _save(cache_dir: Path, real_root: str, source: str, rows: Mapping[str, Row],
     meta = {"source": source, "fast": "1" if fast else "0", "repos": json.dumps(infos),
             "count": str(sum(1 for row in ordered if row.flag in _IN_SET)),
             "bytes": str(total),
-            "skipped": str(sum(1 for row in ordered if row.flag == SKIPPED))}
+            "skipped": str(sum(1 for row in ordered if row.flag == SKIPPED)),
+            "watched": _watched_digest(ordered)}
     digest_cache.save(cache_dir, real_root, ordered, meta)
     for trailer in old_indexes - {str(info["index"]) for info in infos.values()}:
         with contextlib.suppress(OSError):
