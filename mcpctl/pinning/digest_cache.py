@@ -23,8 +23,10 @@ seven integers): 12 MB for 100,000 files, 120 MB for 1,000,000.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import tempfile
+import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
@@ -68,11 +70,15 @@ def index_file(cache_dir: Path, trailer: str) -> Path:
 
 
 class Cache:
-    """An open cache, read-only but for `remember`."""
+    """An open cache. Its file is written once and never changed (opened immutable: no
+    lock, no journal, and a replacement by another command is not seen); what is
+    learnt from it later (a set digest, a change report) goes beside it, in
+    `<name>.memo`, tied to this file by its generation."""
 
     def __init__(self, connection: sqlite3.Connection, path: Path) -> None:
         self._db = connection
         self.path = path
+        self._memo: dict[str, str] | None = None
 
     def meta(self, key: str) -> str | None:
         found = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
@@ -80,7 +86,7 @@ class Cache:
 
     def row(self, path: str) -> Row | None:
         found = self._db.execute("SELECT * FROM rows WHERE path = ?",
-                                 (os.fsencode(path),)).fetchone()
+                                 (path.encode("utf-8", "surrogateescape"),)).fetchone()
         return _row(found) if found else None
 
     def rows(self, flag: int | None = None) -> Iterator[Row]:
@@ -94,13 +100,32 @@ class Cache:
         return [_row(found) for found in
                 self._db.execute("SELECT * FROM rows WHERE flag != 0 ORDER BY path")]
 
-    def remember(self, key: str, value: str) -> None:
-        """A set digest computed once, for the next start (lost if the file was replaced)."""
-        import sqlite3  # noqa: PLC0415
+    def _memos(self) -> dict[str, str]:
+        if self._memo is None:
+            self._memo = {}
+            try:
+                data = json.loads(self.path.with_suffix(".memo").read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                return self._memo
+            if isinstance(data, dict) and data.get("generation") == self.meta("generation") \
+                    and isinstance(data.get("values"), dict):
+                self._memo = {str(k): str(v) for k, v in data["values"].items()}
+        return self._memo
 
-        with contextlib.suppress(sqlite3.Error):
-            self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
-            self._db.commit()
+    def recall(self, key: str) -> str | None:
+        return self._memos().get(key)
+
+    def remember(self, key: str, value: str) -> None:
+        """Kept for the next command on this cache (a race loses one: it is computed
+        again)."""
+        from mcpctl.errors import ConfigError  # noqa: PLC0415
+        from mcpctl.files.atomic import atomic_write_text  # noqa: PLC0415
+
+        memos = self._memos()
+        memos[key] = value
+        with contextlib.suppress(ConfigError):
+            atomic_write_text(self.path.with_suffix(".memo"), json.dumps(
+                {"generation": self.meta("generation"), "values": memos}), mode=0o600)
 
     def close(self) -> None:
         self._db.close()
@@ -115,10 +140,9 @@ def load(cache_dir: Path, real_root: str) -> Cache | None:
     import sqlite3  # noqa: PLC0415 - only a workspace pass needs it (4 ms)
 
     path = cache_file(cache_dir, real_root)
-    if not path.is_file():
-        return None
     try:
-        cache = Cache(sqlite3.connect(path), path)
+        cache = Cache(sqlite3.connect(f"{path.as_uri()}?mode=ro&immutable=1", uri=True,
+                                      check_same_thread=False), path)
     except sqlite3.Error:
         return None
     try:
@@ -130,8 +154,10 @@ def load(cache_dir: Path, real_root: str) -> Cache | None:
     return None
 
 
-def save(cache_dir: Path, real_root: str, rows: Iterable[Row], meta: dict[str, str]) -> None:
-    """Replace the cache (rows in any order); an unwritable cache costs time only."""
+def save(cache_dir: Path, real_root: str, rows: Iterable[tuple[bytes, Row]],
+         meta: dict[str, str]) -> None:
+    """Replace the cache with the rows (each with its path's bytes, in their order); an
+    unwritable cache costs time only."""
     import sqlite3  # noqa: PLC0415
 
     path = cache_file(cache_dir, real_root)
@@ -153,9 +179,11 @@ def save(cache_dir: Path, real_root: str, rows: Iterable[Row], meta: dict[str, s
                 "CREATE INDEX flagged ON rows (flag) WHERE flag != 0;")
             connection.executemany(
                 "INSERT OR REPLACE INTO rows VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-                ((os.fsencode(r.path), *r[1:]) for r in rows))
+                [(raw, *row[1:]) for raw, row in rows])
+            generation = f"{time.time_ns()}-{os.getpid()}"
             connection.executemany("INSERT INTO meta VALUES (?, ?)", [
-                ("schema", str(SCHEMA_VERSION)), ("root", real_root), *meta.items()])
+                ("schema", str(SCHEMA_VERSION)), ("root", real_root),
+                ("generation", generation), *meta.items()])
             connection.commit()
         os.chmod(temp, 0o600)
         os.replace(temp, path)

@@ -19,7 +19,7 @@ import re
 import stat
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from mcpctl.config.formats import WORKSPACE_FORMATS
 from mcpctl.model import NO_ENTRIES, ServerSpec
@@ -29,6 +29,9 @@ from mcpctl.pinning.pinned_files import Lookups, reached
 from mcpctl.pinning.reach import Reach, reach_of
 from mcpctl.pinning.runner_inputs import RunnerInputs, runner_inputs
 from mcpctl.pinning.workspace import FOLDER, Entry
+
+if TYPE_CHECKING:
+    from mcpctl.pinning.digest_cache import Cache
 
 REMOTE = "remote"  # a server at a URL runs nothing here
 ABSENT = "absent"  # a runner input that does not exist: creating it is a change
@@ -51,6 +54,9 @@ class PinSet(NamedTuple):
     sizes: Mapping[str, Entry] = NO_ENTRIES  # size and lines of files, for the diffstat
     # Of `files`: given for a large set (computed once), else computed when asked.
     known_digest: str | None = None
+    # The digest cache these files are read from, where a change report is kept once
+    # computed (`trust.status`); None when the set is not exactly the cached one.
+    memo: "Cache | None" = None
 
     @property
     def digest(self) -> str:
@@ -95,7 +101,7 @@ def pin_set(spec: ServerSpec, root: Path, *, environ: Mapping[str, str], home: P
         digest = manifest_digest(files)
     unpinned = process_bound or workspace.unpinned or _marker(extra)
     return PinSet(WORKSPACE, files, named, kept, unpinned, workspace.source,
-                  workspace.entries, digest)
+                  workspace.entries, digest, None if extra else workspace.memo)
 
 
 def _shared(lookups: Lookups, real_root: Path, kept: tuple[str, ...]
@@ -107,7 +113,7 @@ def _shared(lookups: Lookups, real_root: Path, kept: tuple[str, ...]
     if key not in lookups.shared:
         workspace = lookups.workspace(real_root)
         memo_key = "set:" + json.dumps(kept)
-        known = workspace.memo.meta(memo_key) if workspace.memo is not None else None
+        known = workspace.memo.recall(memo_key) if workspace.memo is not None else None
         if known is not None and known.count(" ") == 1:
             digest, count = known.split(" ")
             lookups.shared[key] = (_Kept(workspace.entries, kept, int(count)), digest)

@@ -44,6 +44,7 @@ MAX_FAST = 4096  # paths git names as changed past which the exact pass runs ins
 GIT, FOLDER = "git", "folder"  # how the files were found
 EXECUTABLE = "exec:"  # before the digest of a file its owner may execute: a mode change
 _CHUNK = 1024 * 1024
+_OPEN = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOFOLLOW
 _IN_SET = (SETTLED, WATCHED)
 
 
@@ -99,10 +100,15 @@ def workspace_files(root: Path, environ: Mapping[str, str],
                     cache_dir: Path | None = None) -> WorkspaceFiles:
     real_root = os.path.realpath(root)
     cache = digest_cache.load(cache_dir, real_root) if cache_dir is not None else None
-    if cache is not None and cache_dir is not None and cache.meta("fast") == "1":
-        fast = _fast(real_root, cache, environ, cache_dir)
-        if fast is not None:
-            return fast
+    import sqlite3  # noqa: PLC0415 - loaded with the cache already
+
+    try:
+        if cache is not None and cache_dir is not None and cache.meta("fast") == "1":
+            fast = _fast(real_root, cache, environ, cache_dir)
+            if fast is not None:
+                return fast
+    except sqlite3.Error:  # a corrupted cache: the exact pass writes a new one
+        cache = None
     return _exact(real_root, environ, cache_dir, cache)
 
 
@@ -121,8 +127,13 @@ def _exact(real_root: str, environ: Mapping[str, str], cache_dir: Path | None,
     if len(paths) > MAX_FILES:
         return WorkspaceFiles(source, {}, f"more than {MAX_FILES:,} files in the workspace; "
                               f"mcpctl pins at most {MAX_FILES:,}")
-    cached = {row.path: row for row in cache.rows(SETTLED)} if cache is not None else {}
-    old_indexes = _indexes(cache)
+    import sqlite3  # noqa: PLC0415
+
+    try:
+        cached = {row.path: row for row in cache.rows(SETTLED)} if cache is not None else {}
+        old_indexes = _indexes(cache)
+    except sqlite3.Error:
+        cached, old_indexes = {}, set()
     if cache is not None:
         cache.close()
     hasher = _Hasher(real_root, cached, modes=source == GIT)
@@ -133,7 +144,9 @@ def _exact(real_root: str, environ: Mapping[str, str], cache_dir: Path | None,
         _save(cache_dir, real_root, source, hasher.rows, repos if fast else {},
               hasher.total, old_indexes)
     skipped = sum(1 for row in hasher.rows.values() if row.flag == SKIPPED)
-    return WorkspaceFiles(source, entries, unpinned, skipped)
+    # The cache just written holds these very rows: the set digest is kept there too.
+    memo = digest_cache.load(cache_dir, real_root) if cache_dir is not None else None
+    return WorkspaceFiles(source, entries, unpinned, skipped, memo)
 
 
 def _past_bytes(total: int) -> str | None:
@@ -145,10 +158,12 @@ def _past_bytes(total: int) -> str | None:
 def _indexes(cache: digest_cache.Cache | None) -> set[str]:
     if cache is None:
         return set()
+    import sqlite3  # noqa: PLC0415
+
     try:
         repos = json.loads(cache.meta("repos") or "{}")
         return {str(info["index"]) for info in repos.values()}
-    except (ValueError, TypeError, KeyError, AttributeError):
+    except (ValueError, TypeError, KeyError, AttributeError, sqlite3.Error):
         return set()
 
 
@@ -212,16 +227,15 @@ def _fast(real_root: str, cache: digest_cache.Cache, environ: Mapping[str, str],
         old = rows.get(path)
         total += (new.size if new.flag in _IN_SET else 0) \
             - (old.size if old is not None and old.flag in _IN_SET else 0)
-    if len(changes) > len(differs) or len(differs) > MAX_FAST // 16:
-        # Rows that settled, or enough changes to be worth it: the next start is cheaper.
-        listings = {prefix: Listing({}, tracked, rules)
-                    for prefix, _, tracked, rules, _ in infos}
-        nested_of = {prefix: nested for prefix, _, _, _, nested in infos}
-        _save(cache_dir, real_root, GIT, every, listings, total, old_indexes, nested_of)
+    # Once per change: the next start finds nothing to hash again.
+    listings = {prefix: Listing({}, tracked, rules) for prefix, _, tracked, rules, _ in infos}
+    nested_of = {prefix: nested for prefix, _, _, _, nested in infos}
+    _save(cache_dir, real_root, GIT, every, listings, total, old_indexes, nested_of)
     entries = {path: Entry(row.digest, row.size, row.lines) for path, row in every.items()
                if row.flag in _IN_SET}
     skipped = sum(1 for row in every.values() if row.flag == SKIPPED)
-    return WorkspaceFiles(GIT, entries, _past_bytes(total), skipped)
+    memo = digest_cache.load(cache_dir, real_root)  # the cache just written: these rows
+    return WorkspaceFiles(GIT, entries, _past_bytes(total), skipped, memo)
 
 
 def _watched_digest(rows: Iterable[Row]) -> str:
@@ -244,21 +258,23 @@ def _save(cache_dir: Path, real_root: str, source: str, rows: Mapping[str, Row],
     every repository of the workspace has one)."""
     from mcpctl.errors import ConfigError  # noqa: PLC0415
 
-    ordered = sorted(rows.values(), key=lambda row: os.fsencode(row.path))
+    encoded = sorted(((row.path.encode("utf-8", "surrogateescape"), row)
+                      for row in rows.values()), key=lambda pair: pair[0])  # git's order
+    ordered = [row for _, row in encoded]
     prefixes = sorted(repos, key=len, reverse=True)
     infos: dict[str, dict[str, object]] = {}
     folder = cache_dir / "pins"
     try:
         folder.mkdir(parents=True, exist_ok=True, mode=0o700)
         for prefix in prefixes:
-            inner = [p for p in prefixes if len(p) > len(prefix) and p.startswith(prefix)]
-            size = len(os.fsencode(prefix))
-            entries = ((os.fsencode(row.path)[size:],
-                        (row.size, row.mtime, row.ctime, row.ino, row.mode, 0, row.uid,
-                         row.gid), bytes.fromhex(row.digest[-64:]))
-                       for row in ordered if row.flag == SETTLED
-                       and row.path.startswith(prefix)
-                       and not any(row.path.startswith(p) for p in inner))
+            inner = tuple(p.encode("utf-8", "surrogateescape") for p in prefixes
+                          if len(p) > len(prefix) and p.startswith(prefix))
+            start = prefix.encode("utf-8", "surrogateescape")
+            size = len(start)
+            entries = [(raw[size:], (row.size, row.mtime, row.ctime, row.ino, row.mode, 0,
+                                     row.uid, row.gid), bytes.fromhex(row.digest[-64:]))
+                       for raw, row in encoded if row.flag == SETTLED
+                       and raw.startswith(start) and not (inner and raw.startswith(inner))]
             listing = repos[prefix]
             nested = nested_of[prefix] if nested_of is not None else sorted(
                 path.rstrip("/") for path, kind in listing.paths.items()
@@ -273,7 +289,7 @@ def _save(cache_dir: Path, real_root: str, source: str, rows: Mapping[str, Row],
             "bytes": str(total),
             "skipped": str(sum(1 for row in ordered if row.flag == SKIPPED)),
             "watched": _watched_digest(ordered)}
-    digest_cache.save(cache_dir, real_root, ordered, meta)
+    digest_cache.save(cache_dir, real_root, encoded, meta)
     for trailer in old_indexes - {str(info["index"]) for info in infos.values()}:
         with contextlib.suppress(OSError):
             os.unlink(digest_cache.index_file(cache_dir, trailer))
@@ -342,22 +358,29 @@ class _Hasher:
         self.started = time.time_ns()
 
     def entries(self, paths: Mapping[str, bool]) -> dict[str, Entry]:
-        """The hot loop of an unchanged workspace: one lstat and one cache row per path,
-        inlined (a function call per file is a tenth of `list` on 100,000 files)."""
+        """The hot loop, inlined (a function call per file is a tenth of `list` on
+        100,000 files): a path with a cached row costs one lstat; any other small
+        regular file one open, fstat, read and close (`_small`)."""
         found: dict[str, Entry] = {}
         cached, rows, prefix, lstat, is_regular = (self.cached, self.rows, self.prefix,
                                                    os.lstat, stat.S_ISREG)
+        small = self._small
         for path, tracked in paths.items():
             if not tracked and _bytecode(path):
                 rows[path] = Row(path, "", 0, 0, 0, 0, 0, 0, 0, 0, SKIPPED)
+                continue
+            row = cached.get(path) if cached else None
+            if row is None:
+                entry = small(path, tracked)
+                if entry is not None:
+                    found[path] = entry
                 continue
             try:
                 status = lstat(prefix + path)  # not os.path.join: 100,000 calls
             except OSError:  # listed (an index entry) but gone: nothing there can run
                 rows[path] = Row(path, "", 0, 0, 0, 0, 0, 0, 0, 0, ABSENT, int(tracked))
                 continue
-            row = cached.get(path)
-            if (row is not None and is_regular(status.st_mode)
+            if (is_regular(status.st_mode)
                     and row.size == status.st_size and row.mtime == status.st_mtime_ns
                     and row.ctime == status.st_ctime_ns and row.ino == status.st_ino
                     and row.mode == status.st_mode and row.uid == status.st_uid
@@ -370,6 +393,53 @@ class _Hasher:
             if entry is not None:
                 found[path] = entry
         return found
+
+    def _small(self, path: str, tracked: bool) -> Entry | None:
+        """A path with no cached row: opened without following a link or blocking on
+        a FIFO, so a small regular file is hashed from one read. The stat is the
+        fstat before reading: a write while it is read moves the ctime past
+        `started`, so the row is not settled and the next start hashes it again."""
+        import hashlib  # noqa: PLC0415 - OpenSSL, only when a file is read
+
+        full = self.prefix + path
+        try:
+            fd = os.open(full, _OPEN)
+        except OSError:  # a symlink (ELOOP), a socket, gone: told apart by its lstat
+            try:
+                status = os.lstat(full)
+            except OSError:
+                self.rows[path] = Row(path, "", 0, 0, 0, 0, 0, 0, 0, 0, ABSENT, int(tracked))
+                return None
+            return self.entry(path, status, tracked=tracked)
+        try:
+            status = os.fstat(fd)
+            size = status.st_size
+            if not stat.S_ISREG(status.st_mode) or size >= _CHUNK \
+                    or self.total + size > MAX_BYTES:
+                os.close(fd)
+                fd = -1
+                return self.entry(path, status, tracked=tracked)
+            data = os.read(fd, size + 1)
+            if len(data) != size:  # it changed since the fstat: read to its end instead
+                os.close(fd)
+                fd = -1
+                return self.entry(path, status, tracked=tracked)
+        except OSError:
+            return self.entry(path, os.lstat(full), tracked=tracked) if fd >= 0 else None
+        finally:
+            if fd >= 0:
+                os.close(fd)
+        self.total += size
+        digest = "sha256:" + hashlib.sha256(data).hexdigest()
+        if tracked and self.modes and status.st_mode & 0o100:
+            digest = EXECUTABLE + digest
+        lines = data.count(b"\n")
+        flag = SETTLED if settled(status.st_mtime_ns, status.st_ctime_ns, self.started) \
+            else WATCHED
+        self.rows[path] = Row(path, digest, size, lines, status.st_mtime_ns,
+                              status.st_ctime_ns, status.st_ino, status.st_mode,
+                              status.st_uid, status.st_gid, flag, int(tracked))
+        return Entry(digest, size, lines)
 
     def again(self, path: str, old: Row | None) -> Row:
         """The row of one path git named (or the cache watches), as it is now."""

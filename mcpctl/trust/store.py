@@ -169,32 +169,30 @@ def manifest_path(trust_file: Path, digest: str, suffix: str = ".bin") -> Path:
     return trust_file.parent / MANIFESTS / f"{digest.removeprefix('sha256:')}{suffix}"
 
 
-_MAGIC = b"mcpctl approved files 2\n"
-_ROW = struct.Struct(">HH8sQQ")  # shared prefix, rest of the path, digest, size, lines
+_MAGIC = b"mcpctl approved files 3\n"
+_ROW = struct.Struct(">H8sQQ")  # path length, digest, size, lines; then the path
 
 
 def save_manifest(trust_file: Path, digest: str, files: Mapping[str, Entry]) -> None:
-    """The approved files, once per content, compact: sorted paths sharing their common
-    start with the one before, 64 bits of each digest (`manifest.short`: enough to name
-    what changed; the approval's fingerprint holds the set's full digest), size and
-    lines for the diffstat; zlib-compressed, with a SHA-256 of the rows against
-    corruption. About 12 bytes a file: 1.2 MB for 100,000 files."""
+    """The approved files, once per content, compact: sorted paths (zlib shares their
+    common starts), 64 bits of each digest (`manifest.short`: enough to name what
+    changed; the approval's fingerprint holds the set's full digest), size and lines
+    for the diffstat; compressed, with a SHA-256 of the rows against corruption. About
+    14 bytes a file: 1.4 MB for 100,000 files."""
     import zlib  # noqa: PLC0415 - approving only
 
     path = manifest_path(trust_file, digest)
     if path.exists():
         return
-    body = bytearray()
-    previous = b""
-    for name in sorted(files, key=os.fsencode):
-        raw, entry = os.fsencode(name), files[name]
-        shared = min(len(os.path.commonprefix([previous, raw])), 0xFFFF)  # noqa: RUF071 - bytes
-        rest = raw[shared:]
-        body += _ROW.pack(shared, len(rest), bytes.fromhex(short(entry.digest)[1:]),
-                          entry.size, entry.lines)
-        body += rest
-        previous = raw
-    data = _MAGIC + sha256_hex(bytes(body)).encode("ascii") + zlib.compress(bytes(body), 1)
+    pack, fromhex = _ROW.pack, bytes.fromhex
+    parts = []
+    for name in sorted(files):
+        raw, entry = name.encode("utf-8", "surrogateescape"), files[name]
+        parts.append(pack(len(raw), fromhex(short(entry.digest)[1:]), entry.size,
+                          entry.lines))
+        parts.append(raw)
+    body = b"".join(parts)
+    data = _MAGIC + sha256_hex(body).encode("ascii") + zlib.compress(body, 1)
     atomic_write_bytes(path, data, mode=0o600)
 
 
@@ -224,15 +222,14 @@ def _parse_manifest(data: bytes) -> dict[str, Entry] | None:
     if sha256_hex(body).encode("ascii") != data[head:head + 64]:
         return None
     files: dict[str, Entry] = {}
-    offset, previous, size, unpack = 0, b"", len(body), _ROW.unpack_from
+    offset, size, unpack, width = 0, len(body), _ROW.unpack_from, _ROW.size
     try:
         while offset < size:
-            shared, length, token, file_size, lines = unpack(body, offset)
-            offset += _ROW.size
-            raw = previous[:shared] + body[offset:offset + length]
+            length, token, file_size, lines = unpack(body, offset)
+            offset += width
+            name = body[offset:offset + length].decode("utf-8", "surrogateescape")
             offset += length
-            files[os.fsdecode(raw)] = Entry("~" + token.hex(), file_size, lines)
-            previous = raw
+            files[name] = Entry("~" + token.hex(), file_size, lines)
     except struct.error:
         return None
     return files
