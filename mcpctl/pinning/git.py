@@ -177,6 +177,7 @@ class Listing(NamedTuple):
     paths: dict[str, str]  # path → TRACKED, UNTRACKED or NESTED (see `work_tree_files`)
     tracked: str  # digest of the tracked path list (`tracked_digest`)
     rules: str | None  # digest of the ignore rules git reads outside the tree (`rules_of`)
+    index_stat: list[int] | None = None  # the repo index's stat then (`index_stat`)
 
 
 def work_tree_files(folder: Path, environ: Mapping[str, str]) -> dict[str, str]:
@@ -193,17 +194,33 @@ def work_tree_listing(folder: Path, environ: Mapping[str, str]) -> Listing:
         ["rev-parse", "--show-toplevel", "--absolute-git-dir"], ["ls-files", "-z", "-s"],
         ["ls-files", "-z", "--others", "--exclude-standard"]], environ)
     git_dir = _check_top(folder, top)
-    paths: dict[str, str] = {}
-    names: dict[bytes, None] = {}
-    for raw in tracked.split(b"\0"):
-        meta, _, name = raw.partition(b"\t")
-        if name:
-            names[name] = None
-            paths[os.fsdecode(name)] = NESTED if meta.startswith(b"160000 ") else TRACKED
+    before = index_stat(folder)  # taken after git read it: a later write moves its ctime
+    # Each line is `MODE OID STAGE\tPATH`; a C-level split for 100,000 of them.
+    lines = [raw.partition(b"\t") for raw in tracked.split(b"\0") if raw]
+    names = dict.fromkeys(name for _, _, name in lines)
+    paths = {name.decode("utf-8", "surrogateescape"): TRACKED for name in names}
+    for meta, _, name in lines:
+        if meta.startswith(b"160000 "):
+            paths[name.decode("utf-8", "surrogateescape")] = NESTED
     for raw in others.split(b"\0"):
         if raw:
-            paths.setdefault(os.fsdecode(raw), UNTRACKED)
-    return Listing(paths, tracked_digest(names), rules_of(git_dir))
+            paths.setdefault(raw.decode("utf-8", "surrogateescape"), UNTRACKED)
+    return Listing(paths, tracked_digest(names), rules_of(git_dir), before)
+
+
+def index_stat(folder: Path) -> list[int] | None:
+    """(size, mtime, ctime, inode) of the repo's own index, when settled: while it is
+    what it was, so is its path list (any write moves its ctime). Never its entries'
+    stat data, which is the repo's to forge."""
+    from mcpctl.pinning.git_index import settled  # noqa: PLC0415
+
+    try:
+        status = os.stat(os.path.join(folder, ".git", "index"))
+    except OSError:
+        return None
+    if not settled(status.st_mtime_ns, status.st_ctime_ns, time.time_ns()):
+        return None
+    return [status.st_size, status.st_mtime_ns, status.st_ctime_ns, status.st_ino]
 
 
 def _check_top(folder: Path, output: bytes) -> str:
@@ -258,21 +275,30 @@ class Since(NamedTuple):
     rules: str | None
     changed: list[str]  # paths whose stat or mode differs from the private index, or gone
     others: list[str]  # paths not in it and not ignored (`x/`: a repository inside)
+    index_stat: list[int] | None = None  # the repo index's, before git read it
 
 
-def changes_since(folder: Path, index: Path, environ: Mapping[str, str]) -> Since:
-    """One bounded round of git (four commands side by side, as `git status` costs):
-    `diff-files` and `ls-files --others` against the private index, and the repo's own
-    tracked list (its index's paths only: its stat data is never used)."""
+def changes_since(folder: Path, index: Path, environ: Mapping[str, str],
+                  known: tuple[list[int], str] | None = None) -> Since:
+    """One bounded round of git (side by side, as `git status` costs): `diff-files` and
+    `ls-files --others` against the private index, `rev-parse`, and the repo's own
+    tracked list (its index's paths only: its stat data is never used) — unless
+    `known` says (the index's stat, the list's digest) and the index is as it was."""
     private = str(index)
-    top, tracked, changed, others = _git_outputs(folder, [
-        ["rev-parse", "--show-toplevel", "--absolute-git-dir"], ["ls-files", "-z"],
-        [*_STAT_RULES, "diff-files", "-z", "--name-only", "--no-ext-diff",
-         "--ignore-submodules=none"],
-        [*_STAT_RULES, "ls-files", "-z", "--others", "--exclude-standard"]], environ,
-        index_files=[None, None, private, private])
+    before = index_stat(folder)
+    skip = known is not None and before == known[0]
+    commands = [["rev-parse", "--show-toplevel", "--absolute-git-dir"],
+                [*_STAT_RULES, "diff-files", "-z", "--name-only", "--no-ext-diff",
+                 "--ignore-submodules=none"],
+                [*_STAT_RULES, "ls-files", "-z", "--others", "--exclude-standard"]]
+    outputs = _git_outputs(folder, [*commands, *([] if skip else [["ls-files", "-z"]])],
+                           environ, index_files=[None, private, private, None])
+    top, changed, others = outputs[:3]
     git_dir = _check_top(folder, top)
-    names = dict.fromkeys(name for name in tracked.split(b"\0") if name)
-    return Since(tracked_digest(names), rules_of(git_dir),
+    if known is not None and skip:
+        digest = known[1]
+    else:
+        digest = tracked_digest(dict.fromkeys(name for name in outputs[3].split(b"\0") if name))
+    return Since(digest, rules_of(git_dir),
                  [os.fsdecode(name) for name in changed.split(b"\0") if name],
-                 [os.fsdecode(name) for name in others.split(b"\0") if name])
+                 [os.fsdecode(name) for name in others.split(b"\0") if name], before)

@@ -34,6 +34,7 @@ from mcpctl.pinning.git import (
     changes_since,
     work_tree_listing,
 )
+from mcpctl.pinning.git import index_stat as repo_index_stat
 from mcpctl.pinning.git_index import intact, settled, write_index
 from mcpctl.sha256 import sha256_hex
 
@@ -176,22 +177,29 @@ def _fast(real_root: str, cache: digest_cache.Cache, environ: Mapping[str, str],
         repos = json.loads(cache.meta("repos") or "")
         count, total = int(cache.meta("count") or ""), int(cache.meta("bytes") or "")
         infos = [(str(prefix), str(info["index"]), str(info["tracked"]), str(info["rules"]),
-                  list(info["nested"])) for prefix, info in repos.items()]
+                  list(info["nested"]), info.get("index_stat"))
+                 for prefix, info in repos.items()]
     except (ValueError, TypeError, KeyError, AttributeError):
         return None
     candidates: set[str] = set()
-    for prefix, trailer, tracked, rules, nested in infos:
+    for prefix, trailer, tracked, rules, nested, index_stat in infos:
         index = digest_cache.index_file(cache_dir, trailer)
         if not intact(index):
             return None  # missing or corrupted: the exact pass writes a new one
+        known = cache.recall(f"index:{prefix}")
+        seen = json.loads(known) if known else index_stat
         try:
-            since = changes_since(Path(real_root, prefix), index, environ)
+            since = changes_since(Path(real_root, prefix), index, environ,
+                                  (seen, tracked) if isinstance(seen, list) else None)
         except GitUnavailable:
             return None  # a missing or corrupted index, git missing or failing: exact pass
         found = sorted(path.rstrip("/") for path in since.others if path.endswith("/"))
         if since.tracked != tracked or since.rules is None or since.rules != rules \
                 or found != nested:
             return None  # the tracked list, the ignore rules or the repositories changed
+        if since.index_stat is not None and since.index_stat != seen:
+            # The user's git rewrote its index, with the same paths: for the next start.
+            cache.remember(f"index:{prefix}", json.dumps(since.index_stat))
         candidates.update(prefix + path for path in since.changed)
         candidates.update(prefix + path for path in since.others if not path.endswith("/"))
         if len(candidates) > MAX_FAST:
@@ -228,8 +236,9 @@ def _fast(real_root: str, cache: digest_cache.Cache, environ: Mapping[str, str],
         total += (new.size if new.flag in _IN_SET else 0) \
             - (old.size if old is not None and old.flag in _IN_SET else 0)
     # Once per change: the next start finds nothing to hash again.
-    listings = {prefix: Listing({}, tracked, rules) for prefix, _, tracked, rules, _ in infos}
-    nested_of = {prefix: nested for prefix, _, _, _, nested in infos}
+    listings = {prefix: Listing({}, tracked, rules, repo_index_stat(Path(real_root, prefix)))
+                for prefix, _, tracked, rules, _, _ in infos}
+    nested_of = {prefix: nested for prefix, _, _, _, nested, _ in infos}
     _save(cache_dir, real_root, GIT, every, listings, total, old_indexes, nested_of)
     entries = {path: Entry(row.digest, row.size, row.lines) for path, row in every.items()
                if row.flag in _IN_SET}
@@ -280,7 +289,8 @@ def _save(cache_dir: Path, real_root: str, source: str, rows: Mapping[str, Row],
                 path.rstrip("/") for path, kind in listing.paths.items()
                 if kind == NESTED or path.endswith("/"))
             infos[prefix] = {"index": write_index(folder, entries), "tracked": listing.tracked,
-                             "rules": listing.rules, "nested": nested}
+                             "rules": listing.rules, "nested": nested,
+                             "index_stat": listing.index_stat}
     except (OSError, ConfigError, ValueError):
         infos = {}
     fast = bool(infos) and all(info["rules"] is not None for info in infos.values())
@@ -458,6 +468,7 @@ class _Hasher:
         key = (status.st_size, status.st_mtime_ns, status.st_ctime_ns, status.st_ino)
         row = (path, status.st_size, 0, status.st_mtime_ns, status.st_ctime_ns,
                status.st_ino, status.st_mode, status.st_uid, status.st_gid)
+        entry: Entry | None
         if stat.S_ISLNK(status.st_mode):
             entry = self._link(path, full)
         elif stat.S_ISDIR(status.st_mode):

@@ -207,8 +207,8 @@ def test_a_forged_repo_index_that_fools_git_status_does_not_fool_run(
     trailer = write_index(tmp_path, entries)
     shutil.copy(tmp_path / f"{trailer}.index", root / ".git" / "index")
     # The control: git's own status trusts the forged stat data and sees no change.
-    status = git(root, "status", "--porcelain", "--untracked-files=no")
-    assert "lib/a.js" not in status
+    said = git(root, "status", "--porcelain", "--untracked-files=no")
+    assert "lib/a.js" not in said
     result, calls = recorded_run(root, tmp_path / "calls")
     assert refused(result, "lib/a.js modified"), result.err
     assert fast(calls)
