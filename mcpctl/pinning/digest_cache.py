@@ -25,7 +25,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import tempfile
 import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -159,6 +158,7 @@ def save(cache_dir: Path, real_root: str, rows: Iterable[tuple[bytes, Row]],
     """Replace the cache with the rows (each with its path's bytes, in their order); an
     unwritable cache costs time only."""
     import sqlite3  # noqa: PLC0415
+    import tempfile  # noqa: PLC0415 - writers only
 
     path = cache_file(cache_dir, real_root)
     try:

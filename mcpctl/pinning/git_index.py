@@ -24,7 +24,6 @@ corrupted file is an error, and mcpctl falls back to its exact pass.
 
 from __future__ import annotations
 
-import hashlib
 import struct
 from collections.abc import Iterable
 from pathlib import Path
@@ -53,6 +52,8 @@ def intact(path: Path) -> bool:
     """Whether the index still hashes to its name. git itself does not check the
     checksum when it reads an index, and one flipped bit could set an entry's
     assume-unchanged flag: git would then never look at that file again."""
+    import hashlib  # noqa: PLC0415 - OpenSSL, only when a workspace is pinned
+
     hasher = hashlib.sha1()  # noqa: S324 - git's own checksum of the file
     try:
         with open(path, "rb") as handle:
@@ -80,6 +81,8 @@ def write_index(folder: Path, entries: Iterable[tuple[bytes, tuple[int, ...], by
         body += name
         body += b"\0" * (8 - (62 + len(name)) % 8)  # 1 to 8 NULs: entries align to 8
         count += 1
+    import hashlib  # noqa: PLC0415 - OpenSSL, only when a workspace is pinned
+
     data = _HEADER.pack(b"DIRC", 2, count) + body
     trailer = hashlib.sha1(data).digest()  # noqa: S324 - git's own checksum of the file
     path = folder / f"{trailer.hex()}.index"

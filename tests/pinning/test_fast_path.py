@@ -35,7 +35,7 @@ FILES = {"server.sh": "exit 0\n", "lib/a.js": "a\n", "lib/b.js": "b\n",
          ".gitignore": "*.log\n", "tool": "#!/bin/sh\n"}
 CASES = ["tracked", "untracked", "ignored", "submodule", "symlink", "link-target", "mode",
          "deleted", "forged-index", "corrupt-index", "corrupt-cache", "git-fails",
-         "git-missing", "unchanged", "racy-settled"]
+         "git-missing", "unchanged", "racy-settled", "gitignore", "untrack", "manifest"]
 
 # Written as each git starts: a `run` that starts its server replaces this process.
 RECORDING = textwrap.dedent("""\
@@ -313,3 +313,42 @@ def test_the_cache_is_compact_and_the_index_is_named_by_its_checksum(
     assert sorted(repos) == ["", "vendor/"]
     for info in repos.values():
         assert digest_cache.index_file(mcpctl_home / "cache", info["index"]).is_file()
+
+
+def test_a_file_newly_ignored_is_reported_removed_exactly(approved: Callable[[str], Path],
+                                                           tmp_path: Path) -> None:
+    """A `.gitignore` change moves files out of the set without touching them: the
+    exact pass lists them anew, so the report names both."""
+    root = approved("gitignore")
+    (root / "notes.md").write_text("untracked, not ignored\n")
+    assert cli(root, "trust", "srv", "--yes").code == 0
+    (root / ".gitignore").write_text("*.log\nnotes.md\n")
+    result, calls = recorded_run(root, tmp_path / "calls")
+    assert refused(result, ".gitignore modified", "notes.md removed"), result.err
+
+
+def test_a_tracked_file_untracked_and_ignored_is_reported_removed(
+    approved: Callable[[str], Path], tmp_path: Path
+) -> None:
+    """`git rm --cached` of an ignored file changes the set and no file on disk: the
+    tracked list's digest says so."""
+    root = approved("untrack")
+    (root / "debug.log").write_text("tracked although ignored\n")
+    git(root, "add", "-f", "debug.log")
+    assert cli(root, "trust", "srv", "--yes").code == 0
+    git(root, "rm", "-q", "--cached", "debug.log")
+    result, _ = recorded_run(root, tmp_path / "calls")
+    assert refused(result, "debug.log removed"), result.err
+
+
+def test_a_corrupted_manifest_only_loses_the_file_list(approved: Callable[[str], Path],
+                                                       mcpctl_home: Path,
+                                                       tmp_path: Path) -> None:
+    root = approved("manifest")
+    (root / "lib" / "a.js").write_text("changed\n")
+    for manifest in (mcpctl_home / "data" / "approved-files").glob("*.bin"):
+        data = bytearray(manifest.read_bytes())
+        data[-3] ^= 0xFF
+        manifest.write_bytes(bytes(data))
+    result, _ = recorded_run(root, tmp_path / "calls")
+    assert refused(result, "the list of files approved is missing"), result.err
