@@ -323,7 +323,7 @@ def test_a_file_newly_ignored_is_reported_removed_exactly(approved: Callable[[st
     (root / "notes.md").write_text("untracked, not ignored\n")
     assert cli(root, "trust", "srv", "--yes").code == 0
     (root / ".gitignore").write_text("*.log\nnotes.md\n")
-    result, calls = recorded_run(root, tmp_path / "calls")
+    result, _ = recorded_run(root, tmp_path / "calls")
     assert refused(result, ".gitignore modified", "notes.md removed"), result.err
 
 
