@@ -131,17 +131,21 @@ def _exact(real_root: str, environ: Mapping[str, str], cache_dir: Path | None,
     import sqlite3  # noqa: PLC0415
 
     try:
-        cached = {row.path: row for row in cache.rows(SETTLED)} if cache is not None else {}
+        previous = {row.path: row for row in cache.rows()} if cache is not None else {}
         old_indexes = _indexes(cache)
+        fast_before = cache is not None and cache.meta("fast") == "1"
     except sqlite3.Error:
-        cached, old_indexes = {}, set()
+        previous, old_indexes, fast_before = {}, set(), False
+    cached = {path: row for path, row in previous.items() if row.flag == SETTLED}
     if cache is not None:
         cache.close()
     hasher = _Hasher(real_root, cached, modes=source == GIT)
     entries = hasher.entries(paths)
     unpinned = hasher.unpinned or _past_bytes(hasher.total)
-    if cache_dir is not None:
-        fast = source == GIT and not walked and unpinned is None
+    fast = source == GIT and not walked and unpinned is None
+    # Written again only when it would say something else (outside git, or with the
+    # fast path off, this pass runs on every start).
+    if cache_dir is not None and (hasher.rows != previous or fast or fast_before):
         _save(cache_dir, real_root, source, hasher.rows, repos if fast else {},
               hasher.total, old_indexes)
     skipped = sum(1 for row in hasher.rows.values() if row.flag == SKIPPED)
