@@ -122,6 +122,10 @@ def test_an_unchanged_workspace_starts_on_the_fast_path(approved: Callable[[str]
     # One private index per repository: the workspace's and its submodule's.
     assert sorted(argv[2] for argv in calls if "diff-files" in argv) == [
         str(root), str(root / "vendor")]
+    # The top repo's own index is as it was (its ctime says so): its path list is not
+    # read again. The submodule's `.git` is a file, so its list is.
+    listed = [argv[2] for argv in calls if argv[-2:] == ["ls-files", "-z"]]
+    assert listed == [str(root / "vendor")]
 
 
 @pytest.mark.parametrize(("case", "change", "named"), [
