@@ -5,8 +5,15 @@ nested repositories (submodules, untracked clones) listed the same way, recursiv
 Outside git: every entry under the root. Either way, bounded: past MAX_FILES entries or
 MAX_BYTES of regular files the set carries an `unpinned` reason and the gate refuses.
 
+How (issue 24): with a cache from an earlier pass and git able to answer, `_fast` asks
+git which paths differ from mcpctl's private index of each repository
+(`git_index.py`) and hashes only those and the rows the cache watches; every other
+digest is read from the cache when asked (`CachedEntries`). Otherwise `_exact` lists
+and stats every path and hashes each file whose cached row does not hold.
+
 Each entry's digest:
-- a regular file: `sha256:` of its content (cached by path, size, mtime, ctime, inode);
+- a regular file: `sha256:` of its content (cached by path, size, mtime, ctime, inode),
+  `exec:sha256:` when git tracks it and its owner may execute it;
 - a symlink: `symlink:sha256:` of what it says, where it leads (real path) and what is
   there — so retargeting it, or changing the outside file it names, changes the digest;
   a link to a folder outside the workspace cannot be bounded and makes the set unpinned;
