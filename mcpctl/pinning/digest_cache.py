@@ -26,7 +26,7 @@ import contextlib
 import json
 import os
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -40,6 +40,9 @@ SETTLED, WATCHED, SKIPPED, ABSENT = 0, 1, 2, 3  # row flags
 # SETTLED: in the set and in its repository's private index; WATCHED: in the set,
 # re-evaluated on every start (unsettled, a symlink, a special or unreadable file);
 # SKIPPED: untracked bytecode, not in the set; ABSENT: tracked by git, not on disk.
+
+
+NO_ROWS: Mapping[str, Row] = {}
 
 
 class Row(NamedTuple):

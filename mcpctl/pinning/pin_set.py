@@ -112,7 +112,7 @@ def _shared(lookups: Lookups, real_root: Path, kept: tuple[str, ...]
     key = (real_root, kept)
     if key not in lookups.shared:
         workspace = lookups.workspace(real_root)
-        memo_key = "set:" + json.dumps(kept)
+        memo_key = f"set:{workspace.state}:{json.dumps(kept)}"
         known = workspace.memo.recall(memo_key) if workspace.memo is not None else None
         if known is not None and known.count(" ") == 1:
             digest, count = known.split(" ")

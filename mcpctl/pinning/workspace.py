@@ -49,6 +49,7 @@ MAX_FILES = 1_500_000
 MAX_BYTES = 4 * 1024**3
 MAX_NESTING = 16  # repositories inside repositories
 MAX_FAST = 4096  # paths git names as changed past which the exact pass runs instead
+MAX_OVERLAY = 256  # rows read over the cache, past which it is written again
 GIT, FOLDER = "git", "folder"  # how the files were found
 EXECUTABLE = "exec:"  # before the digest of a file its owner may execute: a mode change
 _CHUNK = 1024 * 1024
@@ -72,18 +73,21 @@ class WorkspaceFiles(NamedTuple):
     # The cache the entries are read from when git found nothing changed since it was
     # written: set digests computed once are kept there (`pin_set._shared`).
     memo: digest_cache.Cache | None = None
+    state: str = ""  # with `memo`: the paths read over the cache, by content ("": none)
 
 
 class CachedEntries(Mapping[str, Entry]):
     """The entries of an unchanged workspace, read from the cache only when asked: a
     launch asks for a few by path, a change report walks them once in order."""
 
-    def __init__(self, cache: digest_cache.Cache, count: int) -> None:
+    def __init__(self, cache: digest_cache.Cache, count: int,
+                 over: Mapping[str, Row] = digest_cache.NO_ROWS) -> None:
         self.cache = cache
         self.count = count
+        self.over = over  # rows that differ from the cache's (hashed again this start)
 
     def __getitem__(self, path: str) -> Entry:
-        row = self.cache.row(path)
+        row = self.over.get(path) or self.cache.row(path)
         if row is None or row.flag not in _IN_SET:
             raise KeyError(path)
         return Entry(row.digest, row.size, row.lines)
@@ -98,10 +102,14 @@ class CachedEntries(Mapping[str, Entry]):
         return (path for path, _ in self.items())
 
     def items(self) -> Iterator[tuple[str, Entry]]:  # type: ignore[override]
-        """One pass in path order (not a query per path)."""
+        """One pass (not a query per path)."""
+        over = self.over
         for row in self.cache.rows():
-            if row.flag in _IN_SET:
+            if row.flag in _IN_SET and row.path not in over:
                 yield row.path, Entry(row.digest, row.size, row.lines)
+        for path, row in over.items():
+            if row.flag in _IN_SET:
+                yield path, Entry(row.digest, row.size, row.lines)
 
 
 def workspace_files(root: Path, environ: Mapping[str, str],
@@ -179,7 +187,7 @@ def _indexes(cache: digest_cache.Cache | None) -> set[str]:
         return set()
 
 
-def _fast(real_root: str, cache: digest_cache.Cache, environ: Mapping[str, str],  # noqa: PLR0912
+def _fast(real_root: str, cache: digest_cache.Cache, environ: Mapping[str, str],  # noqa: PLR0912, PLR0915
           cache_dir: Path) -> WorkspaceFiles | None:
     """Git's word on what differs from the private indexes (`git_index.py`), each such
     path hashed again, and every other row read from the cache only when asked; None
@@ -235,17 +243,24 @@ def _fast(real_root: str, cache: digest_cache.Cache, environ: Mapping[str, str],
     differs = {path: new for path, new in changes.items() if _differs(rows.get(path), new)}
     if any(path.rsplit("/", 1)[-1] == ".gitignore" for path in differs):
         return None  # which files are ignored changed: the exact pass lists them anew
-    if not changes:
-        return WorkspaceFiles(GIT, CachedEntries(cache, count),
-                              skipped=int(cache.meta("skipped") or 0), memo=cache)
+    for path, new in differs.items():
+        old = rows.get(path)
+        was, now = old is not None and old.flag in _IN_SET, new.flag in _IN_SET
+        total += (new.size if now else 0) - (old.size if was and old is not None else 0)
+        count += now - was
+    skipped = int(cache.meta("skipped") or 0)
+    if len(changes) <= MAX_OVERLAY:
+        # A few paths differ from the cache: read over it, and named by what they hold,
+        # so what is computed from this set is kept for the next start that sees it.
+        state = "" if not differs else sha256_hex(json.dumps(
+            [[path, new.flag in _IN_SET, new.digest] for path, new in sorted(differs.items())]
+        ).encode("utf-8", "surrogateescape"))[:32]
+        return WorkspaceFiles(GIT, CachedEntries(cache, count, differs), _past_bytes(total),
+                              skipped, cache, state)
     every = {row.path: row for row in cache.rows()}
     old_indexes = _indexes(cache)
     cache.close()
     every.update(changes)
-    for path, new in differs.items():
-        old = rows.get(path)
-        total += (new.size if new.flag in _IN_SET else 0) \
-            - (old.size if old is not None and old.flag in _IN_SET else 0)
     # Once per change: the next start finds nothing to hash again.
     listings = {prefix: Listing({}, tracked, rules, repo_index_stat(Path(real_root, prefix)))
                 for prefix, _, tracked, rules, _, _ in infos}

@@ -33,7 +33,7 @@ REPO = Path(__file__).resolve().parents[2]
 SERVER = {"mcpServers": {"srv": {"command": "bash", "args": ["server.sh"]}}}
 FILES = {"server.sh": "exit 0\n", "lib/a.js": "a\n", "lib/b.js": "b\n",
          ".gitignore": "*.log\n", "tool": "#!/bin/sh\n"}
-CASES = ["tracked", "untracked", "ignored", "submodule", "symlink", "link-target", "mode",
+CASES = ["reverted", "tracked", "untracked", "ignored", "submodule", "symlink", "link-target", "mode",
          "deleted", "forged-index", "corrupt-index", "corrupt-cache", "git-fails",
          "git-missing", "unchanged", "racy-settled", "gitignore", "untrack", "manifest"]
 
@@ -147,6 +147,9 @@ def test_each_change_is_caught_by_run_on_the_fast_path(
     change(root)
     result, calls = recorded_run(root, tmp_path / "calls")
     assert refused(result, named), result.err
+    assert fast(calls)
+    again, calls = recorded_run(root, tmp_path / "calls")  # from what the first kept
+    assert (again.code, again.err) == (result.code, result.err)
     assert fast(calls)
 
 
@@ -356,3 +359,15 @@ def test_a_corrupted_manifest_only_loses_the_file_list(approved: Callable[[str],
         manifest.write_bytes(bytes(data))
     result, _ = recorded_run(root, tmp_path / "calls")
     assert refused(result, "the list of files approved is missing"), result.err
+
+
+def test_a_change_undone_is_trusted_again(approved: Callable[[str], Path],
+                                          tmp_path: Path) -> None:
+    root = approved("reverted")
+    (root / "lib" / "a.js").write_text("evil\n")
+    result, _ = recorded_run(root, tmp_path / "calls")
+    assert refused(result, "lib/a.js modified"), result.err
+    (root / "lib" / "a.js").write_text("a\n")
+    undone, calls = recorded_run(root, tmp_path / "calls")
+    assert (undone.code, undone.err) == (0, "")
+    assert fast(calls)
