@@ -33,8 +33,8 @@ REPO = Path(__file__).resolve().parents[2]
 SERVER = {"mcpServers": {"srv": {"command": "bash", "args": ["server.sh"]}}}
 FILES = {"server.sh": "exit 0\n", "lib/a.js": "a\n", "lib/b.js": "b\n",
          ".gitignore": "*.log\n", "tool": "#!/bin/sh\n"}
-CASES = ["reverted", "tracked", "untracked", "ignored", "submodule", "symlink", "link-target", "mode",
-         "deleted", "forged-index", "corrupt-index", "corrupt-cache", "git-fails",
+CASES = ["reverted", "tracked", "untracked", "ignored", "submodule", "symlink", "link-target",
+         "mode", "deleted", "forged-index", "corrupt-index", "corrupt-cache", "git-fails",
          "git-missing", "unchanged", "racy-settled", "gitignore", "untrack", "manifest"]
 
 # Written as each git starts: a `run` that starts its server replaces this process.
