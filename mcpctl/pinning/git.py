@@ -10,8 +10,7 @@ credential or ssh helpers), and pinning must never execute the repo's code. So:
   inherited `GIT_*` variable (`GIT_DIR`, `GIT_INDEX_FILE` would point git elsewhere);
 - no pager, no prompts, stdin closed, a timeout, and an output cap.
 
-Only `rev-parse`, `ls-files` and `diff-files --name-only` are run; none applies
-filters or runs aliases. A
+Only `rev-parse` and `ls-files` are run; neither applies filters or runs aliases. A
 worktree that git places elsewhere (`core.worktree`) is not this folder: the caller
 then walks the folder instead.
 """
@@ -273,32 +272,34 @@ class Since(NamedTuple):
 
     tracked: str  # the repo's tracked list, as `tracked_digest`
     rules: str | None
-    changed: list[str]  # paths whose stat or mode differs from the private index, or gone
-    others: list[str]  # paths not in it and not ignored (`x/`: a repository inside)
+    changed: list[str]  # paths that differ from the private index, gone, or not in it
+    others: list[str]  # repositories inside (`x/`)
     index_stat: list[int] | None = None  # the repo index's, before git read it
 
 
 def changes_since(folder: Path, index: Path, environ: Mapping[str, str],
                   known: tuple[list[int], str] | None = None) -> Since:
-    """One bounded round of git (side by side, as `git status` costs): `diff-files` and
-    `ls-files --others` against the private index, `rev-parse`, and the repo's own
-    tracked list (its index's paths only: its stat data is never used) — unless
+    """One bounded round of git (side by side, as `git status` costs): `ls-files -m -d
+    -o` against the private index, `rev-parse`, and the repo's own tracked list (its
+    index's paths only: its stat data is never used) — unless
     `known` says (the index's stat, the list's digest) and the index is as it was."""
     private = str(index)
     before = index_stat(folder)
     skip = known is not None and before == known[0]
+    # One git reads the private index once for both: `-m -d` what differs from it (by
+    # stat, mode and type; a racily clean entry by content, which never matches),
+    # `-o` what is not in it and not ignored (`x/`: a repository inside).
     commands = [["rev-parse", "--show-toplevel", "--absolute-git-dir"],
-                [*_STAT_RULES, "diff-files", "-z", "--name-only", "--no-ext-diff",
-                 "--ignore-submodules=none"],
-                [*_STAT_RULES, "ls-files", "-z", "--others", "--exclude-standard"]]
+                [*_STAT_RULES, "ls-files", "-z", "-m", "-d", "-o", "--exclude-standard"]]
     outputs = _git_outputs(folder, [*commands, *([] if skip else [["ls-files", "-z"]])],
-                           environ, index_files=[None, private, private, None])
-    top, changed, others = outputs[:3]
+                           environ, index_files=[None, private, None])
+    top, listed = outputs[:2]
     git_dir = _check_top(folder, top)
     if known is not None and skip:
         digest = known[1]
     else:
-        digest = tracked_digest(dict.fromkeys(name for name in outputs[3].split(b"\0") if name))
+        digest = tracked_digest(dict.fromkeys(name for name in outputs[2].split(b"\0") if name))
+    names = [name.decode("utf-8", "surrogateescape") for name in listed.split(b"\0") if name]
     return Since(digest, rules_of(git_dir),
-                 [os.fsdecode(name) for name in changed.split(b"\0") if name],
-                 [os.fsdecode(name) for name in others.split(b"\0") if name], before)
+                 [name for name in names if not name.endswith("/")],
+                 [name for name in names if name.endswith("/")], before)

@@ -2,8 +2,8 @@
 is hashed again, and nothing a repo can forge turns `changed` into `trusted`.
 
 Each case is caught by a real `mcpctl run` whose git commands are recorded (an audit
-hook in the mcpctl process): `diff-files` against the private index ran and the exact
-pass (`ls-files -s` of every tracked file) did not. The repos are made once for the
+hook in the mcpctl process): `ls-files -m -d -o` against the private index ran and the
+exact pass (`ls-files -s` of every tracked file) did not. The repos are made once for the
 module and left to settle past `git_index.SETTLED_NS`, so their files are in the
 private index (a file written less than that before it was hashed is re-hashed on every
 start instead, which is the racy case `test_a_racy_rewrite_within_the_tick_is_caught`
@@ -63,8 +63,12 @@ def recorded_run(root: Path, record: Path, env: dict[str, str] | None = None
     return Result(done.returncode, done.stdout, done.stderr), calls
 
 
+def against_private_index(argv: list[str]) -> bool:
+    return "ls-files" in argv and "-m" in argv and "-o" in argv
+
+
 def fast(calls: list[list[str]]) -> bool:
-    return any("diff-files" in argv for argv in calls) and not any(
+    return any(map(against_private_index, calls)) and not any(
         "-s" in argv and "ls-files" in argv for argv in calls)
 
 
@@ -120,7 +124,7 @@ def test_an_unchanged_workspace_starts_on_the_fast_path(approved: Callable[[str]
     assert (result.code, result.err) == (0, "")
     assert fast(calls)
     # One private index per repository: the workspace's and its submodule's.
-    assert sorted(argv[2] for argv in calls if "diff-files" in argv) == [
+    assert sorted(argv[2] for argv in calls if against_private_index(argv)) == [
         str(root), str(root / "vendor")]
     # The top repo's own index is as it was (its ctime says so): its path list is not
     # read again. The submodule's `.git` is a file, so its list is.
@@ -275,9 +279,9 @@ def fake_git(folder: Path, body: str) -> dict[str, str]:
 
 def test_a_failing_git_falls_back_to_the_exact_pass(approved: Callable[[str], Path],
                                                     tmp_path: Path) -> None:
-    """A git that fails the fast path's `diff-files` (and answers the rest)."""
+    """A git that fails the fast path's `ls-files -m` (and answers the rest)."""
     root = approved("git-fails")
-    env = fake_git(tmp_path / "bin", 'for a in "$@"; do [ "$a" = diff-files ] && exit 128; '
+    env = fake_git(tmp_path / "bin", 'for a in "$@"; do [ "$a" = -m ] && exit 128; '
                    'done\nexec "$REAL" "$@"')
     unchanged, calls = recorded_run(root, tmp_path / "calls", env)
     assert (unchanged.code, unchanged.err) == (0, "")
