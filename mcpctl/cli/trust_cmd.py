@@ -14,6 +14,7 @@ from mcpctl.cli.options import ConfigOption, JsonOption, WorkspaceOption, contex
 if TYPE_CHECKING:
     from mcpctl.config.merge import MergedServer
     from mcpctl.machine import Machine
+    from mcpctl.model import ServerSpec
     from mcpctl.reports.approvals import Approvals, Revoked
     from mcpctl.reports.report import Report
     from mcpctl.trust.status import Status
@@ -65,7 +66,7 @@ def trust_command(
         if not as_json:
             _describe_file_changes([status for _, status in asking])
             for server, status in asking:
-                _describe(server, status)
+                _describe(server, status, machine)
 
     def confirm(servers: list[MergedServer]) -> bool:
         asked = ", ".join(repr(server.name) for server in servers)
@@ -112,7 +113,7 @@ def _describe_file_changes(statuses: list[Status]) -> None:
         render.say(f"  … and {len(ordered) - MAX_FILES_SHOWN} more")
 
 
-def _describe(server: MergedServer, status: Status) -> None:
+def _describe(server: MergedServer, status: Status, machine: Machine) -> None:
     from mcpctl.reports import listing  # noqa: PLC0415
 
     spec = server.winner.spec
@@ -126,6 +127,8 @@ def _describe(server: MergedServer, status: Status) -> None:
             render.say(f"    {change}")
     for label, value in listing.spec_lines(spec, cwd_default="(workspace root)"):
         render.say(f"  {label + ':':<12} {value}")
+    for line in _env_file_lines(spec, machine):
+        render.say(f"  {'env:':<12} {line}")
     for line in listing.secret_lines(spec):
         render.say(f"  {'secret:':<12} {line}")
     for path, digest in status.files:
@@ -133,6 +136,21 @@ def _describe(server: MergedServer, status: Status) -> None:
     if status.pins is not None:
         render.say(f"  {'covers:':<12} {status.pins.describe()}")
     render.say(f"  fingerprint: {status.fingerprint}")
+
+
+def _env_file_lines(spec: ServerSpec, machine: Machine) -> list[str]:
+    """Every variable the envFile gives the launch, secret parts masked (issue 23)."""
+    from mcpctl.credentials.masking import masked_map  # noqa: PLC0415
+    from mcpctl.pinning.reach import env_file_variables  # noqa: PLC0415
+
+    if spec.env_file is None:
+        return []
+    values = env_file_variables(spec, machine.root, machine.environ, machine.home)
+    if values is None:
+        return [f"(from envFile) cannot be read here; the launch reads {spec.env_file} again"]
+    overridden = spec.env.keys()
+    return [f"{key}={value} (from envFile{', overridden by env' if key in overridden else ''})"
+            for key, value in masked_map(values).items()]
 
 
 def revoke_command(

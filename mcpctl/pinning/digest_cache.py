@@ -98,6 +98,13 @@ class Cache:
         for values in found:
             yield _row(values)
 
+    def under(self, folder: str) -> dict[str, Row]:
+        """The rows under `folder` (which ends in `/`)."""
+        low = folder.encode("utf-8", "surrogateescape")
+        high = low[:-1] + b"0"  # the byte after `/`
+        return {row.path: row for row in map(_row, self._db.execute(
+            "SELECT * FROM rows WHERE path >= ? AND path < ?", (low, high)))}
+
     def unsettled(self) -> list[Row]:
         return [_row(found) for found in
                 self._db.execute("SELECT * FROM rows WHERE flag != 0 ORDER BY path")]

@@ -34,7 +34,7 @@ _NEUTRAL = ("-c", "core.fsmonitor=", "-c", "core.untrackedCache=false",
             "-c", "core.quotePath=false", "--no-pager", "--no-optional-locks")
 
 
-TRACKED, UNTRACKED, NESTED = "tracked", "untracked", "nested"
+TRACKED, UNTRACKED, NESTED, IGNORED = "tracked", "untracked", "nested", "ignored"
 
 
 class GitUnavailable(Exception):
@@ -177,21 +177,31 @@ class Listing(NamedTuple):
     tracked: str  # digest of the tracked path list (`tracked_digest`)
     rules: str | None  # digest of the ignore rules git reads outside the tree (`rules_of`)
     index_stat: list[int] | None = None  # the repo index's stat then (`index_stat`)
+    loadable: str = ""  # digest of the ignored files pinned (`workspace._git_paths`)
 
 
 def work_tree_files(folder: Path, environ: Mapping[str, str]) -> dict[str, str]:
-    """Path (relative, `/`-separated) → TRACKED, UNTRACKED or NESTED, for tracked and
-    untracked non-ignored files under `folder`, which must be a work tree's top level or
-    a folder inside one. NESTED (a submodule), or a path that ends in `/` (an untracked
-    clone), is a repository of its own: the caller lists it on its own."""
+    """Path (relative, `/`-separated) → TRACKED, UNTRACKED, NESTED or IGNORED, for
+    tracked and untracked files under `folder`, which must be a work tree's top level
+    or a folder inside one. NESTED (a submodule or gitlink), or an untracked path that
+    ends in `/` (a clone), is a repository of its own: the caller walks it. IGNORED:
+    what git ignores but is there (a folder ends in `/`), which a tree delivered with
+    its own `.git` may bring (issue 23, item 2). Four gits, side by side, whatever the
+    workspace holds."""
     return work_tree_listing(folder, environ).paths
+
+
+# Ignored paths present (a folder, collapsed, ends in `/`): `ignored.ignored_loadable`
+# picks those a launch can load.
+IGNORED_LISTING = ["ls-files", "-z", "--others", "--ignored", "--exclude-standard",
+                   "--directory", "--no-empty-directory"]
 
 
 def work_tree_listing(folder: Path, environ: Mapping[str, str]) -> Listing:
     # `-s` gives each index entry's mode: 160000 is a submodule (no lstat per file).
-    top, tracked, others = _git_outputs(folder, [
+    top, tracked, others, ignored = _git_outputs(folder, [
         ["rev-parse", "--show-toplevel", "--absolute-git-dir"], ["ls-files", "-z", "-s"],
-        ["ls-files", "-z", "--others", "--exclude-standard"]], environ)
+        ["ls-files", "-z", "--others", "--exclude-standard"], IGNORED_LISTING], environ)
     git_dir = _check_top(folder, top)
     before = index_stat(folder)  # taken after git read it: a later write moves its ctime
     # Each line is `MODE OID STAGE\tPATH`; a C-level split for 100,000 of them.
@@ -204,6 +214,9 @@ def work_tree_listing(folder: Path, environ: Mapping[str, str]) -> Listing:
     for raw in others.split(b"\0"):
         if raw:
             paths.setdefault(raw.decode("utf-8", "surrogateescape"), UNTRACKED)
+    for raw in ignored.split(b"\0"):
+        if raw:
+            paths.setdefault(raw.decode("utf-8", "surrogateescape"), IGNORED)
     return Listing(paths, tracked_digest(names), rules_of(git_dir), before)
 
 
@@ -275,6 +288,7 @@ class Since(NamedTuple):
     changed: list[str]  # paths that differ from the private index, gone, or not in it
     others: list[str]  # repositories inside (`x/`)
     index_stat: list[int] | None = None  # the repo index's, before git read it
+    ignored: tuple[str, ...] = ()  # what git ignores and is there, as listed
 
 
 def changes_since(folder: Path, index: Path, environ: Mapping[str, str],
@@ -290,16 +304,19 @@ def changes_since(folder: Path, index: Path, environ: Mapping[str, str],
     # stat, mode and type; a racily clean entry by content, which never matches),
     # `-o` what is not in it and not ignored (`x/`: a repository inside).
     commands = [["rev-parse", "--show-toplevel", "--absolute-git-dir"],
-                [*_STAT_RULES, "ls-files", "-z", "-m", "-d", "-o", "--exclude-standard"]]
+                [*_STAT_RULES, "ls-files", "-z", "-m", "-d", "-o", "--exclude-standard"],
+                IGNORED_LISTING]  # against the repo's index, as the exact pass lists them
     outputs = _git_outputs(folder, [*commands, *([] if skip else [["ls-files", "-z"]])],
-                           environ, index_files=[None, private, None])
-    top, listed = outputs[:2]
+                           environ, index_files=[None, private, None, None])
+    top, listed, ignored = outputs[:3]
     git_dir = _check_top(folder, top)
     if known is not None and skip:
         digest = known[1]
     else:
-        digest = tracked_digest(dict.fromkeys(name for name in outputs[2].split(b"\0") if name))
+        digest = tracked_digest(dict.fromkeys(name for name in outputs[3].split(b"\0") if name))
     names = [name.decode("utf-8", "surrogateescape") for name in listed.split(b"\0") if name]
     return Since(digest, rules_of(git_dir),
                  [name for name in names if not name.endswith("/")],
-                 [name for name in names if name.endswith("/")], before)
+                 [name for name in names if name.endswith("/")], before,
+                 tuple(name.decode("utf-8", "surrogateescape")
+                       for name in ignored.split(b"\0") if name))

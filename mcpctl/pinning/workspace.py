@@ -1,7 +1,9 @@
 """The whole workspace as an approval covers it: a digest per path (issue 11, item 1).
 
-In a git work tree: every tracked file and every untracked file git does not ignore,
-nested repositories (submodules, untracked clones) listed the same way, recursively.
+In a git work tree: every tracked file, every untracked file git does not ignore and
+every ignored one a launch can load (`ignored.py`); a repository inside it (a
+submodule, a gitlink, a clone) is walked as a folder, without its `.git` and the
+folders tools make (issue 23).
 Outside git: every entry under the root. Either way, bounded: past MAX_FILES entries or
 MAX_BYTES of regular files the set carries an `unpinned` reason and the gate refuses.
 
@@ -34,8 +36,10 @@ from typing import NamedTuple
 from mcpctl.pinning import digest_cache
 from mcpctl.pinning.digest_cache import ABSENT, SETTLED, SKIPPED, WATCHED, Row
 from mcpctl.pinning.git import (
+    IGNORED,
     NESTED,
     TRACKED,
+    UNTRACKED,
     GitUnavailable,
     Listing,
     changes_since,
@@ -43,11 +47,11 @@ from mcpctl.pinning.git import (
 )
 from mcpctl.pinning.git import index_stat as repo_index_stat
 from mcpctl.pinning.git_index import intact, settled, write_index
+from mcpctl.pinning.ignored import TOOL_MADE, ignored_loadable
 from mcpctl.sha256 import sha256_hex
 
 MAX_FILES = 1_500_000
 MAX_BYTES = 4 * 1024**3
-MAX_NESTING = 16  # repositories inside repositories
 MAX_FAST = 4096  # paths git names as changed past which the exact pass runs instead
 MAX_OVERLAY = 256  # rows read over the cache, past which it is written again
 GIT, FOLDER = "git", "folder"  # how the files were found
@@ -132,10 +136,8 @@ def _exact(real_root: str, environ: Mapping[str, str], cache_dir: Path | None,
            cache: digest_cache.Cache | None) -> WorkspaceFiles:
     """Every path listed and stat-ed; a file hashed unless its cached row holds."""
     repos: dict[str, Listing] = {}
-    walked: list[bool] = []
     try:
-        listed: dict[str, bool] | None = _git_paths(Path(real_root), "", environ, 0, repos,
-                                                    walked)
+        listed: dict[str, bool] | None = _git_paths(Path(real_root), environ, repos)
         source = GIT
     except GitUnavailable:
         listed, source, repos = None, FOLDER, {}
@@ -154,15 +156,16 @@ def _exact(real_root: str, environ: Mapping[str, str], cache_dir: Path | None,
     cached = {path: row for path, row in previous.items() if row.flag == SETTLED}
     if cache is not None:
         cache.close()
-    hasher = _Hasher(real_root, cached, modes=source == GIT)
+    hasher = _Hasher(real_root, cached, modes=source == GIT, targets=_targets(cache))
     entries = hasher.entries(paths)
     unpinned = hasher.unpinned or _past_bytes(hasher.total)
-    fast = source == GIT and not walked and unpinned is None
+    fast = source == GIT and unpinned is None
     # Written again only when it would say something else (outside git, or with the
     # fast path off, this pass runs on every start).
-    if cache_dir is not None and (hasher.rows != previous or fast or fast_before):
+    if cache_dir is not None and (hasher.rows != previous or fast or fast_before
+                                  or hasher.new_targets != hasher.targets):
         _save(cache_dir, real_root, source, hasher.rows, repos if fast else {},
-              hasher.total, old_indexes)
+              hasher.total, old_indexes, targets=hasher.new_targets)
     skipped = sum(1 for row in hasher.rows.values() if row.flag == SKIPPED)
     # The cache just written holds these very rows: the set digest is kept there too.
     memo = digest_cache.load(cache_dir, real_root) if cache_dir is not None else None
@@ -196,12 +199,12 @@ def _fast(real_root: str, cache: digest_cache.Cache, environ: Mapping[str, str],
         repos = json.loads(cache.meta("repos") or "")
         count, total = int(cache.meta("count") or ""), int(cache.meta("bytes") or "")
         infos = [(str(prefix), str(info["index"]), str(info["tracked"]), str(info["rules"]),
-                  list(info["nested"]), info.get("index_stat"))
+                  list(info["nested"]), info.get("index_stat"), str(info["loadable"]))
                  for prefix, info in repos.items()]
     except (ValueError, TypeError, KeyError, AttributeError):
         return None
     candidates: set[str] = set()
-    for prefix, trailer, tracked, rules, nested, index_stat in infos:
+    for prefix, trailer, tracked, rules, nested, index_stat, loadable in infos:
         index = digest_cache.index_file(cache_dir, trailer)
         if not intact(index):
             return None  # missing or corrupted: the exact pass writes a new one
@@ -213,9 +216,19 @@ def _fast(real_root: str, cache: digest_cache.Cache, environ: Mapping[str, str],
         except GitUnavailable:
             return None  # a missing or corrupted index, git missing or failing: exact pass
         found = sorted(path.rstrip("/") for path in since.others if path.endswith("/"))
+        folder = Path(real_root, prefix)
+        pinned_ignored = ignored_loadable(str(folder), since.ignored, MAX_FILES) \
+            if since.ignored else []
+        # A repository inside that has files shows as `x/` (the private index holds
+        # none of them); one that is new makes the exact pass run. Those known are
+        # walked below, and a gitlink is in the tracked list.
         if since.tracked != tracked or since.rules is None or since.rules != rules \
-                or found != nested:
-            return None  # the tracked list, the ignore rules or the repositories changed
+                or not set(found) <= set(nested) \
+                or _loadable_digest(pinned_ignored) != loadable:
+            return None  # the tracked list, the ignore rules, the ignored files pinned or
+            # the repositories inside changed: the exact pass lists them anew
+        for inner in nested:  # walked as folders, as the exact pass does: O(their files)
+            candidates.update(_walked_changes(real_root, cache, f"{prefix}{inner}/"))
         if since.index_stat is not None and since.index_stat != seen:
             # The user's git rewrote its index, with the same paths: for the next start.
             cache.remember(f"index:{prefix}", json.dumps(since.index_stat))
@@ -231,7 +244,7 @@ def _fast(real_root: str, cache: digest_cache.Cache, environ: Mapping[str, str],
         row = cache.row(path)
         if row is not None:
             rows[path] = row
-    hasher = _Hasher(real_root, {}, modes=True)
+    hasher = _Hasher(real_root, {}, modes=True, targets=_targets(cache))
     changes: dict[str, Row] = {}
     for path in sorted(candidates | rows.keys()):
         old = rows.get(path)
@@ -240,6 +253,8 @@ def _fast(real_root: str, cache: digest_cache.Cache, environ: Mapping[str, str],
             changes[path] = new
     if hasher.unpinned is not None:
         return None
+    if hasher.new_targets != hasher.targets:
+        cache.remember("targets", json.dumps(hasher.new_targets))
     differs = {path: new for path, new in changes.items() if _differs(rows.get(path), new)}
     if any(path.rsplit("/", 1)[-1] == ".gitignore" for path in differs):
         return None  # which files are ignored changed: the exact pass lists them anew
@@ -262,15 +277,52 @@ def _fast(real_root: str, cache: digest_cache.Cache, environ: Mapping[str, str],
     cache.close()
     every.update(changes)
     # Once per change: the next start finds nothing to hash again.
-    listings = {prefix: Listing({}, tracked, rules, repo_index_stat(Path(real_root, prefix)))
-                for prefix, _, tracked, rules, _, _ in infos}
-    nested_of = {prefix: nested for prefix, _, _, _, nested, _ in infos}
-    _save(cache_dir, real_root, GIT, every, listings, total, old_indexes, nested_of)
+    listings = {prefix: Listing({}, tracked, rules, repo_index_stat(Path(real_root, prefix)),
+                                loadable)
+                for prefix, _, tracked, rules, _, _, loadable in infos}
+    nested_of = {prefix: nested for prefix, _, _, _, nested, _, _ in infos}
+    _save(cache_dir, real_root, GIT, every, listings, total, old_indexes, nested_of,
+          hasher.new_targets)
     entries = {path: Entry(row.digest, row.size, row.lines) for path, row in every.items()
                if row.flag in _IN_SET}
     skipped = sum(1 for row in every.values() if row.flag == SKIPPED)
     memo = digest_cache.load(cache_dir, real_root)  # the cache just written: these rows
     return WorkspaceFiles(GIT, entries, _past_bytes(total), skipped, memo)
+
+
+def _targets(cache: digest_cache.Cache | None) -> dict[str, object]:
+    """The digests of links' targets the cache keeps (the latest, from its memo)."""
+    if cache is None:
+        return {}
+    import sqlite3  # noqa: PLC0415
+
+    try:
+        found = json.loads(cache.recall("targets") or cache.meta("targets") or "{}")
+    except (ValueError, sqlite3.Error):
+        return {}
+    return found if isinstance(found, dict) else {}
+
+
+def _walked_changes(real_root: str, cache: digest_cache.Cache, folder: str) -> list[str]:
+    """Paths under a repository inside (`folder`) whose row does not hold: its files are
+    walked and stat-ed on every start, git is never asked about them (issue 23)."""
+    rows = cache.under(folder)
+    prefix = real_root.rstrip("/") + "/"
+    walked = [folder + path for path in _walk(prefix + folder, skip=TOOL_MADE)]
+    changed = list(rows.keys() - set(walked))
+    for path in walked:
+        row = rows.get(path)
+        try:
+            status = os.lstat(prefix + path)
+        except OSError:
+            changed.append(path)
+            continue
+        if row is None or row.flag != SETTLED or not stat.S_ISREG(status.st_mode) or (
+                row.size, row.mtime, row.ctime, row.ino, row.mode, row.uid, row.gid) != (
+                status.st_size, status.st_mtime_ns, status.st_ctime_ns, status.st_ino,
+                status.st_mode, status.st_uid, status.st_gid):
+            changed.append(path)
+    return changed
 
 
 def _watched_digest(rows: Iterable[Row]) -> str:
@@ -288,7 +340,8 @@ def _differs(old: Row | None, new: Row) -> bool:
 
 def _save(cache_dir: Path, real_root: str, source: str, rows: Mapping[str, Row],
           repos: Mapping[str, Listing], total: int, old_indexes: set[str],
-          nested_of: Mapping[str, list[str]] | None = None) -> None:
+          nested_of: Mapping[str, list[str]] | None = None,
+          targets: Mapping[str, object] = digest_cache.NO_ROWS) -> None:
     """The cache, and a private index per repository (the fast path is on only when
     every repository of the workspace has one)."""
     from mcpctl.errors import ConfigError  # noqa: PLC0415
@@ -302,21 +355,20 @@ def _save(cache_dir: Path, real_root: str, source: str, rows: Mapping[str, Row],
     try:
         folder.mkdir(parents=True, exist_ok=True, mode=0o700)
         for prefix in prefixes:
-            inner = tuple(p.encode("utf-8", "surrogateescape") for p in prefixes
-                          if len(p) > len(prefix) and p.startswith(prefix))
+            listing = repos[prefix]
+            nested = nested_of[prefix] if nested_of is not None else _nested(listing)
+            # A repository inside is walked on every start, never left to git.
+            inner = tuple(f"{prefix}{path}/".encode("utf-8", "surrogateescape")
+                          for path in nested)
             start = prefix.encode("utf-8", "surrogateescape")
             size = len(start)
             entries = [(raw[size:], (row.size, row.mtime, row.ctime, row.ino, row.mode, 0,
                                      row.uid, row.gid), bytes.fromhex(row.digest[-64:]))
                        for raw, row in encoded if row.flag == SETTLED
                        and raw.startswith(start) and not (inner and raw.startswith(inner))]
-            listing = repos[prefix]
-            nested = nested_of[prefix] if nested_of is not None else sorted(
-                path.rstrip("/") for path, kind in listing.paths.items()
-                if kind == NESTED or path.endswith("/"))
             infos[prefix] = {"index": write_index(folder, entries), "tracked": listing.tracked,
                              "rules": listing.rules, "nested": nested,
-                             "index_stat": listing.index_stat}
+                             "index_stat": listing.index_stat, "loadable": listing.loadable}
     except (OSError, ConfigError, ValueError):
         infos = {}
     fast = bool(infos) and all(info["rules"] is not None for info in infos.values())
@@ -324,43 +376,63 @@ def _save(cache_dir: Path, real_root: str, source: str, rows: Mapping[str, Row],
             "count": str(sum(1 for row in ordered if row.flag in _IN_SET)),
             "bytes": str(total),
             "skipped": str(sum(1 for row in ordered if row.flag == SKIPPED)),
-            "watched": _watched_digest(ordered)}
+            "watched": _watched_digest(ordered), "targets": json.dumps(targets)}
     digest_cache.save(cache_dir, real_root, encoded, meta)
     for trailer in old_indexes - {str(info["index"]) for info in infos.values()}:
         with contextlib.suppress(OSError):
             os.unlink(digest_cache.index_file(cache_dir, trailer))
 
 
+def _loadable_digest(paths: list[str]) -> str:
+    return sha256_hex("\0".join(sorted(paths)).encode("utf-8", "surrogateescape"))
+
+
+def _nested(listing: Listing) -> list[str]:
+    """The repositories inside, walked as folders (`_git_paths`)."""
+    return sorted(path.rstrip("/") for path, kind in listing.paths.items()
+                  if kind == NESTED or (kind == UNTRACKED and path.endswith("/")))
+
+
 def _bytecode(path: str) -> bool:
     return "__pycache__/" in f"/{path}" and path.endswith(".pyc")
 
 
-def _git_paths(folder: Path, prefix: str, environ: Mapping[str, str], depth: int,
-               repos: dict[str, Listing], walked: list[bool]) -> dict[str, bool]:
-    """Git's files of `folder` (path → tracked) and, recursively, of the repositories
-    inside it; `repos` gets each repository's listing by prefix, `walked` a mark for
-    each folder with a `.git` that git would not list (its files are walked)."""
+def _git_paths(folder: Path, environ: Mapping[str, str],
+               repos: dict[str, Listing]) -> dict[str, bool]:
+    """Git's files of `folder` (path → tracked): tracked, untracked but not ignored, and
+    ignored ones a launch can load (`ignored.py`). A repository inside it (a submodule,
+    a gitlink, a clone) is walked as a folder (issue 23, item 4): git for each would
+    cost four processes per repository, unbounded in count (an empty gitlink folder
+    made git list the outer repository again, 16 levels down), and a nested
+    repository's own `.gitignore` must not decide what is pinned any more than a
+    delivered tree's does. Its `.git` and the folders tools make are left out.
+    `repos[""]` gets the listing (what the fast path checks, `_fast`)."""
     found: dict[str, bool] = {}
     listing = work_tree_listing(folder, environ)
-    repos[prefix] = listing
-    for path, kind in listing.paths.items():
-        if path.endswith("/") or kind == NESTED:
-            inner = folder / path.rstrip("/")
-            if depth >= MAX_NESTING:
-                raise GitUnavailable(f"repositories nested more than {MAX_NESTING} deep")
-            nested = f"{prefix}{path.rstrip('/')}/"
-            try:
-                found.update(_git_paths(inner, nested, environ, depth + 1, repos, walked))
-            except GitUnavailable:  # not a work tree of its own: every file under it counts
-                walked.append(True)
-                found.update(dict.fromkeys((nested + p for p in _walk(str(inner))), True))
+    listed = listing.paths
+    ignored = [path for path, kind in listed.items() if kind == IGNORED]
+    loadable = ignored_loadable(str(folder), ignored, MAX_FILES) if ignored else []
+    repos[""] = listing._replace(loadable=_loadable_digest(loadable))
+    for path in loadable:
+        found[path] = False
+    for path, kind in listed.items():
+        if kind == IGNORED:
+            continue
+        if (path.endswith("/") or kind == NESTED) \
+                and not os.path.islink(folder / path.rstrip("/")):  # a link: digested as one
+            nested = path.rstrip("/") + "/"
+            found.update(dict.fromkeys(
+                (nested + p for p in _walk(str(folder / nested), skip=TOOL_MADE)), False))
         else:
-            found[prefix + path] = kind == TRACKED
+            found[path.rstrip("/")] = kind == TRACKED
         if len(found) > MAX_FILES:
             break
     return found
-def _walk(real_root: str) -> list[str]:
-    """Every entry under the root but folders (links are not followed), bounded."""
+
+
+def _walk(real_root: str, skip: frozenset[str] = frozenset()) -> list[str]:
+    """Every entry under the root but folders (links are not followed) and what is in
+    the folders named in `skip`, bounded."""
     found: list[str] = []
     pending = [(real_root, "")]
     while pending and len(found) <= MAX_FILES:
@@ -371,6 +443,9 @@ def _walk(real_root: str) -> list[str]:
             found.append(prefix or "./")  # an unreadable folder is pinned as such
             continue
         for child in children:
+            if child.name in skip and (child.name == ".git"  # a submodule's is a file
+                                       or child.is_dir(follow_symlinks=False)):
+                continue
             if child.is_dir(follow_symlinks=False):
                 pending.append((child.path, f"{prefix}{child.name}/"))
             else:
@@ -382,8 +457,11 @@ class _Hasher:
     """Digests of one listing, within the byte bound, reusing the cache where it holds,
     and the cache's rows for the next command."""
 
-    def __init__(self, real_root: str, cached: Mapping[str, Row], *, modes: bool) -> None:
+    def __init__(self, real_root: str, cached: Mapping[str, Row], *, modes: bool,
+                 targets: Mapping[str, object] = digest_cache.NO_ROWS) -> None:
         self.real_root = real_root
+        self.targets = targets  # a link's target's digest, by the link's path (`_target`)
+        self.new_targets: dict[str, list[object]] = {}
         self.modes = modes  # pin the executable bit of tracked files (git records it)
         self.prefix = real_root.rstrip("/") + "/"
         self.cached = cached  # SETTLED rows only: a WATCHED row is never reused
@@ -531,13 +609,14 @@ class _Hasher:
         real = os.path.realpath(full)
         inside = real == self.real_root or real.startswith(self.real_root.rstrip("/") + "/")
         try:
-            mode = os.stat(real).st_mode
+            status = os.stat(real)
+            mode = status.st_mode
         except OSError:
             there = "missing"
         else:
             if stat.S_ISREG(mode):
-                there = _hash(real)[0]
-                self.total += 0 if inside else os.stat(real).st_size
+                there = self._target(path, real, status)
+                self.total += 0 if inside else status.st_size
             elif stat.S_ISDIR(mode):
                 there = "folder"
                 if not inside and self.unpinned is None:
@@ -548,6 +627,23 @@ class _Hasher:
         where = os.path.relpath(real, self.real_root) if inside else real
         text = json.dumps([said, "inside" if inside else "outside", where, there])
         return Entry("symlink:sha256:" + sha256_hex(text.encode("utf-8", "surrogateescape")))
+
+
+    def _target(self, path: str, real: str, status: os.stat_result) -> str:
+        """The content digest of a link's regular target, kept by the link's path with
+        the target's real path, size, mtime, ctime and inode (issue 23, item 9: a large
+        file outside the repo was read again by every command)."""
+        key = [real, status.st_size, status.st_mtime_ns, status.st_ctime_ns, status.st_ino]
+        known = self.targets.get(path)
+        if isinstance(known, list) and len(known) == 6 and known[:5] == key \
+                and isinstance(known[5], str):
+            self.new_targets[path] = known
+            return known[5]
+        digest, _, after = _hash(real)
+        if after is not None and list(after) == key[1:] and digest.startswith("sha256:") \
+                and settled(status.st_mtime_ns, status.st_ctime_ns, self.started):
+            self.new_targets[path] = [*key, digest]
+        return digest
 
 
 def _hash(path: str) -> tuple[str, int, tuple[int, int, int, int] | None]:

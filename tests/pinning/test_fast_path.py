@@ -123,13 +123,10 @@ def test_an_unchanged_workspace_starts_on_the_fast_path(approved: Callable[[str]
     result, calls = recorded_run(root, tmp_path / "calls")
     assert (result.code, result.err) == (0, "")
     assert fast(calls)
-    # One private index per repository: the workspace's and its submodule's.
-    assert sorted(argv[2] for argv in calls if against_private_index(argv)) == [
-        str(root), str(root / "vendor")]
-    # The top repo's own index is as it was (its ctime says so): its path list is not
-    # read again. The submodule's `.git` is a file, so its list is.
-    listed = [argv[2] for argv in calls if argv[-2:] == ["ls-files", "-z"]]
-    assert listed == [str(root / "vendor")]
+    # One private index, the workspace's: the submodule is walked as a folder (issue 23).
+    assert [argv[2] for argv in calls if against_private_index(argv)] == [str(root)]
+    # The repo's own index is as it was (its ctime says so): its path list is not read.
+    assert [argv for argv in calls if argv[-2:] == ["ls-files", "-z"]] == []
 
 
 @pytest.mark.parametrize(("case", "change", "named"), [
@@ -321,7 +318,8 @@ def test_the_cache_is_compact_and_the_index_is_named_by_its_checksum(
     assert link is not None
     assert link.flag == digest_cache.WATCHED  # a symlink is looked at on every start
     repos = json.loads(cache.meta("repos") or "{}")
-    assert sorted(repos) == ["", "vendor/"]
+    assert sorted(repos) == [""]
+    assert repos[""]["nested"] == ["vendor"]  # walked on every start
     for info in repos.values():
         assert digest_cache.index_file(mcpctl_home / "cache", info["index"]).is_file()
 
