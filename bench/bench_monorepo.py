@@ -50,8 +50,10 @@ def make_repo(root: Path, files: int) -> None:
         (folder / f"f{index % PER_FOLDER:03d}.js").write_text(f"module.exports = {index};\n")
     (root / ".mcp.json").write_text('{"mcpServers": {"srv": {"command": "true"}}}\n')
     env = {**os.environ, **GIT_ENV}
+    # No automatic gc: it would go on in the background while the folder is removed.
     for args in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "tree"]):
-        subprocess.run(["git", "-C", str(root), *args], env=env, check=True)
+        subprocess.run(["git", "-C", str(root), "-c", "gc.auto=0", *args], env=env,
+                       check=True)
 
 
 class Sample:
@@ -220,7 +222,7 @@ def main() -> None:
     parser.add_argument("--million", action="store_true")
     parser.add_argument("--skip-small", action="store_true")
     options = parser.parse_args()
-    with tempfile.TemporaryDirectory(dir="/tmp") as folder:
+    with tempfile.TemporaryDirectory(dir="/tmp", ignore_cleanup_errors=True) as folder:
         base = Path(folder)
         if not options.skip_small:
             root = base / "repo"
