@@ -197,6 +197,8 @@ def save(cache_dir: Path, real_root: str, rows: Iterable[tuple[bytes, Row]],
             connection.commit()
         os.chmod(temp, 0o600)
         os.replace(temp, path)
+        with contextlib.suppress(OSError):  # the JSON cache of mcpctl before issue 24
+            os.unlink(path.with_suffix(".json"))
     except (OSError, sqlite3.Error):
         pass
     finally:
