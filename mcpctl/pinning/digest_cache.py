@@ -82,6 +82,16 @@ class Cache:
         self.path = path
         self._memo: dict[str, str] | None = None
 
+    def broken(self) -> Exception:
+        """What a read that failed after the fast path answered becomes: a clear error
+        (the next command, finding the file unreadable, runs the exact pass)."""
+        from mcpctl.errors import ConfigError  # noqa: PLC0415
+
+        with contextlib.suppress(OSError):  # so the next command rebuilds it
+            os.unlink(self.path)
+        return ConfigError(f"the digest cache {self.path} was unreadable and is removed; "
+                           "run the command again (it is rebuilt)")
+
     def meta(self, key: str) -> str | None:
         found = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return found[0] if found else None

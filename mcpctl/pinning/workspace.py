@@ -91,7 +91,12 @@ class CachedEntries(Mapping[str, Entry]):
         self.over = over  # rows that differ from the cache's (hashed again this start)
 
     def __getitem__(self, path: str) -> Entry:
-        row = self.over.get(path) or self.cache.row(path)
+        import sqlite3  # noqa: PLC0415 - loaded with the cache already
+
+        try:
+            row = self.over.get(path) or self.cache.row(path)
+        except sqlite3.Error:
+            raise self.cache.broken() from None
         if row is None or row.flag not in _IN_SET:
             raise KeyError(path)
         return Entry(row.digest, row.size, row.lines)
@@ -107,10 +112,15 @@ class CachedEntries(Mapping[str, Entry]):
 
     def items(self) -> Iterator[tuple[str, Entry]]:  # type: ignore[override]
         """One pass (not a query per path)."""
+        import sqlite3  # noqa: PLC0415 - loaded with the cache already
+
         over = self.over
-        for row in self.cache.rows():
-            if row.flag in _IN_SET and row.path not in over:
-                yield row.path, Entry(row.digest, row.size, row.lines)
+        try:
+            for row in self.cache.rows():
+                if row.flag in _IN_SET and row.path not in over:
+                    yield row.path, Entry(row.digest, row.size, row.lines)
+        except sqlite3.Error:
+            raise self.cache.broken() from None
         for path, row in over.items():
             if row.flag in _IN_SET:
                 yield path, Entry(row.digest, row.size, row.lines)
