@@ -34,7 +34,14 @@ def trust_command(
         bool, typer.Option("--all", help="Every untrusted or changed workspace server here.")
     ] = False,
     yes: Annotated[
-        bool, typer.Option("--yes", "-y", help="Approve without asking (needed with no terminal).")
+        bool, typer.Option("--yes", "-y",
+                           help="Approve servers never approved before without asking (needed "
+                                "with no terminal); a changed one stops it, approving nothing.")
+    ] = False,
+    accept_changed: Annotated[
+        bool, typer.Option("--accept-changed",
+                           help="Without asking, also approve servers changed since their "
+                                "approval (each one's diff is printed).")
     ] = False,
     ignore_changes_in: Annotated[
         list[str] | None,
@@ -53,13 +60,16 @@ def trust_command(
     runner reads from the workspace. Shows the files changed since the last approval
     once, then each server's command line, every variable and keyring secret it
     receives, cwd, url and what the approval covers, and asks once. With no terminal,
-    --yes is required. If the definition or a covered file changes later, the server
-    becomes `changed` and will not start until approved again.
+    --yes is required; --yes approves only servers never approved before: a server
+    changed since its approval stops it (exit 4, the diff shown, nothing approved)
+    unless --accept-changed is given too. If the definition or a covered file changes
+    later, the server becomes `changed` and will not start until approved again.
 
-    Example: mcpctl trust memory tasks --ignore-changes-in docs --workspace ~/src/project
+    Example: mcpctl trust --all --yes --workspace ~/src/project
     """
     from mcpctl.reports.approvals import trust_report  # noqa: PLC0415
 
+    yes = yes or accept_changed  # the explicit option for changes asks nothing either
     interactive = sys.stdin.isatty() and not yes and not as_json
 
     def review(asking: list[tuple[MergedServer, Status]]) -> None:
@@ -75,7 +85,8 @@ def trust_command(
     machine = context(workspace, config)
     report = trust_report(machine, names or [], all_servers, review=review,
                           confirm=None if yes else confirm, can_ask=interactive,
-                          ignore_changes_in=ignore_changes_in or ())
+                          ignore_changes_in=ignore_changes_in or (),
+                          accept_changed=accept_changed)
     return _emit_then_guard(machine, report, as_json, _print_results)
 
 

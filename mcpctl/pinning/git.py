@@ -320,3 +320,16 @@ def changes_since(folder: Path, index: Path, environ: Mapping[str, str],
                  [name for name in names if name.endswith("/")], before,
                  tuple(name.decode("utf-8", "surrogateescape")
                        for name in ignored.split(b"\0") if name))
+
+
+def ignores(tree: Path, relative: str, environ: Mapping[str, str],
+            timeout: float = 5.0) -> bool:
+    """Does the git of work tree `tree` ignore the file `relative` (untracked and matched
+    by its ignore rules, or inside an ignored folder)? `ls-files --others --ignored`
+    lists that one file exactly then; a tracked file never. For the exported command's
+    choice (issue 26); GitUnavailable when git cannot say."""
+    (out,) = _git_outputs(tree, [["ls-files", "-z", "--others", "--ignored",
+                                  "--exclude-standard", "--", f":(literal){relative}"]],
+                          environ, timeout=timeout, max_output=64 * 1024)
+    return out.rstrip(b"\0") == os.fsencode(relative)
+

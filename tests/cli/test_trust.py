@@ -170,7 +170,14 @@ def test_attack_becomes_changed_and_reapproval_shows_the_diff(
     assert shown["changes"] == diff
     assert shown["approved_fingerprint"] != shown["fingerprint"]
     assert cli("list", "-w", "ws", "--needs-attention").code == 1
-    again = cli("trust", name, "--yes", "-w", "ws")
+    # --yes alone takes in only servers never approved: a change stops it, with the diff.
+    refused = cli("trust", name, "--yes", "-w", "ws")
+    assert refused.code == 4
+    assert "  changed since approval:\n" + "".join(f"    {line}\n" for line in diff) \
+        in refused.out
+    assert f"changed since approval: {name!r}; nothing approved" in refused.err
+    assert states(cli, ws)[name] == ("changed", diff[0] + more)
+    again = cli("trust", name, "--accept-changed", "-w", "ws")
     assert again.code == 0
     assert again.out.startswith(f"{name}  (changed) from ws/.mcp.json:")
     assert "  changed since approval:\n" + "".join(f"    {line}\n" for line in diff) in again.out
@@ -184,7 +191,7 @@ def test_pinned_script_content_change(cli: Cli, ws: Path) -> None:
     assert states(cli, ws)["tasks"] == ("changed", "file scripts/server.sh modified")
     shown = cli("show", "tasks", "-w", "ws")
     assert "  changed since approval:\n    file scripts/server.sh modified\n" in shown.out
-    again = cli("trust", "tasks", "--yes", "-w", "ws")
+    again = cli("trust", "tasks", "--yes", "--accept-changed", "-w", "ws")
     assert again.out.startswith("1 file changed in the workspace since the last approval:\n"
                                 "  scripts/server.sh modified (2 → 2 lines)\n"
                                 "tasks  (changed) from ws/.mcp.json:13\n")

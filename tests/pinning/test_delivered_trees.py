@@ -124,7 +124,9 @@ def test_empty_gitlinks_start_no_git_of_their_own(tmp_path: Path) -> None:
     assert mcpctl(root, "trust", "srv", "--yes", env=env).code == 0
     log.unlink()
     assert state(root, env) == ("trusted", "")
-    assert starts(log) == 4  # the root's four gits; none for a folder without `.git`
+    # The root's gits (four, or three while its index is settled and as it was: its path
+    # list is not read again, issue 24); none for a folder without `.git`.
+    assert starts(log) in (3, 4)
 
 
 def test_nested_repositories_start_no_git_and_their_gitignore_hides_nothing(
@@ -141,7 +143,7 @@ def test_nested_repositories_start_no_git_and_their_gitignore_hides_nothing(
     assert mcpctl(root, "trust", "srv", "--yes", env=env).code == 0
     log.unlink()
     assert state(root, env) == ("trusted", "")
-    assert starts(log) == 4  # the root's; a repository inside is walked
+    assert starts(log) in (3, 4)  # the root's (see above); a repository inside is walked
     (root / "inner0" / "node_modules" / "x.js").write_text("y\n")
     assert state(root) == ("trusted", "")
     (root / "inner0" / "hidden.py").write_text("# changed\n")

@@ -330,7 +330,7 @@ def test_a_file_newly_ignored_is_reported_removed_exactly(approved: Callable[[st
     exact pass lists them anew, so the report names both."""
     root = approved("gitignore")
     (root / "notes.md").write_text("untracked, not ignored\n")
-    assert cli(root, "trust", "srv", "--yes").code == 0
+    assert cli(root, "trust", "srv", "--yes", "--accept-changed").code == 0
     (root / ".gitignore").write_text("*.log\nnotes.md\n")
     result, _ = recorded_run(root, tmp_path / "calls")
     assert refused(result, ".gitignore modified", "notes.md removed"), result.err
@@ -344,7 +344,7 @@ def test_a_tracked_file_untracked_and_ignored_is_reported_removed(
     root = approved("untrack")
     (root / "debug.log").write_text("tracked although ignored\n")
     git(root, "add", "-f", "debug.log")
-    assert cli(root, "trust", "srv", "--yes").code == 0
+    assert cli(root, "trust", "srv", "--yes", "--accept-changed").code == 0
     git(root, "rm", "-q", "--cached", "debug.log")
     result, _ = recorded_run(root, tmp_path / "calls")
     assert refused(result, "debug.log removed"), result.err
