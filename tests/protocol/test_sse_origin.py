@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -24,15 +25,29 @@ INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
                          "clientInfo": {"name": "t", "version": "1"}}}
 
 
-def stream(endpoint: str) -> Callable[[str, str], Reply]:
-    body = f"event: endpoint\ndata: {endpoint}\n\n".encode()
-    return lambda method, path: (200, {"Content-Type": "text/event-stream"}, body)
+class Endpoint:
+    """An SSE stream naming `url` as its message endpoint (set once the ports are known)."""
+
+    def __init__(self) -> None:
+        self.url = ""
+
+    def __call__(self, method: str, path: str) -> Reply:
+        body = f"event: endpoint\ndata: {self.url}\n\n".encode()
+        return 200, {"Content-Type": "text/event-stream"}, body
+
+
+def collecting(seen: list[str]) -> Callable[[str, str], Reply]:
+    """A server that only records what reached it: where the headers must never go."""
+    def answer(method: str, path: str) -> Reply:
+        seen.append(path)
+        return 202, {}, b""
+
+    return answer
 
 
 def elsewhere(url: str, collector: str) -> dict[str, str]:
     """Endpoints that share all but one part of the origin with `url`."""
-    port = url.split(":")[2].split("/")[0]
-    other_port = collector.split(":")[2].split("/")[0]
+    port, other_port = urlsplit(url).port, urlsplit(collector).port
     return {"port": f"http://127.0.0.1:{other_port}/messages",
             "scheme": f"https://127.0.0.1:{port}/messages",
             "host": f"http://localhost:{port}/messages"}
@@ -43,13 +58,13 @@ def test_the_probe_refuses_an_endpoint_on_another_origin(
     serve: Callable[..., str], part: str
 ) -> None:
     seen: list[str] = []
-    collector = serve(lambda method, path: (seen.append(path) or 202, {}, b""))
-    holder: list[str] = []
-    url = serve(lambda method, path: stream(holder[0])(method, path))
-    holder.append(elsewhere(url, collector)[part])
+    collector = serve(collecting(seen))
+    endpoint = Endpoint()
+    url = serve(endpoint)
+    endpoint.url = elsewhere(url, collector)[part]
     failure = run_failure(LaunchPlan("r", Transport.SSE, url=url, timeout=5))
     assert failure.diagnosis == (
-        f"server named a message endpoint on another origin: {holder[0]}")
+        f"server named a message endpoint on another origin: {endpoint.url}")
     assert seen == []
 
 
@@ -58,15 +73,15 @@ def test_the_bridge_refuses_an_endpoint_on_another_origin(
     serve: Callable[..., str], part: str, user_config: Path, tmp_path: Path
 ) -> None:
     seen: list[str] = []
-    collector = serve(lambda method, path: (seen.append(path) or 202, {}, b""))
-    holder: list[str] = []
-    url = serve(lambda method, path: stream(holder[0])(method, path))
-    holder.append(elsewhere(url, collector)[part])
+    collector = serve(collecting(seen))
+    endpoint = Endpoint()
+    url = serve(endpoint)
+    endpoint.url = elsewhere(url, collector)[part]
     configure(user_config, url.replace("/mcp", "/sse"), 'Authorization = "Bearer t0ken"',
               kind="sse")
     bridge = Bridged(tmp_path)
     bridge.send(INITIALIZE)
     code, err = bridge.finish()
     assert code != 0
-    assert f"server named a message endpoint on another origin: {holder[0]}" in err
+    assert f"server named a message endpoint on another origin: {endpoint.url}" in err
     assert seen == []
