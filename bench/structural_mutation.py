@@ -346,6 +346,7 @@ def suite_command(tests: list[str]) -> list[str]:
 
 
 def run_suite(copy_root: Path, tests: list[str], timeout: float) -> str:
+    """"killed" or "survived" (the baseline prints the tail of a failing run)."""
     env = {**os.environ, "PYTHONPATH": str(copy_root), "PYTHONDONTWRITEBYTECODE": "1",
            "CI": os.environ.get("CI", "true")}
     try:
@@ -353,6 +354,8 @@ def run_suite(copy_root: Path, tests: list[str], timeout: float) -> str:
                               capture_output=True, text=True, check=False)
     except subprocess.TimeoutExpired:
         return "killed"  # a hang is caught by the suite's own bounds, or by this one
+    if done.returncode != 0 and tests == ["tests"]:
+        print(done.stdout[-4000:], file=sys.stderr)
     return "survived" if done.returncode == 0 else "killed"
 
 
