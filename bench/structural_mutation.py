@@ -21,7 +21,8 @@ Operators (each mutant changes one place):
   drop-keyword   one keyword argument of a call left out (its default used instead)
   os-environ     an `environ`/`env` argument replaced by `os.environ`
 
-Each mutant runs `pytest -x` over the whole suite, the tests of the module's own
+Each copy has its own environment (`uv sync`), as a fresh clone would. Each mutant
+runs `pytest -x` over the whole suite, the tests of the module's own
 folder first (so a mutant that is killed is usually killed in seconds). A mutant is
 killed when the suite fails (or hangs past the timeout), survived when it passes.
 Results are kept in a file keyed by the module's content and the mutant, so a run
@@ -41,6 +42,8 @@ import argparse
 import ast
 import json
 import os
+import py_compile
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -341,16 +344,35 @@ def first_tests(module: str) -> list[str]:
     return [*first, "tests"]
 
 
-def suite_command(tests: list[str]) -> list[str]:
-    return [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *tests]
+def prepare(root: Path) -> None:
+    """A checkout of its own: the files, the npm servers and clients as `.ci/run` puts
+    them, and an environment (`uv sync`) whose console script and editable install are
+    the copy's, so a test that starts `mcpctl` or judges where it lies sees the copy."""
+    root.mkdir()
+    copy_checkout(root)
+    clients = REPO / "tests" / ".clients"
+    if clients.is_dir():
+        (root / "tests" / ".clients").symlink_to(clients)
+    uv = shutil.which("uv") or "uv"
+    subprocess.run([uv, "sync", "--locked", "--quiet"], cwd=root, check=True, timeout=900,
+                   env={k: v for k, v in os.environ.items() if k != "VIRTUAL_ENV"})
+    subprocess.run([str(root / ".venv" / "bin" / "python"), "-m", "compileall", "-q",
+                    "mcpctl"], cwd=root, check=True, timeout=300)
 
 
 def run_suite(copy_root: Path, tests: list[str], timeout: float) -> str:
     """"killed" or "survived" (the baseline prints the tail of a failing run)."""
-    env = {**os.environ, "PYTHONPATH": str(copy_root), "PYTHONDONTWRITEBYTECODE": "1",
+    venv = copy_root / ".venv"
+    # No bytecode is written: a mutant's would outlive it. The pristine modules were
+    # compiled once; a mutated one no longer matches its bytecode and is read as source.
+    env = {**os.environ, "PATH": f"{venv / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}",
+           "VIRTUAL_ENV": str(venv), "PYTHONDONTWRITEBYTECODE": "1",
            "CI": os.environ.get("CI", "true")}
+    env.pop("PYTHONPATH", None)
+    command = [str(venv / "bin" / "python"), "-m", "pytest", "-x", "-q", "-p",
+               "no:cacheprovider", *tests]
     try:
-        done = subprocess.run(suite_command(tests), cwd=copy_root, env=env, timeout=timeout,
+        done = subprocess.run(command, cwd=copy_root, env=env, timeout=timeout,
                               capture_output=True, text=True, check=False)
     except subprocess.TimeoutExpired:
         return "killed"  # a hang is caught by the suite's own bounds, or by this one
@@ -395,11 +417,7 @@ def run_all(mutants: list[Mutant], texts: dict[str, str], jobs: int, results_fil
     with tempfile.TemporaryDirectory(prefix="mcpctl-structural-") as scratch:
         copies = [Path(scratch) / f"copy{n}" for n in range(jobs)]
         for root in copies:
-            root.mkdir()
-            copy_checkout(root)
-            clients = REPO / "tests" / ".clients"  # the real clients' CLIs, as .ci/run has them
-            if clients.is_dir():
-                (root / "tests" / ".clients").symlink_to(clients)
+            prepare(root)
         if pending and run_suite(copies[0], ["tests"], MUTANT_TIMEOUT * 2) != "survived":
             raise SystemExit("structural_mutation: the suite fails unmutated; fix it first")
         free = list(copies)
@@ -412,6 +430,7 @@ def run_all(mutants: list[Mutant], texts: dict[str, str], jobs: int, results_fil
                 outcome = run_suite(root, first_tests(mutant.module), MUTANT_TIMEOUT)
             finally:
                 target.write_text(texts[mutant.module])
+                py_compile.compile(str(target), doraise=True)  # pristine bytecode again
                 free.append(root)
             return mutant, outcome
 
