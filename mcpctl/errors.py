@@ -18,6 +18,7 @@ class ExitCode(IntEnum):
     TRUST_REFUSED = 4
     KEYRING_UNAVAILABLE = 5
     SERVER_FAILED = 6
+    REGISTRY_FAILED = 7  # an MCP registry unreachable, or its answer refused (issue 28)
     INTERNAL = 70  # an mcpctl bug: the message names the log with the traceback
     HANGUP = 129  # SIGHUP while probing: the servers were stopped first
     INTERRUPTED = 130
@@ -58,3 +59,9 @@ class ServerFailed(McpctlError):
     """A server failed to start or to answer."""
 
     exit_code = ExitCode.SERVER_FAILED
+
+
+class RegistryFailed(McpctlError):
+    """An MCP registry could not be reached, or answered something mcpctl refuses."""
+
+    exit_code = ExitCode.REGISTRY_FAILED

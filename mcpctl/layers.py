@@ -13,7 +13,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("files", "syntax", "variables", "tokens"),
     ("credentials",),
     ("config",),
-    ("pinning",),
+    ("pinning", "registry"),  # registry: the MCP Registry (issue 28)
     ("trust",),
     ("launch",),
     ("protocol",),

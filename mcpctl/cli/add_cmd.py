@@ -37,7 +37,10 @@ def register(app: typer.Typer) -> None:
             "  mcpctl add docs https://docs.example.com/mcp -H 'X-Team: core'\n\n"
             "  mcpctl add --transport sse events https://events.example.com/sse\n\n"
             "  mcpctl add fs --command-line \"npx -y @scope/server '/Users/me/My Documents'\"\n\n"
-            "  mcpctl add mem --entry '{\"command\": \"npx\", \"args\": [\"-y\", \"mem\"]}' --json"
+            "  mcpctl add mem --entry '{\"command\": \"npx\", \"args\": [\"-y\", \"mem\"]}' "
+            "--json\n\n"
+            "  mcpctl add everything --from-registry "
+            "io.github.modelcontextprotocol/server-everything@2.0.0"
         ),
     )(add_command)
     app.command(
@@ -90,6 +93,26 @@ def add_command(
         bool, typer.Option("--plain", help="Write secret-looking values as given (they are not "
                            "moved to the keyring).")
     ] = False,
+    from_registry: Annotated[
+        str | None, typer.Option("--from-registry", help="A registry server, SERVER[@VERSION] "
+                                 "(latest by default), or a server.json file: written as one "
+                                 "pinned entry, its secrets asked for and kept in the keyring.")
+    ] = None,
+    registry: Annotated[
+        str | None, typer.Option("--registry", help="With --from-registry: the registry's "
+                                 "base URL (default: [registry] url in config.toml, else the "
+                                 "official MCP Registry).")
+    ] = None,
+    use: Annotated[
+        str | None, typer.Option("--use", help="With --from-registry: npm, pypi, oci or "
+                                 "remote (default: the first package mcpctl can run, else "
+                                 "the remote).")
+    ] = None,
+    secret_from_env: Annotated[
+        list[str] | None, typer.Option("--secret-from-env", help="With --from-registry: "
+                                       "KEY=VAR, the declared secret KEY read from mcpctl's "
+                                       "environment variable VAR (for scripts).")
+    ] = None,
     config: ConfigOption = None,
     workspace: WorkspaceOption = None,
     output: OutputOption = "text",
@@ -100,6 +123,18 @@ def add_command(
 
     as_json = json_output(as_json, output)  # before anything is written
     check_name(name)
+    if from_registry is not None:  # issue 28: all of it in add_registry.py
+        from mcpctl.cli import add_registry  # noqa: PLC0415
+
+        others = {"-- COMMAND": command, "--url": url, "--cwd": cwd, "--transport": transport,
+                  "--entry": entry_json, "--command-line": command_line,
+                  "--secret-env": secret_env, "--plain": plain}
+        return add_registry.run(name, add_registry.RegistryAdd(
+            from_registry, registry, use, env or [], header or [], secret_from_env or [],
+            from_stdin, replace), [flag for flag, value in others.items() if value],
+            context(workspace, config), as_json)
+    if registry or use or secret_from_env:
+        raise UsageError("--registry, --use and --secret-from-env go with --from-registry")
     entry = build_entry(name, EntryOptions(
         argv=command or [], env=env or [], cwd=cwd, url=url, headers=header or [],
         transport=transport, entry_json=entry_json, command_line=command_line,

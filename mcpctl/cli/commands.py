@@ -23,6 +23,7 @@ MODULES: dict[str, str] = {
     "check": "check_cmd",
     "clients": "clients_cmd", "import": "import_cmd", "export": "export_cmd",
     "sync": "export_cmd",
+    "search": "registry_cmd", "outdated": "registry_cmd", "upgrade": "registry_cmd",
 }
 
 

@@ -26,6 +26,7 @@ from mcpctl.variables import references_in
 if TYPE_CHECKING:
     from mcpctl.clients.precedence import RepoStarter
     from mcpctl.config.merge import MergedServer
+    from mcpctl.model import ServerSpec
     from mcpctl.reports.servers import Listing, ServerDetail
     from mcpctl.trust.status import Status
 
@@ -116,6 +117,8 @@ def _print_rows(rows: list[listing.Row], probes: dict[str, dict[str, Any] | None
         elif row.note:
             state = f"{row.state} ({row.note})"
         cost = "" if row.shadowed_by is not None else _cost_cell(probes.get(row.name))
+        if "origin" in row.definition.spec.extra:
+            source += _origin_note(row.definition.spec)
         table.append([row.name, row.definition.source.tier.value, state,
                       row.definition.spec.transport.value,
                       listing.command_line(row.definition.spec), source, cost])
@@ -125,6 +128,18 @@ def _print_rows(rows: list[listing.Row], probes: dict[str, dict[str, Any] | None
     # print_table fits it to a terminal: COMMAND cut in the middle, NAME and SOURCE never.
     render.print_table(["NAME", "TIER", "STATE", "TRANSPORT", "COMMAND", "SOURCE", "COST"],
                        table)
+
+
+def _origin_note(spec: "ServerSpec", *, where: bool = False) -> str:
+    """` from NAME@VERSION` for an entry `add --from-registry` made (issue 28)."""
+    from mcpctl.config.origin import origin_of  # noqa: PLC0415 - only such entries pay
+    from mcpctl.reports.printable import printable  # noqa: PLC0415
+
+    origin = origin_of(spec)
+    if origin is None:
+        return ""
+    source = f" ({printable(origin.registry or origin.file or '')})" if where else ""
+    return f" from {printable(origin.name)}@{printable(origin.version)}" + source
 
 
 def print_detail(detail: "ServerDetail") -> None:
@@ -150,6 +165,9 @@ def _print_definition(row: listing.Row, server: "MergedServer", status: "Status"
     for label, value in listing.spec_lines(spec):
         render.say(f"  {label + ':':<10} {value}")
     for key, value in spec.extra.items():
+        if key == "origin" and source.tier == Tier.USER and _origin_note(spec):
+            render.say(f"  from:      {_origin_note(spec, where=True).removeprefix(' from ')}")
+            continue
         render.say(f"  other:     {field_line(key, value, source.tier)}")
     refs = references_in(spec)
     if refs:

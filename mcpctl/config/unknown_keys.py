@@ -16,6 +16,8 @@ from mcpctl.model import Definition, Tier
 
 # The spellings other formats use for known fields count as known too.
 _ALIASES = frozenset({"serverUrl", "httpUrl", "env_file", "envfile"})
+# Keys mcpctl itself writes into config.toml entries (`add --from-registry`).
+_OWN = frozenset({"origin"})
 _KNOWN = sorted(KNOWN_FIELDS)
 
 
@@ -47,7 +49,7 @@ def unknown_keys(definitions: Iterable[Definition]) -> list[UnknownKey]:
     found = []
     for definition in definitions:
         for key in definition.spec.extra:
-            if key in _ALIASES:
+            if key in _ALIASES or (key in _OWN and definition.source.tier == Tier.USER):
                 continue
             suggestion = suggestion_for(key)
             if definition.source.tier == Tier.USER or suggestion is not None:

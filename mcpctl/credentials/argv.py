@@ -51,3 +51,51 @@ def option_before(args: list[Any], index: int) -> str | None:
     if not isinstance(before, str) or not before.startswith("-") or "=" in before:
         return None
     return None if isinstance(arg, str) and arg.startswith("-") else before
+
+
+# Programs whose options carry a password in a way no option name says (issue 23):
+# `mysql -pSECRET` / `-p SECRET`, `curl -u user:SECRET` / `--user user:SECRET`.
+_MYSQL_PROGRAMS = frozenset({"mysql", "mysqldump", "mysqladmin", "mysqlsh", "mariadb",
+                             "mariadb-dump", "mysqlimport", "mysqlcheck"})
+_USER_PASSWORD_PROGRAMS = frozenset({"curl", "wget"})
+_MAX_WORDS = 4096  # a command line's words; a longer one is judged by its start
+
+
+def argv_credentials(argv: Sequence[Any]) -> list[tuple[int, str]]:
+    """(index into `argv`, credential) for each password that a program's own options
+    carry: `mysql -pSECRET`, `mysql -p SECRET`, `curl -u user:SECRET`. `argv` is the
+    command then its arguments; an argument holding a shell line (`sh -c "mysql -p…"`)
+    is read word by word too."""
+    words = [(index, word) for index, arg in enumerate(argv) if isinstance(arg, str)
+             for word in (arg.split() if any(ch.isspace() for ch in arg) else [arg])]
+    found: list[tuple[int, str]] = []
+    program = ""
+    for position, (index, word) in enumerate(words[:_MAX_WORDS]):
+        name = word.replace("\\", "/").rsplit("/", 1)[-1].lower().removesuffix(".exe")
+        if name in _MYSQL_PROGRAMS or name in _USER_PASSWORD_PROGRAMS:
+            program = name
+            continue
+        following = words[position + 1] if position + 1 < len(words) else (index, "")
+        value, in_next = _carried(program, word, following[1])
+        if value and not value.startswith(("$", "-")):
+            found.append((following[0] if in_next else index, value))
+    return found
+
+
+def _carried(program: str, word: str, following: str) -> tuple[str, bool]:
+    """The password `word` carries (or the word after it, then True), else ""."""
+    if program in _MYSQL_PROGRAMS:
+        if word.startswith("-p") and len(word) > 2 and not word.startswith("-p="):
+            return word[2:], False
+        if word in {"-p", "--password"}:
+            return following, True
+        if word.startswith("--password="):
+            return word.partition("=")[2], False
+    if program in _USER_PASSWORD_PROGRAMS:
+        if word.startswith("-u") and ":" in word[2:]:
+            return word[2:].partition(":")[2], False
+        if word.startswith("--user=") and ":" in word:
+            return word.partition("=")[2].partition(":")[2], False
+        if word in {"-u", "--user", "--proxy-user"} and ":" in following:
+            return following.partition(":")[2], True
+    return "", False

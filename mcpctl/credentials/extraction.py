@@ -16,7 +16,7 @@ import re
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from mcpctl.credentials.argv import option_before
+from mcpctl.credentials.argv import argv_credentials, option_before
 from mcpctl.credentials.secretlike import find_secret, find_secrets
 
 # The fields mcpctl reads; everything else in an entry is walked as unknown.
@@ -45,7 +45,9 @@ def extract_secrets(server: str, entry: dict[str, Any]) -> tuple[dict[str, Any],
                              if isinstance(value, str) else value
                              for key, value in entry[field].items()}
     if isinstance(entry.get("args"), list):
-        result["args"] = _args_without_secrets(server, entry["args"], found)
+        carried = argv_credentials([entry.get("command"), *entry["args"]])
+        result["args"] = _args_without_secrets(server, entry["args"], found,
+                                               {(i - 1, text) for i, text in carried if i})
     if isinstance(entry.get("url"), str):
         result["url"] = _url_without_secrets(server, entry["url"], found)
     if isinstance(entry.get("command"), str):
@@ -94,8 +96,10 @@ def _replace_bounded(text: str, old: str, new: str) -> tuple[str, bool]:
     return result, count > 0
 
 
-def _args_without_secrets(server: str, args: list[Any], found: dict[str, str]) -> list[Any]:
-    """`--token ghp_…` and `--token=ghp_…` keep the option and lose the value."""
+def _args_without_secrets(server: str, args: list[Any], found: dict[str, str],
+                          carried: set[tuple[int, str]]) -> list[Any]:
+    """`--token ghp_…` and `--token=ghp_…` keep the option and lose the value; so do
+    the passwords `carried` in a program's own options (`mysql -p…`, `curl -u u:…`)."""
     kept: list[Any] = []
     for index, arg in enumerate(args):
         if not isinstance(arg, str):
@@ -104,9 +108,15 @@ def _args_without_secrets(server: str, args: list[Any], found: dict[str, str]) -
         secret = secret_name_for(server, f"arg{index}")
         option, equals, value = arg.partition("=")
         if equals and option.startswith("-") and find_secret(value, name=option):
-            kept.append(f"{option}={_moved(value, option, secret, found)}")
-            continue
-        kept.append(_moved(arg, option_before(args, index), secret, found))
+            moved = f"{option}={_moved(value, option, secret, found)}"
+        else:
+            moved = _moved(arg, option_before(args, index), secret, found)
+        for text in sorted({t for i, t in carried if i == index}, key=len, reverse=True):
+            name = _unique(f"{secret}-password", text, found)
+            moved, replaced = _replace_bounded(moved, text, reference(name))
+            if replaced:
+                found[name] = text
+        kept.append(moved)
     return kept
 
 

@@ -17,7 +17,8 @@ KNOWN: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("GitHub token", ("github_pat_",), r"github_pat_[A-Za-z0-9_]{22,}"),
     ("Anthropic API key", ("sk-ant-",), r"sk-ant-[A-Za-z0-9_-]{20,}"),
     ("API key (sk-)", ("sk-",), r"sk-[A-Za-z0-9_-]{20,}"),
-    ("Stripe key", ("sk_live_", "sk_test_", "rk_live_", "rk_test_"),
+    # Clerk's secret keys share Stripe's prefixes; the shape cannot tell them apart.
+    ("Stripe or Clerk secret key", ("sk_live_", "sk_test_", "rk_live_", "rk_test_"),
      r"[sr]k_(?:live|test)_[A-Za-z0-9]{16,}"),
     ("Slack token", ("xox",), r"xox[abpors]-[A-Za-z0-9-]{10,}"),
     ("Slack token", ("xapp-",), r"xapp-[A-Za-z0-9-]{10,}"),

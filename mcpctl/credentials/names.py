@@ -42,6 +42,27 @@ _CAMEL_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _NOT_WORD = re.compile(r"[^A-Za-z0-9]+")
 
 
+# Words that make a name a password's, not a key's: under such a name any literal is the
+# secret itself (issue 23), short digits and several words included.
+_PASSWORD_STEMS = ("password", "passwd", "passphrase", "pwd", "secret")
+_PASSWORD_WORDS = frozenset({"pw", "pass", "pin", "otp"})
+
+
+@functools.lru_cache(maxsize=4096)
+def is_password_name(name: str) -> bool:
+    """Does `name` say its value is a password, passphrase or secret (`PGPASSWORD`,
+    `DB_PASS`, `clientSecret`, `--passphrase`), rather than a key or token?"""
+    if not is_secret_name(name):
+        return False
+    return any(word in _PASSWORD_WORDS or word.removesuffix("s").endswith(_PASSWORD_STEMS)
+               for word in _words(name))
+
+
+def _words(name: str) -> list[str]:
+    bare = name.strip().lstrip("-")
+    return [word.lower() for word in _NOT_WORD.split(_CAMEL_BOUNDARY.sub("_", bare)) if word]
+
+
 @functools.lru_cache(maxsize=4096)  # a config repeats its key names thousands of times
 def is_secret_name(name: str) -> bool:
     """Does `name` say its value is a credential? `API_KEY`, `PGPASSWORD`, `X-Api-Key`,
@@ -49,7 +70,7 @@ def is_secret_name(name: str) -> bool:
     bare = name.strip().lstrip("-")
     if not bare or _NOT_SECRET_NAMES.fullmatch(bare):
         return False
-    words = [word.lower() for word in _NOT_WORD.split(_CAMEL_BOUNDARY.sub("_", bare)) if word]
+    words = _words(bare)
     if not words or words[-1] in _DESCRIBES:
         return False
     return any(_names_secret(word) for word in words)

@@ -31,12 +31,16 @@ _WORDS = r"[^A-Za-z0-9]+"
 # A word that says "fill me in" wherever it stands among the value's words.
 _HINTS = frozenset({
     "changeme", "replaceme", "placeholder", "redacted", "example", "dummy", "todo",
-    "tbd", "fixme", "sample", "notreal", "fake", "xxx", "here",
+    "tbd", "fixme", "sample", "notreal", "fake", "xxx", "here", "replace", "your",
 })
 # Telling words inside one run of capitals too (`AKIAIOSFODNN7EXAMPLE`, AWS's own).
 _HINTS_INSIDE = ("EXAMPLE", "PLACEHOLDER", "REDACTED", "CHANGEME")
-# A word that does so at the start: `your_api_key`, `my-secret`, `enter-token`.
-_LEADING = frozenset({"your", "yours", "my", "enter", "insert", "put", "add", "paste"})
+# A word that does so at the start: `your_api_key`, `my-secret`, `enter-token`,
+# `SET_ME`, `SET_YOUR_KEY`. (`your` and `replace` say it anywhere: `xyz_your_token`.)
+_LEADING = frozenset({"yours", "my", "enter", "insert", "put", "add", "paste", "set"})
+# A known prefix whose body is one of these run together (`ghp_yourtokenhere`,
+# `sk-replaceme`): a random body holds such a run about once in millions.
+_BODY_HINTS = ("your", "replace", "changeme", "placeholder", "example", "here", "dummy")
 # A value that is only generic words: `token`, `secret`, `optional`, `api-key`, `change me`.
 _GENERIC = frozenset({
     "secret", "token", "password", "passwd", "pass", "pwd", "api", "key", "apikey",
@@ -66,7 +70,13 @@ def is_placeholder(text: str, *, dev_defaults: bool = False) -> bool:
         return True
     if any(word in value.upper() for word in _HINTS_INSIDE):
         return True
-    return _is_hint(value)
+    return _is_hint(value) or _hint_body(value)
+
+
+def _hint_body(value: str) -> bool:
+    """`ghp_yourpersonaltoken`, `sk-REPLACEME`: a token's prefix, then words, not random."""
+    body = re.sub(_PREFIX, "", value, count=1)
+    return body != value and any(hint in body.lower() for hint in _BODY_HINTS)
 
 
 def _is_filler(value: str) -> bool:

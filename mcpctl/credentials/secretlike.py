@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from typing import Any, NamedTuple
 
 from mcpctl.credentials.known_formats import KNOWN, PREFIXES, SEARCHED, SHORTEST_KNOWN
-from mcpctl.credentials.names import is_secret_name
+from mcpctl.credentials.names import is_password_name, is_secret_name
 from mcpctl.credentials.placeholders import is_placeholder
 
 __all__ = ["SecretMatch", "find_secret", "find_secrets", "is_secret_name", "keyed_strings",
@@ -48,6 +48,19 @@ _HEADER = r"(?s)\s*([A-Za-z][A-Za-z0-9-]*)\s*:\s*(\S.*)"
 _ORDINARY_WORD = frozenset({"true", "false", "yes", "no", "on", "off", "none", "null",
                             "enabled", "disabled", "required", "optional"})
 _SHORT_NUMBER = r"\d{1,7}"
+# Values that a key-named field holds when it is no credential (issue 27): a keyboard
+# shortcut (`"key": "cmd+shift+l"`), the name of the variable that holds the key (Codex's
+# `env_key = "OPENAI_API_KEY"`), a project's slug (`PROJECT_KEY = "web-shop"`). Under a
+# password's name they are still the password.
+_SHORTCUT = (r"(?i)(?:(?:ctrl|control|cmd|command|alt|option|opt|shift|meta|super|win|mod)"
+             r"[+-])+[^\s+]{1,12}")
+_VARIABLE_NAME = r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+"
+# A project's or space's key (`JIRA_PROJECT_KEY = "WEB"`, `CONFLUENCE_SPACE_KEY =
+# "team-docs"`) names the project: only under such names is a slug no credential.
+_SLUG = r"[A-Z][A-Z0-9]{1,9}|[a-z][a-z0-9]*(?:[-_.][a-z0-9]+)*"
+_SLUG_NAME = r"(?i)project|space|board|workspace|repo"
+# A Go driver's DSN, `user:password@tcp(host:3306)/db`: no scheme, so no URL userinfo.
+_GO_DSN = r"(?<![\w/:.-])[\w.-]{1,64}:([^\s:@/]{1,256})@(?:tcp|unix|udp)(?:6)?\("
 
 _GUESS_LENGTH = 32
 _GUESS_CHARS = r"[A-Za-z0-9+_=-]{32,}"
@@ -88,11 +101,18 @@ def find_secrets(value: str, *, name: str | None = None,
     """Every credential in `value`, certain ones first, each text once."""
     seen: set[str] = set()
     for match in _matches(value, name, 0):
-        if match.text not in seen and (placeholders or not is_placeholder(match.text)):
+        if match.text not in seen and (placeholders or not is_placeholder(match.text)
+                                       or _pin(match.text, name)):
             seen.add(match.text)
             yield match
             if len(seen) >= _MAX_MATCHES:
                 return
+
+
+def _pin(text: str, name: str | None) -> bool:
+    """Digits under a password's name (`DB_PIN=1111`): filler to `check`'s eye, the
+    password itself to `add`'s."""
+    return name is not None and text.isdigit() and is_password_name(name)
 
 
 def _matches(value: str, name: str | None, depth: int) -> Iterator[SecretMatch]:
@@ -109,8 +129,10 @@ def _matches(value: str, name: str | None, depth: int) -> Iterator[SecretMatch]:
             yield SecretMatch("URL password", match.group(1), certain=True)
     if name is not None and is_secret_name(name):
         credential = _AUTH_SCHEME.sub("", literal.strip())
-        if _is_named_credential(credential):
+        if _is_named_credential(credential, name):
             yield SecretMatch("credential", credential, certain=True)
+    if "@" in literal and "(" in literal:
+        yield from _dsn_passwords(literal)
     if ":" in literal:
         header = _header_credential(literal)
         if header is not None:
@@ -118,10 +140,15 @@ def _matches(value: str, name: str | None, depth: int) -> Iterator[SecretMatch]:
     if "=" in literal:
         for assigned in _ASSIGNMENT.finditer(literal):
             key, text = assigned.group(1), assigned.group(2)
-            if is_secret_name(key) and _is_named_credential(text):
+            if is_secret_name(key) and _is_named_credential(text, key):
                 yield SecretMatch("credential", text, certain=True)
     if len(literal) >= _GUESS_LENGTH:
         yield from _guesses(literal)
+
+
+def _dsn_passwords(literal: str) -> Iterator[SecretMatch]:
+    for dsn in re.finditer(_GO_DSN, literal):
+        yield SecretMatch("DSN password", dsn.group(1), certain=True)
 
 
 def _guesses(literal: str) -> Iterator[SecretMatch]:
@@ -182,7 +209,7 @@ def _header_credential(literal: str) -> str | None:
     header_name, value = header.group(1), header.group(2).strip()
     credential = _AUTH_SCHEME.sub("", value)
     if is_secret_name(header_name):
-        return credential if _is_named_credential(credential) else None
+        return credential if _is_named_credential(credential, header_name) else None
     if credential != value and _is_named_credential(credential) and len(credential) >= 8 \
             and not credential.isalpha():
         return credential
@@ -208,18 +235,32 @@ def _varied(token: str) -> bool:
     return len(set(token)) >= 10 and any(ch.isdigit() for ch in token)
 
 
-def _is_named_credential(text: str) -> bool:
+def _is_named_credential(text: str, name: str | None = None) -> bool:
     """Is `text`, found under a credential's name, the credential itself? Any length:
-    `PGPASSWORD=pw` is a password. Not a flag, a small number, a path, a URL or a
-    placeholder (those name where the secret is, or say it is still to come)."""
+    `PGPASSWORD=pw` is a password. Under a password's, passphrase's or secret's name
+    (issue 23) every literal is, short digits and several words too, unless it is a
+    path, a URL or a placeholder (those say where the secret is, or that it is still to
+    come). Under a key's or token's name, not a flag, a small number, prose, a keyboard
+    shortcut, a variable's name or a slug either."""
     text = text.strip()
-    if not text or text.lower() in _ORDINARY_WORD or re.fullmatch(_SHORT_NUMBER, text):
-        return False
-    if text.startswith(("/", "./", "../", "~", "<")) or "://" in text or "\\" in text:
+    if not text or text.startswith(("/", "./", "../", "~", "<")) or "://" in text \
+            or "\\" in text:
         return False  # a path, a URL or a `<placeholder>`, not the secret itself
-    if "\n" in text or len(text) > 4096 or len(text.split()) > 4:
+    password = name is not None and is_password_name(name)
+    if password and text.isdigit() and len(text) <= 64:
+        return True  # a PIN such as 1111: `check` calls it filler, `add` keeps it out
+    if len(text) > 4096 or is_placeholder(text):
+        return False
+    if password:
+        return "\n" not in text
+    if text.lower() in _ORDINARY_WORD or re.fullmatch(_SHORT_NUMBER, text):
+        return False
+    if "\n" in text or len(text.split()) > 4:
         return False  # prose or a document, not one credential
-    return not is_placeholder(text)
+    if re.fullmatch(_SHORTCUT, text) or re.fullmatch(_VARIABLE_NAME, text):
+        return False
+    return not (name is not None and re.search(_SLUG_NAME, name) and len(text) <= 64
+                and re.fullmatch(_SLUG, text))
 
 
 def _looks_random(token: str) -> bool:

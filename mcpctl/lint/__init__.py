@@ -89,9 +89,17 @@ def check_targets(targets: Sequence[Target], selection: Selection) -> CheckResul
             result.unreadable.append((target.shown, data))
             continue
         result.files.append(target.shown)
-        findings = lint_bytes(data, target.kind, target.shown, _schema_for(target.kind))
+        findings = lint_bytes(data, target.kind, target.shown, _schema_for(target.kind),
+                              plugin=_in_plugin(target))
         result.findings.extend(f for f in findings if selection.enabled(f.code))
     return result
+
+
+def _in_plugin(target: Target) -> bool:
+    """A `.mcp.json` beside `.claude-plugin/plugin.json`: a plugin's, whose servers may
+    stand at the top level (the plugin format's flat form)."""
+    return target.kind == "claude" and (
+        target.path.parent / ".claude-plugin" / "plugin.json").is_file()
 
 
 def _read(path: Path) -> bytes | str:

@@ -30,6 +30,7 @@ def command_line_hits(server: JsonPath, entry: Mapping[str, Any]) -> Iterator[Hi
     hits = [Hit("MCP031", arg.path, f"{where(arg.path)}: downloads a script into a shell")
             for arg in argv if pipes_download_to_shell(arg.text)]
     hits += _argv_hits(argv, depth=0)
+    hits += _literal_hits(argv)
     piped = any(hit.code == "MCP031" for hit in hits)
     # A download piped into a shell is MCP031 already; MCP033 is for the download alone.
     yield from (hit for hit in hits if not (piped and hit.code == "MCP033"))
@@ -40,7 +41,15 @@ def _argv_hits(argv: Sequence[Arg], depth: int) -> Iterator[Hit]:
         return
     program = _program(argv[0].text)
     rest = argv[1:]
-    if program in _DOWNLOADERS:
+    if _PACKAGE_NAME.fullmatch(argv[0].text.strip()):
+        yield Hit("MCP045", argv[0].path, f"{where(argv[0].path)}: {shown(argv[0].text)} is "
+                                          "a package's name, not a program (npx runs it)")
+    elif program in {"npm", "pnpm", "yarn"} and [a.text for a in rest[:1]] in (
+            ["install"], ["i"], ["add"]):
+        yield Hit("MCP045", argv[0].path, f"{where(argv[0].path)}: {program} "
+                                          f"{rest[0].text} installs a package and exits; "
+                                          "it starts no server")
+    elif program in _DOWNLOADERS:
         yield Hit("MCP033", argv[0].path, f"{where(argv[0].path)}: the program is the "
                                           f"downloader {program}, not a server")
     elif program == "env":
@@ -48,11 +57,12 @@ def _argv_hits(argv: Sequence[Arg], depth: int) -> Iterator[Hit]:
     elif program in _SHELLS:
         yield from _shell_hits(program, rest, depth)
     elif program in _RUNNER_PROGRAMS:
-        yield from _runner_hits(program, rest)
+        yield from _runner_hits(program, rest, argv[0])
     elif program in {"docker", "podman"}:
-        yield from _image_hits(program, rest)
+        yield from _image_hits(program, rest, argv[0], depth)
 
 
+_PACKAGE_NAME = re.compile(r"@[a-z0-9][\w.-]*/[\w.-]+(?:@[\w.^~<>=*-]+)?")
 _DOWNLOADERS = frozenset({"curl", "wget", "iwr", "irm", "invoke-webrequest",
                           "invoke-restmethod", "certutil", "bitsadmin"})
 # What `cmd /c` may start without a finding: Windows needs it for npx and the other
@@ -236,7 +246,7 @@ _NODE_PACKAGE_OPTIONS = frozenset({"-p", "--package"})
 _PYTHON_PACKAGE_OPTIONS = frozenset({"--from", "--spec"})
 
 
-def _runner_hits(program: str, args: Sequence[Arg]) -> Iterator[Hit]:
+def _runner_hits(program: str, args: Sequence[Arg], command: Arg) -> Iterator[Hit]:
     runner, rest = _runner(program, args)
     if runner is None:
         return
@@ -245,8 +255,14 @@ def _runner_hits(program: str, args: Sequence[Arg]) -> Iterator[Hit]:
         package = _package_arg(rest, _PYTHON_PACKAGE_OPTIONS, _PYTHON_VALUE_OPTIONS)
     else:
         package = _package_arg(rest, _NODE_PACKAGE_OPTIONS, _NODE_VALUE_OPTIONS)
-    if package is None:
+    if package is None and any(a.text in {"-c", "--call"} or a.text.startswith("--call=")
+                               for a in rest):
+        return  # `npx -c 'cmd'` runs a command line, no package
+    if package is None or not package.text.strip():
+        at = package.path if package is not None else (rest[-1] if rest else command).path
+        yield Hit("MCP045", at, f"{where(at)}: {runner} is given no package to run")
         return
+    yield from _typosquat_hits(package)
     if not _from_registry(package.text):
         problem = _source_pin_problem(package.text, python=python)
     else:
@@ -375,8 +391,33 @@ _DOCKER_VALUE_OPTIONS = frozenset({
 })
 
 
-def _image_hits(program: str, args: Sequence[Arg]) -> Iterator[Hit]:
+# docker's options that come before the subcommand (`docker --context prod run ...`).
+_DOCKER_GLOBAL_OPTIONS = frozenset({"--config", "-c", "--context", "-D", "--debug", "-H",
+                                    "--host", "-l", "--log-level", "--tls", "--tlscacert",
+                                    "--tlscert", "--tlskey", "--tlsverify"})
+
+
+_DOCKER_EXEC_VALUE_OPTIONS = frozenset({"-e", "--env", "--env-file", "-u", "--user", "-w",
+                                        "--workdir", "--detach-keys"})
+
+
+def _image_hits(program: str, args: Sequence[Arg], command: Arg, depth: int = 0
+                ) -> Iterator[Hit]:
     words = [arg.text for arg in args]
+    if words[:1] == ["exec"] or words[:2] == ["container", "exec"]:
+        # `docker exec -i box npx pkg`: what runs in the container is checked as itself.
+        rest = args[1 if words[0] == "exec" else 2:]
+        container = _operand_index(rest, _DOCKER_EXEC_VALUE_OPTIONS)
+        yield from _argv_hits(rest[container + 1:], depth + 1)
+        return
+    first = words[0] if words else ""
+    if not words or (first.startswith("-") and first.split("=")[0] not in
+                     _DOCKER_GLOBAL_OPTIONS) or "/" in first or ":" in first:
+        at = args[0].path if args else command.path
+        yield Hit("MCP045", at, f"{where(at)}: {program} is given no subcommand (run, exec, "
+                                f"compose...): {program} {shown(first) if first else ''} "
+                                "exits without starting anything")
+        return
     if words[:1] == ["run"]:
         rest = args[1:]
     elif words[:2] == ["container", "run"]:
@@ -404,3 +445,59 @@ def _image_tag_and_digest(image: str) -> tuple[str, str]:
     name, _, digest = image.partition("@")
     last = name.rsplit("/", 1)[-1]
     return last.partition(":")[2], digest
+
+
+# --- scopes one typo away from a well-known one -----------------------------------
+
+_KNOWN_SCOPES = ("@modelcontextprotocol",)
+
+
+def _typosquat_hits(package: Arg) -> Iterator[Hit]:
+    scope = package.text.split("/", 1)[0].lower() if package.text.startswith("@") else ""
+    if not scope or scope in _KNOWN_SCOPES or len(scope) > 64:
+        return
+    for known in _KNOWN_SCOPES:
+        if _within_two_edits(scope, known):
+            yield Hit("MCP024", package.path, f"{where(package.path)}: scope {shown(scope)} "
+                                              f"is one or two letters away from {known}")
+
+
+def _within_two_edits(left: str, right: str) -> bool:
+    """Levenshtein distance of 1 or 2 (both strings at most 64 characters: bounded)."""
+    if abs(len(left) - len(right)) > 2 or left == right:
+        return False
+    previous = list(range(len(right) + 1))
+    for i, a in enumerate(left, start=1):
+        current = [i]
+        for j, b in enumerate(right, start=1):
+            current.append(min(previous[j] + 1, current[j - 1] + 1,
+                               previous[j - 1] + (a != b)))
+        previous = current
+    return previous[-1] <= 2
+
+
+# --- shell syntax that no client expands -------------------------------------------
+
+_SUBSTITUTION = re.compile(r"\$\([^()]*+\)|`[^`]++`")
+_WINDOWS_VARIABLE = re.compile(r"%[A-Za-z_][A-Za-z0-9_]{0,64}+%")
+
+
+def _literal_hits(argv: Sequence[Arg]) -> Iterator[Hit]:
+    """MCP044 for `$(...)`, backticks and `%VAR%`, MCP043 for `~/` in an argument: a
+    client passes them to the program as they are, unless the program is a shell (which
+    expands them itself: `sh -c`, and `cmd` for `%VAR%`)."""
+    program = _program(argv[0].text) if argv else ""
+    if program in _SHELLS and program != "cmd":
+        return
+    for arg in argv:
+        text = arg.text
+        if program != "cmd" and ("$(" in text or "`" in text) and _SUBSTITUTION.search(text):
+            yield Hit("MCP044", arg.path, f"{where(arg.path)}: {shown(text)} holds a shell "
+                                          "substitution, which no client runs")
+        elif "%" in text and program != "cmd" and _WINDOWS_VARIABLE.search(text):
+            yield Hit("MCP044", arg.path, f"{where(arg.path)}: {shown(text)} holds a Windows "
+                                          "%VAR%, which the client passes as it is")
+        elif arg is not argv[0] and (text == "~" or text.startswith(("~/", "~\\"))
+                                     or "=~/" in text):
+            yield Hit("MCP043", arg.path, f"{where(arg.path)}: {shown(text)} uses '~', which "
+                                          "only a shell expands")

@@ -6,17 +6,19 @@ and the format's JSON Schema, which is what lets the fuzz test throw anything at
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
 from mcpctl.config.formats import ALL_TOP_KEYS, ConfigFormat, Syntax, format_by_id
 from mcpctl.lint.argv import command_line_hits
-from mcpctl.lint.clients import client_hits
+from mcpctl.lint.clients import agent_settings_hits, client_hits, codex_entry_hits
 from mcpctl.lint.fields import entry_hits, server_name_hits
-from mcpctl.lint.leaks import argv_secret_hits, leak_hits
+from mcpctl.lint.leaks import argv_secret_hits, carried_secret_hits, leak_hits
 from mcpctl.lint.rules import Finding, Hit, where
 from mcpctl.lint.schema import schema_problems
 from mcpctl.syntax import jsonc
+from mcpctl.syntax.jsonc import JsonPath
 
 # Claude Code's project settings: not a server list, but where a repo can approve its
 # own servers (DESIGN §11). Recognised by path like the formats of mcpctl.config.formats.
@@ -24,15 +26,21 @@ CLAUDE_SETTINGS = "claude-settings"
 
 
 def lint_bytes(
-    data: bytes, kind: str, path: str, schema: Mapping[str, Any] | None = None
+    data: bytes, kind: str, path: str, schema: Mapping[str, Any] | None = None,
+    *, plugin: bool = False,
 ) -> list[Finding]:
-    """Findings for one file; `kind` is a workspace format id or CLAUDE_SETTINGS."""
+    """Findings for one file; `kind` is a workspace format id or CLAUDE_SETTINGS.
+    `plugin`: the file is a plugin's `.mcp.json` (a `.claude-plugin/plugin.json` stands
+    beside it), which may list its servers without the `mcpServers` key."""
     fmt = format_by_id(kind)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
         line, column = _byte_position(data, error.start)
         return [Finding(path, line, column, "MCP001", "not UTF-8 text")]
+    if _ARCHIVED.search(path.replace("\\", "/")) and not jsonc.blank_jsonc(text).strip():
+        return [Finding(path, 1, 1, "MCP009", "only comments, in an archived or deprecated "
+                                              "folder: no client loads it")]
     try:
         if fmt is not None and fmt.syntax is Syntax.TOML:
             from mcpctl.syntax.toml_document import parse_toml  # noqa: PLC0415 - tomllib
@@ -41,6 +49,10 @@ def lint_bytes(
         else:
             document = jsonc.parse(text, jsonc=fmt is not None and fmt.jsonc)
     except jsonc.JsonSyntaxError as error:
+        if _TEMPLATE.search(text):
+            return [Finding(path, 1, 1, "MCP009", "a template's source (template markers "
+                                                  "outside strings), not a config: lint the "
+                                                  "file it generates")]
         # json's own wording ends some messages with "at", meant to precede a position.
         message = error.message.removesuffix(" at") + _syntax_hint(text, error, fmt)
         return [Finding(path, error.line, error.column, "MCP001", message)]
@@ -48,9 +60,34 @@ def lint_bytes(
     hits = [*_duplicate_hits(document), *leak_hits(document.value, bare_references=bare)]
     if fmt is None:
         hits += _claude_settings_hits(document.value)
+    elif plugin and fmt.id == "claude" and _flat_servers(document.value):
+        # The plugin format's flat form: `{"name": {entry}}`, judged as the entries
+        # of `mcpServers` and reported at their own place.
+        hits += [_unwrapped(hit) for hit in
+                 _server_file_hits({fmt.top_key: document.value}, fmt, schema)]
     else:
         hits += _server_file_hits(document.value, fmt, schema)
+    if fmt is not None and fmt.id == "codex":
+        hits += agent_settings_hits(document.value)
     return sorted({_locate(document, path, hit) for hit in hits})
+
+
+# Markers of a template's source (Handlebars/Mustache, Jinja, ERB, Go templates): such a
+# file is generated from, not read by a client.
+# Possessive, and each alternative stops at the next brace or percent sign: linear.
+_TEMPLATE = re.compile(r"\{\{[#/>^!]?\s*+[\w.@-]++[^{}\n]*+\}\}|\{%-?\s*+\w++[^%\n]*+%\}"
+                       r"|<%=?[^%\n]*+%>")
+_ARCHIVED = re.compile(r"(?i)(?:^|/)(?:archived?|deprecated|old|obsolete)(?:/|$)|deprecated")
+
+
+def _flat_servers(value: Any) -> bool:
+    return isinstance(value, dict) and bool(value) and "mcpServers" not in value and all(
+        isinstance(entry, dict) for entry in value.values())
+
+
+def _unwrapped(hit: Hit) -> Hit:
+    message = hit.message.removeprefix("mcpServers").removeprefix(".")
+    return hit._replace(path=hit.path[1:], message=message)
 
 
 def _locate(document: jsonc.JsonDocument, path: str, hit: Hit) -> Finding:
@@ -99,10 +136,15 @@ def _server_file_hits(
     if key not in value and (fmt.generic or fmt.companion_keys is None):
         return  # another tool's `mcp.json`, or a client's settings without servers
     yield from _top_key_hits(value, fmt, key)
+    overrides = _codex_overrides(value, fmt, key)
     if schema is not None:
-        for problem in schema_problems(_as_schema_sees(value, fmt, key), schema):
-            yield Hit("MCP002", _real_path(problem.path, fmt, key),
-                      f"{where(_real_path(problem.path, fmt, key))}: {problem.message}")
+        # An override is MCP006's (below), and left out here: judging it would cost the
+        # slow schema path for nothing.
+        seen = {**value, key: {name: entry for name, entry in value[key].items()
+                               if (key, name) not in overrides}} if overrides else value
+        for problem in schema_problems(_as_schema_sees(seen, fmt, key), schema):
+            real = _real_path(problem.path, fmt, key)
+            yield Hit("MCP002", real, f"{where(real)}: {problem.message}")
     servers = value.get(key)
     if not isinstance(servers, dict):
         return
@@ -114,8 +156,21 @@ def _server_file_hits(
         if isinstance(entry, dict):
             yield from command_line_hits(server, entry)
             yield from argv_secret_hits(server, entry)
+            yield from carried_secret_hits(server, entry)
             yield from entry_hits(server, entry, fmt, input_ids, users)
             yield from client_hits(server, entry, fmt)
+            if fmt.id == "codex":
+                yield from codex_entry_hits(server, entry)
+
+
+def _codex_overrides(value: dict[str, Any], fmt: ConfigFormat, key: str) -> set[JsonPath]:
+    """Codex entries with neither `command` nor `url`: an override of the user's own
+    entry of that name (`enabled = false`), which MCP006 explains instead of MCP002."""
+    servers = value.get(key)
+    if fmt.id != "codex" or not isinstance(servers, dict):
+        return set()
+    return {(key, name) for name, entry in servers.items()
+            if isinstance(entry, dict) and "command" not in entry and "url" not in entry}
 
 
 def _as_schema_sees(value: dict[str, Any], fmt: ConfigFormat, key: str) -> dict[str, Any]:
@@ -169,8 +224,8 @@ def _claude_settings_hits(value: Any) -> Iterator[Hit]:
         return
     if "mcpServers" in value:
         path = ("mcpServers",)
-        yield Hit("MCP006", path, f"{where(path)}: Claude Code rejects a settings file that "
-                                  "defines servers; they belong in .mcp.json")
+        yield Hit("MCP006", path, f"{where(path)}: Claude Code ignores servers in a settings "
+                                  "file, so none of them starts; they belong in .mcp.json")
     if value.get("enableAllProjectMcpServers") is True:
         path = ("enableAllProjectMcpServers",)
         yield Hit("MCP060", path, f"{where(path)}: approves every server of this repo's "
@@ -178,5 +233,7 @@ def _claude_settings_hits(value: Any) -> Iterator[Hit]:
     approved = value.get("enabledMcpjsonServers")
     if isinstance(approved, list) and approved:
         path = ("enabledMcpjsonServers",)
-        yield Hit("MCP060", path, f"{where(path)}: approves {len(approved)} server(s) of "
-                                  "this repo's .mcp.json by name")
+        names = ", ".join(repr(name) for name in approved[:3]) + (
+            ", ..." if len(approved) > 3 else "")
+        yield Hit("MCP060", path, f"{where(path)}: approves by name whatever server this "
+                                  f"repo's .mcp.json defines as {names}, now or later")

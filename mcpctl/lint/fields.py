@@ -67,10 +67,10 @@ def entry_hits(
     for key in ("command", "cwd"):
         yield from _tilde_hits((*path, key), entry.get(key))
     for key in _URL_FIELDS:
-        yield from _plain_http_hits((*path, key), entry.get(key))
+        yield from plain_http_hits((*path, key), entry.get(key))
     for index, arg in enumerate(_strings(entry.get("args"))):
         if arg.startswith("http://"):
-            yield from _plain_http_hits((*path, "args", index), arg)
+            yield from plain_http_hits((*path, "args", index), arg)
 
 
 def _expandable(path: JsonPath, entry: Mapping[str, Any]) -> Iterator[tuple[JsonPath, str]]:
@@ -124,7 +124,7 @@ def _tilde_hits(path: JsonPath, value: Any) -> Iterator[Hit]:
                                   "only a shell expands")
 
 
-def _plain_http_hits(path: JsonPath, url: Any) -> Iterator[Hit]:
+def plain_http_hits(path: JsonPath, url: Any) -> Iterator[Hit]:
     if not isinstance(url, str) or not url.lower().startswith("http://"):
         return
     try:

@@ -17,7 +17,12 @@ from collections.abc import Iterator
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
-from mcpctl.credentials.argv import argv_exposure, option_before, secrets_in_argv
+from mcpctl.credentials.argv import (
+    argv_credentials,
+    argv_exposure,
+    option_before,
+    secrets_in_argv,
+)
 from mcpctl.credentials.placeholders import is_placeholder
 from mcpctl.credentials.secretlike import (
     SecretMatch,
@@ -66,6 +71,18 @@ def argv_secret_hits(path: JsonPath, entry: dict[str, Any]) -> Iterator[Hit]:
         field = (*path, "command") if key == "command" else (*path, "args", key)
         for secret in secrets_in_argv({"command": text}):
             yield Hit("MCP013", field, f"{where(field)}: {argv_exposure(path[-1], secret)}")
+
+
+def carried_secret_hits(path: JsonPath, entry: dict[str, Any]) -> Iterator[Hit]:
+    """MCP010 for a password a program's own options carry (`mysql -p…`, `curl -u u:…`),
+    which no option's name gives away (issue 23); the same rule `add` uses."""
+    args: list[Any] = entry["args"] if isinstance(entry.get("args"), list) else []
+    for index, text in argv_credentials([entry.get("command"), *args]):
+        if is_placeholder(text, dev_defaults=True):
+            continue
+        field = (*path, "command") if index == 0 else (*path, "args", index - 1)
+        yield Hit("MCP010", field, f"{where(field)}: literal password in the program's "
+                                   f"options {json.dumps(mask(text))}")
 
 
 def _string_hits(path: JsonPath, text: str, name: str | None) -> Iterator[Hit]:
@@ -157,13 +174,51 @@ def _url_hits(path: JsonPath, url: str) -> Iterator[Hit]:
             return
 
 
+def _basic_password(whole: str, credential: str) -> str | None:
+    """The password of `Basic <base64 of user:password>`, if `whole` is such a header."""
+    if not whole.lstrip().lower().startswith("basic ") or len(credential) > 1024:
+        return None
+    import base64  # noqa: PLC0415 - only for the rare Basic header
+    import binascii  # noqa: PLC0415
+
+    try:
+        decoded = base64.b64decode(credential, validate=True).decode("utf-8")
+    except (binascii.Error, ValueError):
+        return None
+    user, colon, password = decoded.partition(":")
+    return password if colon and user else None
+
+
+def _publishable_jwt(text: str) -> bool:
+    """A JWT whose claims say `"role": "anon"` (Supabase's anon key, meant for browsers);
+    a `service_role` key, or any other, stays a credential."""
+    parts = text.split(".")
+    if len(parts) != 3 or not text.startswith("eyJ") or len(parts[1]) > 4096:
+        return False
+    import base64  # noqa: PLC0415 - only for the rare JWT
+    import binascii  # noqa: PLC0415
+
+    try:
+        claims = json.loads(base64.urlsafe_b64decode(parts[1] + "=" * (-len(parts[1]) % 4)))
+    except (binascii.Error, ValueError):
+        return False
+    return isinstance(claims, dict) and claims.get("role") == "anon" \
+        and claims.get("iss") == "supabase"
+
+
 def _hit(path: JsonPath, match: SecretMatch, whole: str) -> Iterator[Hit]:
-    if is_placeholder(match.text, dev_defaults=True) or is_placeholder(whole, dev_defaults=True):
+    basic = _basic_password(whole, match.text)
+    if is_placeholder(match.text, dev_defaults=True) or is_placeholder(whole, dev_defaults=True) \
+            or (basic is not None and is_placeholder(basic, dev_defaults=True)):
         if match.certain:  # a guess that is a placeholder is no finding at all
             yield _placeholder(path, match.text)
         return
     shown = json.dumps(mask(match.text))
-    if match.certain:
+    if match.certain and _publishable_jwt(match.text):
+        yield Hit("MCP011", path, f"{where(path)}: {shown} is a Supabase anon key, public by "
+                                  "design (what it reads is what row-level security lets "
+                                  "anyone read)")
+    elif match.certain:
         yield Hit("MCP010", path, f"{where(path)}: literal {match.kind} {shown}")
     else:
         yield Hit("MCP011", path, f"{where(path)}: {match.kind} {shown} may be a credential")

@@ -96,6 +96,14 @@ _TABLE = (
          "put the program in 'command' and each argument in 'args'",
          '"a": {"command": "docker run --rm -i img:1.0"}',
          '"a": {"command": "docker", "args": ["run", "--rm", "-i", "img:1.0"]}'),
+    Rule("MCP009", "not-a-config", _I,
+         "A file at a config's path that is no config: a template's source (Handlebars, "
+         "Jinja, ERB markers) or a comment-only file kept in an archive or deprecated "
+         "folder. It is not linted; the file it generates is.",
+         "nothing, if the file is meant to be inert; a template is best named as one "
+         "(.mcp.json.hbs, .mcp.json.j2), and the file it generates is what to lint",
+         '{"mcpServers": {"{{name}}": {{> server}} }}  (in .mcp.json)',
+         '{"mcpServers": {"docs": {"command": "docs-mcp"}}}  (the generated file)'),
     Rule("MCP010", "literal-secret", _E,
          "A credential committed to a repo is leaked to everyone who can read it, forever.",
          "revoke the credential, then reference it: ${env:NAME} or ${NAME} for the client, "
@@ -135,6 +143,13 @@ _TABLE = (
          "add the digest: image:1.2.3@sha256:...",
          '"args": ["run", "-i", "team/server:1.2.3"]',
          '"args": ["run", "-i", "team/server:1.2.3@sha256:<digest>"]'),
+    Rule("MCP024", "scope-typosquat", _W,
+         "A package scope one or two letters away from a well-known one "
+         "(@modelcontexprotocol for @modelcontextprotocol) is how typosquatted packages "
+         "get run: whoever registered the look-alike publishes what starts.",
+         "spell the scope exactly: @modelcontextprotocol/server-...",
+         '"args": ["-y", "@modelcontexprotocol/server-memory@1.0.0"]',
+         '"args": ["-y", "@modelcontextprotocol/server-memory@1.0.0"]'),
     Rule("MCP030", "shell-wrapper", _W,
          "A command run through a shell is a script that hides what actually starts.",
          "put the program in 'command' and its arguments in 'args' (cmd /c before a "
@@ -186,6 +201,25 @@ _TABLE = (
          "home directory but a folder named '~'.",
          "use ${userHome} (VS Code, mcpctl) or a path relative to the repo",
          '"command": "~/bin/server"', '"command": "${userHome}/bin/server"'),
+    Rule("MCP044", "not-expanded", _E,
+         "Clients start servers without a shell: a $(...) or `...` substitution, or a "
+         "Windows %VAR%, reaches the program as those very characters.",
+         "use the client's own variables (${env:NAME}, ${workspaceFolder}), or pass the "
+         "value in env",
+         '"args": ["--root", "$(pwd)"]', '"args": ["--root", "${workspaceFolder}"]'),
+    Rule("MCP045", "nothing-to-run", _E,
+         "A package runner with no package (npx -y), or docker without a subcommand "
+         "(docker -i --rm img), exits at once: the server never starts.",
+         "name the package after the runner's options, or the docker subcommand first "
+         "(docker run -i --rm img)",
+         '"command": "docker", "args": ["-i", "--rm", "team/server:1.2.3"]',
+         '"command": "docker", "args": ["run", "-i", "--rm", "team/server:1.2.3"]'),
+    Rule("MCP046", "headers-on-stdio", _W,
+         "Headers are sent only to a server reached by URL; on an entry that starts a "
+         "program they are ignored, so the credential meant for it never arrives.",
+         "pass the value in env (the program reads it there), or give the entry a url",
+         '"a": {"command": "srv", "headers": {"X-Api-Key": "${env:KEY}"}}',
+         '"a": {"command": "srv", "env": {"API_KEY": "${env:KEY}"}}'),
     Rule("MCP050", "undefined-input", _E,
          "A ${input:ID} with no matching entry in 'inputs' cannot be prompted for, so the "
          "server cannot start.",
@@ -209,6 +243,14 @@ _TABLE = (
          "remove enableAllProjectMcpServers / enabledMcpjsonServers; each user approves "
          "servers in their own settings",
          '{"enableAllProjectMcpServers": true}', "{}"),
+    Rule("MCP065", "unsafe-agent-settings", _W,
+         "A committed project config that turns the agent's safety off (Codex's "
+         "approval_policy = \"never\", sandbox_mode = \"danger-full-access\") applies to "
+         "everyone who trusts the repo: commands run unasked, outside any sandbox.",
+         "keep these in your own ~/.codex/config.toml; commit on-request and "
+         "workspace-write at most",
+         'approval_policy = "never"  (in .codex/config.toml)',
+         'approval_policy = "on-request"'),
 )
 
 RULES: dict[str, Rule] = {rule.code: rule for rule in _TABLE}

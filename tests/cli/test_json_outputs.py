@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ from mcpctl.cli.app import app
 from mcpctl.cli.commands import register_all
 from tests.cli.test_run import SERVER
 from tests.conftest import Result, run_mcpctl
+from tests.registry.registry_server import Registry, at_version, fixture, serving
 from tests.secret_service import SecretService
 from tests.tier_files import SCHEMAS, assert_valid, make_workspace, write, write_servers
 
@@ -53,20 +55,29 @@ RUNS: list[tuple[list[str], str, int]] = [
     (["sync", "--check", "--json"], "export", 1),  # cursor is out of date
     (["sync", "--json"], "export", 0),
     (["clients", "disable", "cursor", "--json"], "clients-sync", 0),
+    (["add", "ev", "--from-registry", "io.github.modelcontextprotocol/server-everything@2.0.0",
+      "--registry", "{registry}", "--json"], "add", 0),
+    (["search", "everything", "--registry", "{registry}", "--json"], "search", 0),
+    (["outdated", "--json"], "outdated", 0),
+    (["upgrade", "ev", "--json"], "upgrade", 0),
 ]
 
 
 @pytest.fixture
-def place(tmp_path: Path, secret_service: SecretService) -> dict[str, Path]:
+def place(tmp_path: Path, secret_service: SecretService) -> Iterator[dict[str, Any]]:
     root = make_workspace(tmp_path, {}, name="repo")
     write_servers(root, {"wstok": {"command": sys.executable, "args": [str(SERVER)]}})
     cursor = write(tmp_path / "cursor.json",
                    json.dumps({"mcpServers": {"imported": {"command": "uvx",
                                                            "args": ["tool==1.0"]}}}))
-    return {"root": root, "cursor": cursor, "vscode": tmp_path / "vscode-mcp.json"}
+    registry = Registry()
+    registry.publish(fixture("everything"), at_version(fixture("everything"), "2026.8.31"))
+    with serving(registry):
+        yield {"root": root, "cursor": cursor, "vscode": tmp_path / "vscode-mcp.json",
+               "registry": registry.url}
 
 
-def _run(argv: list[str], place: dict[str, Path]) -> Result:
+def _run(argv: list[str], place: dict[str, Any]) -> Result:
     words = [str(place[word[1:-1]]) if word[1:-1] in place else word for word in argv]
     stdin = "a-value\n" if words[:2] == ["secret", "set"] else None
     return run_mcpctl(words, cwd=place["root"], stdin=stdin, timeout=120)

@@ -19,7 +19,7 @@ def expected_findings() -> dict[str, list[str]]:
 
 def corpus_files(kind: str) -> list[str]:
     return sorted(p.relative_to(CORPUS).as_posix() for p in (CORPUS / kind).rglob("*")
-                  if p.is_file())
+                  if p.is_file() and p.parent.name != ".claude-plugin")
 
 
 def lint_corpus_file(relative: str) -> list[Finding]:
@@ -27,4 +27,6 @@ def lint_corpus_file(relative: str) -> list[Finding]:
     assert kind is not None, relative
     name = SCHEMA_NAMES.get(kind)
     schema = load_schema(name) if name else None
-    return lint_bytes((CORPUS / relative).read_bytes(), kind, relative, schema)
+    plugin = kind == "claude" and (CORPUS / relative).with_name(".claude-plugin").joinpath(
+        "plugin.json").is_file()
+    return lint_bytes((CORPUS / relative).read_bytes(), kind, relative, schema, plugin=plugin)

@@ -40,7 +40,7 @@ def hits(command: str, *args: str) -> list[str]:
     (["pnpm", "dlx", "server@1.0.0-beta.1"], []),
     (["pnpm", "dlx", "server"], ["MCP020 1"]),
     (["yarn", "dlx", "server@next"], ["MCP020 1"]),
-    (["pnpm", "install"], []),
+    (["pnpm", "install"], ["MCP045 command"]),  # installs and exits (issue 27)
     (["uvx", "mcp-server-time"], ["MCP020 0"]),
     (["uvx", "mcp-server-time==2025.9.25"], []),
     (["uvx", "mcp-server-time@2025.9.25"], []),
@@ -64,6 +64,34 @@ def hits(command: str, *args: str) -> list[str]:
     (["podman", "container", "run", "-it", "image"], ["MCP021 3"]),
     (["docker", "pull", "image"], []),
     (["node", "server.js"], []),
+    # Nothing to run (issue 27): the runner or docker exits at once.
+    (["npx", "-y"], ["MCP045 0"]),
+    (["uvx"], ["MCP045 command"]),
+    (["pnpm", "dlx"], ["MCP045 command"]),
+    (["docker", "-i", "--rm", "team/server:1.2.3"], ["MCP045 0"]),
+    (["docker", "team/server:1.2.3"], ["MCP045 0"]),
+    (["docker"], ["MCP045 command"]),
+    (["docker", "--context", "prod", "run", "-i", "img:1.2@sha256:" + "b" * 64], []),
+    (["docker", "compose", "run", "--rm", "srv"], []),
+    (["@modelcontextprotocol/server-github"], ["MCP045 command"]),
+    (["npm", "install", "@genkit-ai/mcp"], ["MCP045 command"]),
+    (["npm", "exec", "--", "srv@1.0.0"], []),
+    (["docker", "exec", "-i", "box", "npx", "@upstash/context7-mcp"], ["MCP020 4"]),
+    (["docker", "exec", "-i", "-e", "A=b", "box", "npx", "srv@1.2.3"], []),
+    # A scope one typo away from the reference servers' (issue 27).
+    (["npx", "-y", "@modelcontexprotocol/server-memory@1.0.0"], ["MCP024 1"]),
+    (["npx", "-y", "@modelcontextprotocoll/server-memory@1.0.0"], ["MCP024 1"]),
+    (["npx", "-y", "@modelcontextprotocol/server-memory@1.0.0"], []),
+    (["npx", "-y", "@model/server@1.0.0"], []),
+    # What no client expands (issue 27).
+    (["node", "srv.js", "--root", "$(pwd)"], ["MCP044 2"]),
+    (["node", "srv.js", "`pwd`"], ["MCP044 1"]),
+    (["node", "%APPDATA%\\srv.js"], ["MCP044 0"]),
+    (["cmd", "/c", "node", "%APPDATA%\\srv.js"], []),
+    (["node", "~/srv.js"], ["MCP043 0"]),
+    (["node", "srv.js", "--data=~/d"], ["MCP043 1"]),
+    (["sh", "-c", "node ~/srv.js $(pwd)"], ["MCP030 0"]),
+    (["node", "https://x.example/a%2Cb%2C"], []),
 ])
 def test_package_runners_and_images(argv: list[str], expected: list[str]) -> None:
     assert hits(*argv) == expected

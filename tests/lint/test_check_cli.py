@@ -296,9 +296,10 @@ def test_list_rules(cli: Cli) -> None:
     Draft202012Validator(load_schema("check-report")).validate(listed)
     assert [rule["code"] for rule in listed["rules"]] == [
         "MCP001", "MCP002", "MCP003", "MCP004", "MCP005", "MCP006", "MCP007", "MCP008",
-        "MCP010", "MCP011", "MCP012", "MCP013", "MCP020", "MCP021", "MCP022", "MCP030",
-        "MCP031", "MCP032", "MCP033", "MCP034", "MCP040", "MCP041", "MCP042", "MCP043", "MCP050",
-        "MCP051", "MCP052", "MCP060"]
+        "MCP009", "MCP010", "MCP011", "MCP012", "MCP013", "MCP020", "MCP021", "MCP022",
+        "MCP024", "MCP030", "MCP031", "MCP032", "MCP033", "MCP034", "MCP040", "MCP041",
+        "MCP042", "MCP043", "MCP044", "MCP045", "MCP046", "MCP050", "MCP051", "MCP052",
+        "MCP060", "MCP065"]
 
 
 def test_help_has_an_example(cli: Cli) -> None:

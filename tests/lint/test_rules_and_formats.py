@@ -30,6 +30,9 @@ SEVERITIES = {
     "MCP032": "error", "MCP033": "error", "MCP034": "warning", "MCP040": "warning",
     "MCP041": "warning", "MCP042": "error", "MCP043": "warning", "MCP050": "error",
     "MCP051": "warning", "MCP052": "info", "MCP060": "error",
+    # issue 27
+    "MCP009": "info", "MCP024": "warning", "MCP044": "error", "MCP045": "error",
+    "MCP046": "warning", "MCP065": "warning",
 }
 
 
