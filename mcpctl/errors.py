@@ -19,6 +19,7 @@ class ExitCode(IntEnum):
     KEYRING_UNAVAILABLE = 5
     SERVER_FAILED = 6
     REGISTRY_FAILED = 7  # an MCP registry unreachable, or its answer refused (issue 28)
+    CANNOT_WRITE = 8  # a file mcpctl must write cannot be (permissions, read-only, full)
     INTERNAL = 70  # an mcpctl bug: the message names the log with the traceback
     HANGUP = 129  # SIGHUP while probing: the servers were stopped first
     INTERRUPTED = 130
@@ -41,6 +42,14 @@ class ConfigError(McpctlError):
     """A config file (ours or a repo's) cannot be read or does not mean anything valid."""
 
     exit_code = ExitCode.INVALID_CONFIG
+
+
+class CannotWrite(ConfigError):
+    """A file mcpctl must write or lock cannot be: the file itself is fine (issue 26), so
+    not exit 3, which says a file is broken. A ConfigError for the callers that catch
+    any trouble with mcpctl's own files."""
+
+    exit_code = ExitCode.CANNOT_WRITE
 
 
 class TrustRefused(McpctlError):

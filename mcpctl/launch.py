@@ -24,7 +24,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from mcpctl.errors import TrustRefused
+from mcpctl.errors import ConfigError, TrustRefused
 from mcpctl.model import PinnedFile, Tier, Transport
 from mcpctl.pinning.program import on_path
 from mcpctl.syntax.env_file import read_env_file
@@ -48,6 +48,9 @@ class Launch(NamedTuple):
     timeout: float | None
     root: Path
     program: str | None = None  # argv[0] found once: the absolute path exec'd
+    # Where Python keeps the bytecode of a workspace server: mcpctl's cache, never the
+    # `__pycache__` folders a delivered tree may bring (issue 23, item 2).
+    bytecode: str | None = None
 
 
 def resolve_launch(
@@ -82,7 +85,9 @@ def resolve_launch(
         headers={key: value(text, f"header {key}") for key, text in spec.headers.items()},
         timeout=spec.timeout,
         root=admission.root,
+        bytecode=_bytecode_folder(environ) if workspace else None,
     )
+    _refuse_nul(launch)
     if not launch.argv:
         return launch
     path = launch.env.get("PATH", environ.get("PATH", os.defpath))
@@ -90,6 +95,16 @@ def resolve_launch(
         _refuse_what_was_not_approved(admission, launch, str(env_file) if env_file else None,
                                       path)
     return launch._replace(program=program_for(launch.argv[0], path, str(cwd)))
+
+
+def _refuse_nul(launch: Launch) -> None:
+    """A NUL byte that only expansion brought (a keyring value): no exec can pass it on.
+    The definition's own texts were checked when it was read; the value is not quoted."""
+    texts = [*launch.argv, *launch.env.values(), launch.cwd or "", launch.url or "",
+             *launch.headers.values()]
+    if any("\0" in text for text in texts):
+        raise ConfigError(f"server {launch.name!r}: a value it expands to holds a NUL byte, "
+                          "which no launch can pass on")
 
 
 def program_for(command: str, path: str, cwd: str) -> str | None:
@@ -115,8 +130,27 @@ def _refuse_what_was_not_approved(admission: Admission, launch: Launch, env_file
     _refuse_per_process_paths(admission, reach)
     pins = admission.status.pins
     whole = pins is not None and pins.kind == WORKSPACE
+    if pins is not None and not whole:
+        _refuse_a_widened_runner(admission, launch, path)
     budget = WORKSPACE_BYTES if whole else NAMED_BYTES
     _refuse_unapproved_files(admission, pins_of(reach, admission.root, budget=budget))
+
+
+def _refuse_a_widened_runner(admission: Admission, launch: Launch, path: str) -> None:
+    """A narrow set approved, checked again with the variables the launch really
+    receives (`envFile`'s included): one that moves the runner's configuration into the
+    workspace, or a package the workspace now ships, needs the whole workspace."""
+    from mcpctl.pinning.runner_inputs import narrow_inputs  # noqa: PLC0415
+
+    real_root = Path(os.path.realpath(admission.root))
+    spec = admission.definition.spec
+    if narrow_inputs(launch.argv, launch.env, path, has_cwd=spec.cwd is not None,
+                     env_known=True, real_root=real_root) is None:
+        name = admission.definition.name
+        raise TrustRefused(
+            f"server {name!r} not started: it was approved for the files its package runner "
+            "reads, but its launch now takes code or configuration from the workspace; "
+            f"review it with: mcpctl trust {name} --workspace {admission.root}")
 
 
 def _refuse_per_process_paths(admission: Admission, reach: "Reach") -> None:
@@ -140,7 +174,7 @@ def _refuse_unapproved_files(admission: Admission, reached: list[PinnedFile]) ->
     approved = pins.files if pins is not None else {}
     whole = pins is not None and pins.kind == WORKSPACE
     for path, digest in reached:
-        if whole and path.endswith("/"):
+        if whole and path.endswith("/") and path not in approved:
             continue  # a program folder: its files are in the workspace set, one by one
         if approved.get(path) != digest:
             why = "was not pinned when it was approved" if path not in approved \
@@ -156,6 +190,17 @@ def _absolute(path: str, root: Path) -> Path:
     return candidate if candidate.is_absolute() else root / candidate
 
 
+def _bytecode_folder(environ: Mapping[str, str]) -> str:
+    from mcpctl.paths import Paths  # noqa: PLC0415 - only for a workspace server
+
+    return str(Paths.from_environment(environ).cache_dir / "bytecode")
+
+
 def child_environment(environ: Mapping[str, str], launch: Launch) -> dict[str, str]:
-    """The user's environment plus the server's resolved variables."""
-    return {**environ, **launch.env}
+    """The user's environment plus the server's resolved variables; a workspace
+    server's Python reads and writes bytecode only under mcpctl's cache, unless the user
+    or the approved definition says where."""
+    env = {**environ, **launch.env}
+    if launch.bytecode is not None and not env.get("PYTHONPYCACHEPREFIX"):
+        env["PYTHONPYCACHEPREFIX"] = launch.bytecode  # an empty one is no prefix
+    return env

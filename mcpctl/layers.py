@@ -10,7 +10,7 @@ from __future__ import annotations
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("__init__", "errors", "layers", "model", "paths", "sha256"),
     ("machine",),  # the invocation: mcpctl's Paths plus what the process was started with
-    ("files", "syntax", "variables", "tokens"),
+    ("files", "syntax", "variables", "tokens", "filtering"),
     ("credentials",),
     ("config",),
     ("pinning", "registry"),  # registry: the MCP Registry (issue 28)

@@ -58,7 +58,9 @@ def test_a_workspace_stdio_server_resolved(cli: Cli, ws: Path, user_config: Path
         name="s", transport=Transport.STDIO, argv=("echo", "hi", "b"),
         env={"FROM_FILE": "1", "SHARED": "env", "KEY": "s3cr3t-value"},
         cwd=str(ws / "sub"), url=None, headers={}, timeout=7.0, root=ws,
-        program=shutil.which("echo"))  # argv[0] found once, on the child's PATH
+        program=shutil.which("echo"),  # argv[0] found once, on the child's PATH
+        # its Python's bytecode in mcpctl's cache, never a tree's own `__pycache__`
+        bytecode=str(Path(os.environ["MCPCTL_HOME"]) / "cache" / "bytecode"))
 
 
 def test_a_workspace_server_without_cwd_starts_at_the_root(cli: Cli, ws: Path, user_config: Path,
@@ -97,9 +99,10 @@ def test_a_file_the_resolved_launch_reaches_that_was_never_pinned_is_refused(
     cli: Cli, ws: Path, user_config: Path, isolated_home: Path
 ) -> None:
     # Approved while the secret-free status saw no file; the resolved argv names one
-    # that is not in the approved set (git ignores it, so the workspace set lacks it).
-    git_repo(ws, {".gitignore": "evil.sh\n"})
-    write(ws / "evil.sh", "touch pwned\n")
+    # that is not in the approved set (git ignores it and it is not code by its name or
+    # mode, so the workspace set lacks it).
+    git_repo(ws, {".gitignore": "evil\n"})
+    write(ws / "evil", "touch pwned\n")
     write_servers(ws, {"s": {"command": "bash", "args": ["${secret:script}"]}})
     merged = find(load_view(ws, user_config).servers, "s")
     assert merged is not None
@@ -107,9 +110,9 @@ def test_a_file_the_resolved_launch_reaches_that_was_never_pinned_is_refused(
     admission = admit(merged, ws, user_config.parent.parent / "data" / "trust.json",
                       environ=dict(os.environ), home=Path.home())
     with pytest.raises(TrustRefused) as refused:
-        resolve_launch(admission, os.environ, isolated_home, {"script": "evil.sh"}.get)
+        resolve_launch(admission, os.environ, isolated_home, {"script": "evil"}.get)
     assert str(refused.value) == (
-        "server 's' not started: its resolved command line reaches workspace file evil.sh, "
+        "server 's' not started: its resolved command line reaches workspace file evil, "
         f"which was not pinned when it was approved; review it with: mcpctl trust s "
         f"--workspace {ws}")
 
@@ -286,3 +289,26 @@ def test_a_folder_a_pinned_runner_reaches_is_compared_as_a_whole(
     assert str(refused.value).startswith(
         "server 's' not started: its resolved command line reaches workspace file "
         "fakepkg@1.0.0/, which is not the content that was approved")
+
+
+def test_a_narrow_approval_is_checked_again_with_what_the_launch_receives(
+    cli: Cli, ws: Path, user_config: Path, isolated_home: Path, tmp_path: Path
+) -> None:
+    """Between the gate and the launch the user's own envFile (outside the workspace,
+    so not pinned) gains a variable that moves npm's configuration into the repo: the
+    launch sees it and refuses (issue 23). Without `_refuse_a_widened_runner` it runs."""
+    env_file = tmp_path / "user.env"
+    env_file.write_text("GITHUB_TOKEN=x\n")
+    write_servers(ws, {"docs": {"command": "npx", "args": ["-y", "docs-mcp@1.0.0"],
+                                "envFile": str(env_file)}})
+    merged = find(load_view(ws, user_config).servers, "docs")
+    assert merged is not None
+    assert cli("trust", "docs", "--yes", "-w", str(ws)).code == 0
+    admission = admit(merged, ws, user_config.parent.parent / "data" / "trust.json",
+                      environ=dict(os.environ), home=isolated_home)
+    assert admission.status.pins is not None
+    assert admission.status.pins.kind == "npx"
+    assert resolve_launch(admission, os.environ, isolated_home, SECRETS.get).argv[0] == "npx"
+    env_file.write_text(f"GITHUB_TOKEN=x\nHOME={ws}\n")
+    with pytest.raises(TrustRefused, match="its launch now takes code or configuration"):
+        resolve_launch(admission, os.environ, isolated_home, SECRETS.get)

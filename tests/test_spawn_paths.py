@@ -46,6 +46,8 @@ ALLOWED = {
     ("mcpctl/cli/run_start.py", "os.execve"),  # after gate.admit + launch.resolve_launch
     ("mcpctl/protocol/process.py", "loop.subprocess_exec"),  # runs probing's LaunchPlans
     ("mcpctl/pinning/git.py", "os.posix_spawn"),  # git ls-files, config neutralised; no server
+    # run's tool filter (issue 29): the program run_start resolved, called only from there.
+    ("mcpctl/protocol/filter_relay.py", "os.posix_spawn"),
 }
 
 
@@ -196,7 +198,7 @@ def test_launch_plans_and_resolved_launches_come_only_from_admissions() -> None:
     """LaunchPlan is built only in probing, from a Launch; a Launch only from an
     Admission (resolve_launch's first parameter); an Admission only in the gate."""
     builders: dict[str, set[str]] = {"LaunchPlan": set(), "resolve_launch": set(),
-                                     "Admission": set()}
+                                     "Admission": set(), "relay_process": set()}
     for path in PACKAGE.rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(), str(path))):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
@@ -206,4 +208,5 @@ def test_launch_plans_and_resolved_launches_come_only_from_admissions() -> None:
         "LaunchPlan": {"mcpctl/probing/servers.py"},
         "resolve_launch": {"mcpctl/probing/servers.py", "mcpctl/cli/run_start.py"},
         "Admission": {"mcpctl/trust/gate.py"},
+        "relay_process": {"mcpctl/cli/run_start.py"},  # with the Launch it resolved
     }

@@ -18,7 +18,14 @@ from mcpctl.cli.options import (
 from mcpctl.errors import UsageError
 
 if TYPE_CHECKING:
+    from mcpctl.machine import Machine
+    from mcpctl.reports.report import Report
     from mcpctl.reports.user_tier import Edited
+
+NoSyncOption = Annotated[
+    bool, typer.Option("--no-sync", help="Leave the clients in [clients] sync as they are "
+                       "(by default they are synced at once).")
+]
 
 _NO_WORKSPACE_WRITES = (
     "mcpctl writes only the user tier (config.toml); a repo's MCP files belong to the "
@@ -113,6 +120,12 @@ def add_command(
                                        "KEY=VAR, the declared secret KEY read from mcpctl's "
                                        "environment variable VAR (for scripts).")
     ] = None,
+    scope: Annotated[
+        str | None, typer.Option("--scope", "-s", metavar="user|local",
+                                 help="user (the default): every folder; local: this "
+                                 "workspace only (claude mcp's local scope).")
+    ] = None,
+    no_sync: NoSyncOption = False,
     config: ConfigOption = None,
     workspace: WorkspaceOption = None,
     output: OutputOption = "text",
@@ -132,17 +145,43 @@ def add_command(
         return add_registry.run(name, add_registry.RegistryAdd(
             from_registry, registry, use, env or [], header or [], secret_from_env or [],
             from_stdin, replace), [flag for flag, value in others.items() if value],
-            context(workspace, config), as_json)
+            context(workspace, config, creates_config=True), as_json)
     if registry or use or secret_from_env:
         raise UsageError("--registry, --use and --secret-from-env go with --from-registry")
     entry = build_entry(name, EntryOptions(
         argv=command or [], env=env or [], cwd=cwd, url=url, headers=header or [],
         transport=transport, entry_json=entry_json, command_line=command_line,
     ))
-    machine = context(workspace, config)
+    machine = context(workspace, config, creates_config=True)
+    entry = _scoped(entry, scope, machine)
     entry, found = _secrets_to_move(name, entry, secret_env or [], from_stdin, plain)
-    return render.emit(add_report(machine, name, entry, found, replace=replace), as_json,
-                       _print_edit)
+    report = add_report(machine, name, entry, found, replace=replace)
+    return _emit_then_sync(machine, report, as_json, no_sync)
+
+
+def _scoped(entry: dict[str, Any], scope: str | None, machine: Machine) -> dict[str, Any]:
+    """`--scope` as claude mcp and gemini mcp spell it, where the meaning is the same."""
+    if scope in (None, "user"):
+        return entry
+    if scope == "local":
+        import os  # noqa: PLC0415
+
+        return {**entry, "workspace": os.path.realpath(machine.root)}
+    if scope == "project":
+        raise UsageError("--scope project would write the repo's own file, which mcpctl "
+                         "never edits; add the entry to the repo's .mcp.json, then approve "
+                         "it with: mcpctl trust NAME")
+    raise UsageError(f"--scope must be user or local, not {scope!r}")
+
+
+def _emit_then_sync(machine: Machine, report: Report[Edited], as_json: bool,
+                    no_sync: bool) -> int:
+    """Say what changed, then bring the enabled clients up to date with it."""
+    from mcpctl.cli.syncing import sync_after_edit  # noqa: PLC0415
+
+    code = render.emit(report, as_json, _print_edit)
+    sync_after_edit(machine, report.data.status, no_sync=no_sync)
+    return code
 
 
 def _print_edit(edit: Edited) -> None:
@@ -161,6 +200,7 @@ def remove_command(
         bool, typer.Option("--keep-secrets", help="Keep the secrets NAME referenced in the "
                            "OS keyring (by default those no other server uses are removed).")
     ] = False,
+    no_sync: NoSyncOption = False,
     config: ConfigOption = None,
     workspace: WorkspaceOption = None,
     output: OutputOption = "text",
@@ -169,9 +209,10 @@ def remove_command(
     from mcpctl.reports.user_tier import remove_report  # noqa: PLC0415
 
     as_json = json_output(as_json, output)
-    report = remove_report(context(workspace, config), name, missing_ok=missing_ok,
+    machine = context(workspace, config)
+    report = remove_report(machine, name, missing_ok=missing_ok,
                            keep_secrets=keep_secrets, shown=render.display_path)
-    return render.emit(report, as_json, _print_edit)
+    return _emit_then_sync(machine, report, as_json, no_sync)
 
 
 def _secrets_to_move(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -12,6 +12,9 @@ from mcpctl.cli import completion
 from mcpctl.cli.commands import normalised, register_for
 from mcpctl.cli.handler import fail, guarded, json_requested
 from mcpctl.errors import ExitCode
+
+if TYPE_CHECKING:
+    from typer._click.exceptions import ClickException
 
 app = typer.Typer(
     name="mcpctl",
@@ -67,9 +70,26 @@ def _invoke(args: list[str], *, as_json: bool) -> int:
     except typer.Abort:
         return fail("interrupted", int(ExitCode.INTERRUPTED), as_json=as_json)
     except ClickException as error:
+        _add_hint(error, args)
         code = int(ExitCode.USAGE if error.exit_code == 2 else error.exit_code)
         if not as_json:
             error.show()
             return code
         return fail(error.format_message(), code, as_json=True)
     return int(result or 0)
+
+
+def _add_hint(error: ClickException, args: list[str]) -> None:
+    """`add NAME npx -y pkg`: click's "No such option: -y" says where the command goes;
+    a neighbour's command word (`mcp`, `login`) gets mcpctl's way to do it."""
+    from typer._click.exceptions import NoSuchOption, UsageError  # noqa: PLC0415
+
+    from mcpctl.cli.spellings import command_hint, usage_hint  # noqa: PLC0415
+
+    hint: str | None = None
+    if isinstance(error, NoSuchOption):
+        hint = usage_hint(args, error.option_name)
+    elif isinstance(error, UsageError) and error.message.startswith("No such command"):
+        hint = command_hint(next((a for a in args if not a.startswith("-")), ""))
+    if hint is not None:
+        error.message = f"{error.message.rstrip('.')}; {hint}"

@@ -139,7 +139,7 @@ def command_command(
     """
     from mcpctl.reports.client_tier import command_setting_report  # noqa: PLC0415
 
-    report = command_setting_report(context(None, config), path, reset=reset)
+    report = command_setting_report(context(None, config, creates_config=True), path, reset=reset)
     return render.emit(report, as_json, _print_command)
 
 
@@ -153,8 +153,8 @@ def _print_command(setting: CommandSetting) -> None:
 def _set_sync(client_id: str, config: Path | None, as_json: bool, *, enabled: bool) -> int:
     from mcpctl.reports.client_tier import sync_setting_report  # noqa: PLC0415
 
-    report = sync_setting_report(context(None, config), client_named(client_id),
-                                 enabled=enabled)
+    machine = context(None, config, creates_config=True)
+    report = sync_setting_report(machine, client_named(client_id), enabled=enabled)
     return render.emit(report, as_json, _print_setting)
 
 

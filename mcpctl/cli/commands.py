@@ -19,6 +19,7 @@ MODULES: dict[str, str] = {
     "secret": "secret_cmd",
     "run": "run_cmd",
     "cost": "cost_cmd",
+    "tools": "tools_cmd",
     "doctor": "doctor_cmd",
     "check": "check_cmd",
     "clients": "clients_cmd", "import": "import_cmd", "export": "export_cmd",
@@ -28,13 +29,17 @@ MODULES: dict[str, str] = {
 
 
 def normalised(argv: list[str]) -> list[str]:
-    """The command line with older spellings made current.
+    """The command line with older spellings made current, and the neighbours' made
+    mcpctl's (`spellings.py`).
 
     `add --json '{...}'` gave a whole entry before `--json` meant "print JSON" on every
     command. A `--json` followed by a word that starts like a JSON document (`{`, `[`,
     `"`) is still read as the entry (`--entry`); no server name, URL or option starts
     so. Any other `--json` asks for JSON output.
     """
+    from mcpctl.cli.spellings import neighbours  # noqa: PLC0415
+
+    argv = neighbours(argv)
     if _first_word(argv) != "add":
         return argv
     words = list(argv)

@@ -19,7 +19,7 @@ COMPLETE_VAR = "_MCPCTL_COMPLETE"
 # (command path, parameter name) → what the parameter names.
 SERVER_PARAMS = {("show", "name"), ("remove", "name"), ("run", "name"), ("trust", "names"),
                  ("revoke", "names"), ("cost", "names"), ("doctor", "names"),
-                 ("export", "names")}
+                 ("export", "names"), ("tools", "name")}
 CLIENT_PARAMS = {("import", "source"), ("export", "target"), ("clients enable", "client"),
                  ("clients disable", "client")}
 SECRET_PARAMS = {("secret get", "name"), ("secret rm", "name")}
@@ -79,7 +79,8 @@ def server_names(params: dict[str, Any]) -> list[str]:
     from mcpctl.cli.context import context  # noqa: PLC0415
     from mcpctl.config.view import load_view  # noqa: PLC0415
 
-    ctx = context(_path(params.get("workspace")), _path(params.get("config")))
+    ctx = context(_path(params.get("workspace")), _path(params.get("config")),
+                  creates_config=True, home_required=False)  # completion never fails
     return sorted({server.name for server in load_view(ctx.root, ctx.config_file).servers})
 
 

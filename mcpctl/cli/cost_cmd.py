@@ -99,16 +99,23 @@ def _print_tools(measured: list[dict[str, Any]]) -> None:
                         for server, tool, tokens in rows])
 
 
+def _after(server: dict[str, Any]) -> str:
+    """The cost after the server's tool policy (`mcpctl tools`): tools and tokens on."""
+    return f"{server['tools_on']} / {server['tokens_on']:,}"
+
+
 def _print_report(document: dict[str, Any], tools: bool) -> None:
     servers = document["servers"]
     measured = [s for s in servers if s["total_tokens"] is not None]
+    # ON (the cost after the tool filters) only when a filter leaves something out.
+    filtered = any(s["tools_off"] for s in measured)
     rows = [[s["name"], s["state"], f"{s['protocol_version']} ({s['style']})",
-             str(s["tool_count"]), f"{s['total_tokens']:,}", f"{s['share']:.0%}",
-             ", ".join(f"{t['name']} {t['tokens']:,}" for t in s["largest"])]
+             str(s["tool_count"]), f"{s['total_tokens']:,}", *([_after(s)] if filtered else []),
+             f"{s['share']:.0%}", ", ".join(f"{t['name']} {t['tokens']:,}" for t in s["largest"])]
             for s in measured]
     if rows:
-        render.print_table(["SERVER", "STATE", "PROTOCOL", "TOOLS", "TOKENS", "SHARE",
-                            "LARGEST"], rows)
+        render.print_table(["SERVER", "STATE", "PROTOCOL", "TOOLS", "TOKENS",
+                            *(["ON"] if filtered else []), "SHARE", "LARGEST"], rows)
     now = time.time()
     for server in measured:
         if server["status"] == "cached":
@@ -123,6 +130,8 @@ def _print_report(document: dict[str, Any], tools: bool) -> None:
                 render.say(f"  stderr: {line}")
         elif server["status"] == "refused":
             render.say(f"not started: {server['error']}")
+    after = (f"; after the tool filters {document['total_tools_on']} tools, "
+             f"{document['total_tokens_on']:,} tokens") if filtered else ""
     render.say(f"total: {document['total_tools']} tools, {document['total_tokens']:,} tokens "
-               f"in {len(measured)} server(s) (tokenizer {document['tokenizer']}; "
+               f"in {len(measured)} server(s){after} (tokenizer {document['tokenizer']}; "
                f"capabilities declared: {', '.join(document['capabilities']) or 'none'})")

@@ -48,8 +48,9 @@ def import_command(
     """
     from mcpctl.reports.client_tier import import_report  # noqa: PLC0415
 
-    report = import_report(context(workspace, config), client_named(source), names or [],
-                           replace=replace, file=file)
+    machine = context(workspace, config, creates_config=True)
+    report = import_report(machine, client_named(source), names or [], replace=replace,
+                           file=file)
     return render.emit(report, as_json, _print_import)
 
 

@@ -87,7 +87,8 @@ def show_servers(name: str, workspace: Path | None, config: Path | None, *,
 def _cost_cell(probe: dict[str, Any] | None) -> str:
     if probe is None:
         return "-"
-    return (f"{probe['tokens']:,} tok, {probe['tools']} tools "
+    on = f", {probe['tools_on']} on ({probe['tokens_on']:,} tok)" if "tools_on" in probe else ""
+    return (f"{probe['tokens']:,} tok, {probe['tools']} tools{on} "
             f"({render.age(probe['age_seconds'])} ago)")
 
 

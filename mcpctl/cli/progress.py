@@ -1,4 +1,7 @@
-"""A progress line on stderr while servers are probed (terminal only)."""
+"""A progress line on stderr while servers are probed (terminal only), with the time
+spent: a cold `npx`/`uvx` first start can take a minute (issue 26). Without a terminal
+nothing is printed until the end, so a script's stderr holds only results; a probe that
+times out on a downloader's first start says so in its error."""
 
 from __future__ import annotations
 
@@ -14,9 +17,14 @@ def progress(label: str, total: int) -> Iterator[Callable[[str], None]]:
         yield lambda _name: None
         return
     from rich.console import Console  # noqa: PLC0415
-    from rich.progress import Progress, SpinnerColumn, TextColumn  # noqa: PLC0415
+    from rich.progress import (  # noqa: PLC0415
+        Progress,
+        SpinnerColumn,
+        TextColumn,
+        TimeElapsedColumn,
+    )
 
-    with Progress(SpinnerColumn(), TextColumn("{task.description}"),
+    with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
                   console=Console(stderr=True), transient=True) as bar:
         task = bar.add_task(f"{label} 0/{total}", total=total)
         done: list[str] = []

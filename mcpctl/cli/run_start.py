@@ -11,18 +11,26 @@ import os
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from mcpctl.cli.context import context
 from mcpctl.cli.hand_parse import parse_common
 from mcpctl.config.merge import named
 from mcpctl.config.view import load_view
-from mcpctl.errors import ExitCode, ServerFailed
+from mcpctl.errors import ConfigError, ExitCode, ServerFailed
 from mcpctl.launch import Launch, child_environment, resolve_launch
 from mcpctl.trust.gate import Admission, admit
 
+if TYPE_CHECKING:
+    from mcpctl.filtering.wire import ToolGate
+    from mcpctl.machine import Machine
+
 _FLAGS = {"--print": "print_remote", "--allow-insecure": "allow_insecure"}
 _VALUED = {"-w": "workspace", "--workspace": "workspace", "--config": "config"}
+# The definitions (name, file and line) of the `mcpctl run`s that exec'd this one: set only
+# for a command that is mcpctl itself, so a server whose command is `mcpctl run` of
+# itself (or a cycle of them) stops at its second start instead of forever (issue 23).
+CHAIN = "MCPCTL_RUN_CHAIN"
 
 
 class RunLine(NamedTuple):
@@ -53,16 +61,25 @@ def start(name: str, *, print_remote: bool, allow_insecure: bool, workspace: Pat
           config: Path | None) -> int:
     """Resolve server `name` and exec it, or bridge a URL server (with `print_remote`:
     print its resolved URL and header names instead)."""
-    machine = context(workspace, config)
+    machine = context(workspace, config, home_required=False)  # started by clients
     view = load_view(machine.root, machine.config_file)
     server = named(view.servers, name, view.problems)
+    # The definition itself, wherever the run starts: a server's cwd moves the workspace.
+    source = server.winner.source
+    link = f"{name} ({source.path}:{source.line})"
+    chain = [item for item in machine.environ.get(CHAIN, "").split("\n") if item]
+    if link in chain:
+        raise ConfigError(f"server {name!r} launches itself: its command runs `mcpctl run` "
+                          f"of {' → '.join([*chain[chain.index(link):], link])}, which would "
+                          "start again forever; give it the real server's command")
     admission = admit(server, machine.root, machine.paths.trust_file, environ=machine.environ,
                       home=machine.home, cache_dir=machine.paths.cache_dir)
     if server.winner.spec.url is not None and print_remote:
         return _print_remote(admission, machine.environ, machine.home)
     launch = resolve_launch(admission, machine.environ, machine.home, _secret)
+    gate = _tool_gate(machine, name, admission)  # None: no tool is off, so exec as before
     if launch.url is not None:
-        return _bridge(admission, launch, allow_insecure=allow_insecure)
+        return _bridge(admission, launch, allow_insecure=allow_insecure, gate=gate)
     env = child_environment(machine.environ, launch)
     if launch.cwd is not None:
         try:
@@ -74,14 +91,26 @@ def start(name: str, *, print_remote: bool, allow_insecure: bool, workspace: Pat
     if program is None:
         raise _failed(admission, launch,
                       f"server {name!r}: command {launch.argv[0]!r} not found on PATH")
+    env.pop(CHAIN, None)
+    if _is_mcpctl(launch.argv, program):
+        env[CHAIN] = "\n".join([*chain, link])
     sys.stdout.flush()
     sys.stderr.flush()
+    if gate is not None:
+        return _relay(admission, launch, program, env, gate)
     try:
         os.execve(program, list(launch.argv), env)  # noqa: S606 - argv, never a shell
     except OSError as error:
         raise _failed(admission, launch, f"server {name!r}: cannot start {program}: "
                       f"{error.strerror}") from None
     return ExitCode.SERVER_FAILED  # not reached: execve replaced this process
+
+
+def _is_mcpctl(argv: Sequence[str], program: str) -> bool:
+    """The command is mcpctl: its entry point, or `python -m mcpctl`."""
+    if os.path.basename(program) in ("mcpctl", "mcpctl.exe"):
+        return True
+    return list(argv[1:3]) == ["-m", "mcpctl"]
 
 
 def _secret(name: str) -> str | None:
@@ -112,11 +141,53 @@ def _failed(admission: Admission, launch: Launch, message: str) -> ServerFailed:
     return ServerFailed(redact(message, hidden_values(admission.definition.spec, launch)))
 
 
-def _bridge(admission: Admission, launch: Launch, *, allow_insecure: bool) -> int:
+def _bridge(admission: Admission, launch: Launch, *, allow_insecure: bool,
+            gate: "ToolGate | None") -> int:
     """A url server: stdio on this side, Streamable HTTP on the other (no process)."""
     from mcpctl.probing.redaction import hidden_values  # noqa: PLC0415
     from mcpctl.protocol.bridge import remote_of, serve  # noqa: PLC0415 - asyncio, httpx
 
     secrets = tuple(hidden_values(admission.definition.spec, launch))
-    serve(remote_of(launch, secrets, allow_insecure=allow_insecure))
+    remote = remote_of(launch, secrets, allow_insecure=allow_insecure)
+    if gate is None:
+        serve(remote)
+        return ExitCode.OK
+    from mcpctl.protocol.filter_relay import relay_bridge  # noqa: PLC0415
+
+    relay_bridge(lambda stdin_fd, stdout_fd: serve(remote, stdin_fd, stdout_fd), gate)
     return ExitCode.OK
+
+
+def _tool_gate(machine: "Machine", name: str, admission: Admission) -> "ToolGate | None":
+    """The tool filter when `[tools.NAME]` switches anything off (issue 29). A budget is
+    spent on the last cached probe of this very definition (its fingerprint)."""
+    from mcpctl.config.tool_policy import policy_for  # noqa: PLC0415
+
+    policy = policy_for(machine.config_file, name)
+    if policy is None or not policy.restricts:
+        return None
+    from mcpctl.filtering.live import LiveFilter  # noqa: PLC0415
+    from mcpctl.filtering.wire import ToolGate  # noqa: PLC0415
+    from mcpctl.probing import cache  # noqa: PLC0415
+
+    cached = cache.load(machine.paths, admission.status.fingerprint)
+    live = LiveFilter(name, policy, cached.tools if cached else (),
+                      cached.tokens if cached else None)
+
+    def say(text: str) -> None:
+        sys.stderr.write(text + "\n")
+        sys.stderr.flush()
+
+    return ToolGate(live, say)
+
+
+def _relay(admission: Admission, launch: Launch, program: str, env: Mapping[str, str],
+           gate: "ToolGate") -> int:
+    """The server as a child behind the tool filter, instead of exec."""
+    from mcpctl.protocol.filter_relay import relay_process  # noqa: PLC0415
+
+    try:
+        return relay_process(program, launch.argv, env, gate)  # in launch.cwd, entered above
+    except OSError as error:
+        raise _failed(admission, launch, f"server {launch.name!r}: cannot start {program}: "
+                      f"{error.strerror}") from None

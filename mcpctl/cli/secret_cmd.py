@@ -129,3 +129,17 @@ def _status(stored: bool, referenced: bool) -> str:
     if not stored:
         return "not stored (referenced)"
     return "stored" if referenced else "stored, unreferenced"
+
+
+@secret_app.command("check")
+def check_command(as_json: JsonOption = False) -> int:
+    """Check that the OS keyring can keep secrets here, storing nothing: the backend,
+    and ok, missing, locked or refused (a backend that keeps secrets in a file). Exit 0
+    when ok, 5 otherwise with the fix: put it first in an onboarding script.
+
+    Example: mcpctl secret check || exit
+    """
+    from mcpctl.reports.secrets import check_report  # noqa: PLC0415
+
+    return render.emit(check_report(), as_json, lambda checked: render.say(
+        f"keyring: {checked['state']} ({checked['backend'] or 'no backend'})"))

@@ -14,6 +14,7 @@ from mcpctl.cli.options import ConfigOption, JsonOption, WorkspaceOption, contex
 if TYPE_CHECKING:
     from mcpctl.config.merge import MergedServer
     from mcpctl.machine import Machine
+    from mcpctl.model import ServerSpec
     from mcpctl.reports.approvals import Approvals, Revoked
     from mcpctl.reports.report import Report
     from mcpctl.trust.status import Status
@@ -33,7 +34,14 @@ def trust_command(
         bool, typer.Option("--all", help="Every untrusted or changed workspace server here.")
     ] = False,
     yes: Annotated[
-        bool, typer.Option("--yes", "-y", help="Approve without asking (needed with no terminal).")
+        bool, typer.Option("--yes", "-y",
+                           help="Approve servers never approved before without asking (needed "
+                                "with no terminal); a changed one stops it, approving nothing.")
+    ] = False,
+    accept_changed: Annotated[
+        bool, typer.Option("--accept-changed",
+                           help="Without asking, also approve servers changed since their "
+                                "approval (each one's diff is printed).")
     ] = False,
     ignore_changes_in: Annotated[
         list[str] | None,
@@ -52,20 +60,23 @@ def trust_command(
     runner reads from the workspace. Shows the files changed since the last approval
     once, then each server's command line, every variable and keyring secret it
     receives, cwd, url and what the approval covers, and asks once. With no terminal,
-    --yes is required. If the definition or a covered file changes later, the server
-    becomes `changed` and will not start until approved again.
+    --yes is required; --yes approves only servers never approved before: a server
+    changed since its approval stops it (exit 4, the diff shown, nothing approved)
+    unless --accept-changed is given too. If the definition or a covered file changes
+    later, the server becomes `changed` and will not start until approved again.
 
-    Example: mcpctl trust memory tasks --ignore-changes-in docs --workspace ~/src/project
+    Example: mcpctl trust --all --yes --workspace ~/src/project
     """
     from mcpctl.reports.approvals import trust_report  # noqa: PLC0415
 
+    yes = yes or accept_changed  # the explicit option for changes asks nothing either
     interactive = sys.stdin.isatty() and not yes and not as_json
 
     def review(asking: list[tuple[MergedServer, Status]]) -> None:
         if not as_json:
             _describe_file_changes([status for _, status in asking])
             for server, status in asking:
-                _describe(server, status)
+                _describe(server, status, machine)
 
     def confirm(servers: list[MergedServer]) -> bool:
         asked = ", ".join(repr(server.name) for server in servers)
@@ -74,7 +85,8 @@ def trust_command(
     machine = context(workspace, config)
     report = trust_report(machine, names or [], all_servers, review=review,
                           confirm=None if yes else confirm, can_ask=interactive,
-                          ignore_changes_in=ignore_changes_in or ())
+                          ignore_changes_in=ignore_changes_in or (),
+                          accept_changed=accept_changed)
     return _emit_then_guard(machine, report, as_json, _print_results)
 
 
@@ -112,7 +124,7 @@ def _describe_file_changes(statuses: list[Status]) -> None:
         render.say(f"  … and {len(ordered) - MAX_FILES_SHOWN} more")
 
 
-def _describe(server: MergedServer, status: Status) -> None:
+def _describe(server: MergedServer, status: Status, machine: Machine) -> None:
     from mcpctl.reports import listing  # noqa: PLC0415
 
     spec = server.winner.spec
@@ -126,6 +138,8 @@ def _describe(server: MergedServer, status: Status) -> None:
             render.say(f"    {change}")
     for label, value in listing.spec_lines(spec, cwd_default="(workspace root)"):
         render.say(f"  {label + ':':<12} {value}")
+    for line in _env_file_lines(spec, machine):
+        render.say(f"  {'env:':<12} {line}")
     for line in listing.secret_lines(spec):
         render.say(f"  {'secret:':<12} {line}")
     for path, digest in status.files:
@@ -133,6 +147,21 @@ def _describe(server: MergedServer, status: Status) -> None:
     if status.pins is not None:
         render.say(f"  {'covers:':<12} {status.pins.describe()}")
     render.say(f"  fingerprint: {status.fingerprint}")
+
+
+def _env_file_lines(spec: ServerSpec, machine: Machine) -> list[str]:
+    """Every variable the envFile gives the launch, secret parts masked (issue 23)."""
+    from mcpctl.credentials.masking import masked_map  # noqa: PLC0415
+    from mcpctl.pinning.reach import env_file_variables  # noqa: PLC0415
+
+    if spec.env_file is None:
+        return []
+    values = env_file_variables(spec, machine.root, machine.environ, machine.home)
+    if values is None:
+        return [f"(from envFile) cannot be read here; the launch reads {spec.env_file} again"]
+    overridden = spec.env.keys()
+    return [f"{key}={value} (from envFile{', overridden by env' if key in overridden else ''})"
+            for key, value in masked_map(values).items()]
 
 
 def revoke_command(

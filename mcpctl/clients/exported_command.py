@@ -12,6 +12,11 @@ whatever a later pull or checkout puts there, which whoever writes that repo dec
 So it is the last choice: an `mcpctl` on PATH that no work tree holds wins, and when
 there is none the running one is still written (it is what the user ran, and it works)
 with a warning naming it and the work tree.
+
+A path that the work tree's git ignores is not held by it: a checkout or pull never
+touches an ignored file. So `~/.pyenv` (a clone of pyenv, whose `versions/` holds the
+interpreter a `uv tool` venv links to) does not hold mcpctl (issue 26), and neither
+does a plain install into an ignored `.venv` of some clone.
 """
 
 import os
@@ -82,14 +87,31 @@ def default_command(argv: Sequence[str], standard: Sequence[str] = STANDARD_FOLD
 
 def work_tree_of(*paths: str) -> Path | None:
     """The nearest folder with a `.git` (a folder, or a file in a linked worktree) that
-    holds any of `paths`, as written or with links resolved."""
+    holds any of `paths`, as written or with links resolved, unless its git ignores
+    that path."""
     for path in paths:
         for spelling in dict.fromkeys((os.path.abspath(path), os.path.realpath(path))):
             folder = Path(spelling)
             for candidate in (folder, *folder.parents):
                 if os.path.lexists(candidate / ".git"):
-                    return candidate
+                    if not _ignored(candidate, folder):
+                        return candidate
+                    break  # the nearest work tree decides for this spelling
     return None
+
+
+def _ignored(tree: Path, path: Path) -> bool:
+    """Does the git of `tree` ignore `path`? Asked with the repo's own configuration
+    neutralised, as pinning asks (issue 11); no answer counts as "not ignored", which
+    keeps the warning."""
+    from mcpctl.pinning.git import GitUnavailable, ignores  # noqa: PLC0415 - export only
+
+    if path.is_dir():  # mcpctl's code: judged by its package's own first file
+        path = path / "__init__.py"
+    try:
+        return ignores(tree, path.relative_to(tree).as_posix(), os.environ)
+    except (GitUnavailable, ValueError):
+        return False
 
 
 def _on_path(search_path: str, running: str) -> Iterator[Program]:

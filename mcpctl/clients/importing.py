@@ -113,6 +113,11 @@ def _refusal(server: ClientServer) -> ImportResult | None:
     if server.managed:
         return ImportResult(server.name, "skipped", "it already launches through mcpctl "
                             "(an entry mcpctl exported)", server)
+    if _runs_mcpctl(server.spec):
+        # The guard's `mcpctl run --workspace ROOT NAME` entries, and any other launch
+        # through mcpctl: imported, it would be a server that runs a server (issue 23).
+        return ImportResult(server.name, "skipped", "it launches through mcpctl (`mcpctl "
+                            "run …`): the server it starts is mcpctl's already", server)
     try:
         check_name(server.name)
     except UsageError as error:
@@ -126,6 +131,12 @@ def _refusal(server: ClientServer) -> ImportResult | None:
                             "from the project folder but `mcpctl run` would take from "
                             "wherever it starts; make it absolute first", server)
     return None
+
+
+def _runs_mcpctl(spec: ServerSpec) -> bool:
+    from mcpctl.clients.table import is_mcpctl_command  # noqa: PLC0415
+
+    return is_mcpctl_command(spec.command) and spec.args[:1] == ("run",)
 
 
 # Scopes tied to one project: the client runs their servers from the project folder.

@@ -72,10 +72,33 @@ def load_client(client: ClientFormat, root: Path, os_key: str, environ: Mapping[
             # In the home folder, ~/.cursor/mcp.json is both the user's file and the
             # "repo" file: it is the user's.
             path = root / relative
+            if client.id == "codex" and not codex_trusts(root, load.files[0].path):
+                continue  # Codex reads a project's own file only once it trusts the project
             if _resolved(path) not in own and (path.exists() or path.is_symlink()):
                 load.files.append(ClientFile(path, "project", True))
                 load.add(*_read_workspace_file(client, path, relative, root))
     return load
+
+
+def codex_trusts(root: Path, user_file: Path) -> bool:
+    """Does the user's Codex config mark `root` trusted (`[projects."<path>"]
+    trust_level = "trusted"`, the path as written or resolved)? An unreadable file: no."""
+    from mcpctl.syntax.toml_loads import load_toml  # noqa: PLC0415
+
+    text = read_client_text(user_file)
+    if isinstance(text, Problem):
+        return False
+    try:
+        projects = load_toml(text).get("projects")
+    except ValueError:
+        return False
+    if not isinstance(projects, dict):
+        return False
+    for key in dict.fromkeys((str(root), str(_resolved(root)))):
+        entry = projects.get(key)
+        if isinstance(entry, dict) and entry.get("trust_level") == "trusted":
+            return True
+    return False
 
 
 def _resolved(path: Path) -> Path:

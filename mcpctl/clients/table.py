@@ -148,6 +148,8 @@ CLIENTS: tuple[ClientFormat, ...] = (
     ClientFormat(
         "codex", "Codex", Syntax.TOML, "mcp_servers",
         _same_everywhere("{home}/.codex/config.toml"),
+        # A trusted project's own file: Codex merges it over the user's (issue 26).
+        workspace_files=(".codex/config.toml",),
         env_overrides=(EnvOverride("CODEX_HOME", "{value}/config.toml"),),
         aliases={"http_headers": "headers"},
         inert=frozenset({"required", "tool_timeout_sec"}),

@@ -63,7 +63,7 @@ def spec_from_entry(
                          + ("" if has_command else _near_miss(fields)))
     transport = _transport(name, fields.get("type"), remote=has_url)
     timeout = _timeout(name, fields.get("timeout"))
-    return ServerSpec(
+    spec = ServerSpec(
         name=name,
         transport=transport,
         command=_string(name, fields, "command"),
@@ -76,6 +76,42 @@ def spec_from_entry(
         timeout=timeout,
         extra={k: v for k, v in fields.items() if k not in KNOWN_FIELDS},
     )
+    _launchable(spec, written)
+    return spec
+
+
+def _launchable(spec: ServerSpec, written: Mapping[str, str]) -> None:
+    """What no launch could carry out is refused here, where the file and field are
+    known (issue 23, item 7): a NUL byte cannot be in an argument, a variable or a path
+    the OS is given, a variable's name cannot be empty or hold `=`, and a URL's port
+    must be a number (`${…}` in the host part is judged once expanded)."""
+    name = spec.name
+    texts = [("command", spec.command), ("cwd", spec.cwd), ("envFile", spec.env_file),
+             ("url", spec.url)]
+    texts += [(f"args[{index}]", arg) for index, arg in enumerate(spec.args)]
+    texts += [(f"env {key!r}", value) for key, value in spec.env.items()]
+    texts += [(f"headers {key!r}", value) for key, value in spec.headers.items()]
+    for field, text in texts:
+        if text is not None and "\0" in text:
+            key = field.split(" ")[0].split("[")[0]
+            raise EntryError(f"server {name!r}: {field} holds a NUL byte, which no "
+                             "launch can pass on", written.get(key, key))
+    for key in [*spec.env, *spec.headers]:
+        if not key or "=" in key or "\0" in key:
+            field = "env" if key in spec.env else "headers"
+            raise EntryError(f"server {name!r}: {field} has a variable named {key!r}; a "
+                             "name must be non-empty, without '=' or a NUL byte",
+                             written.get(field, field))
+    if spec.url is not None and "${" not in spec.url.partition("//")[2].partition("/")[0]:
+        from urllib.parse import urlsplit  # noqa: PLC0415 - only for a url server
+
+        try:
+            urlsplit(spec.url).port  # noqa: B018 - parsing it is the check
+        except ValueError as error:  # the library's text may quote the url: not shown
+            why = "its IPv6 host has no closing ']'" if "IPv6" in str(error) \
+                else "its port is not a number from 0 to 65535"
+            raise EntryError(f"server {name!r}: 'url' is not a valid url: {why}",
+                             written.get("url", "url")) from None
 
 
 def _timeout(name: str, value: Any) -> float | None:

@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from mcpctl.config.entries import EntryError, entry_from_spec, spec_from_entry
+from mcpctl.config.entry_values import check_command, check_env, check_headers, check_url
 from mcpctl.config.formats import WORKSPACE_FORMATS
 from mcpctl.errors import UsageError
 
@@ -91,9 +92,11 @@ def _raw_entry(options: EntryOptions) -> dict[str, Any]:
         raise UsageError(f"--transport {options.transport} needs a URL, not a command: "
                          f"mcpctl add NAME --transport {options.transport} https://…")
     argv = options.argv or _split(options.command_line or "")
+    check_command(argv[0])
     entry: dict[str, Any] = {"command": argv[0], "args": argv[1:]}
     if options.env:
         entry["env"] = _pairs(options.env, "--env")
+        check_env(entry["env"])
     if options.cwd:
         entry["cwd"] = options.cwd
     return entry
@@ -118,9 +121,11 @@ def _remote_entry(options: EntryOptions, url: str) -> dict[str, Any]:
         raise UsageError("--env and --cwd are for servers started by command, not a URL")
     if options.transport == "stdio":
         raise UsageError("--transport stdio is for a command; a URL is http or sse")
+    check_url(url, "--url")
     entry: dict[str, Any] = {"url": url, "type": options.transport or "http"}
     if options.headers:
         entry["headers"] = _headers(options.headers)
+        check_headers(entry["headers"])
     return entry
 
 

@@ -16,8 +16,9 @@ from mcpctl.model import Definition, Tier
 
 # The spellings other formats use for known fields count as known too.
 _ALIASES = frozenset({"serverUrl", "httpUrl", "env_file", "envfile"})
-# Keys mcpctl itself writes into config.toml entries (`add --from-registry`).
-_OWN = frozenset({"origin"})
+# Keys mcpctl itself writes into config.toml entries (`add --from-registry`; `workspace`
+# makes a server one folder's, issue 26: it was called unknown inside that very folder).
+_OWN = frozenset({"origin", "workspace"})
 _KNOWN = sorted(KNOWN_FIELDS)
 
 

@@ -89,7 +89,7 @@ def definitions_from_toml(
     if not isinstance(servers, dict):
         return [], [Problem(path, 1, 1, "'servers' must be a table of [servers.NAME] tables")]
     definitions: list[Definition] = []
-    problems: list[Problem] = []
+    problems: list[Problem] = _misnamed_tables(data, text, path)
     for name, entry in servers.items():
         line = lines.get(name, 1)
         try:
@@ -100,6 +100,25 @@ def definitions_from_toml(
             continue
         definitions.append(Definition(spec, Source(Tier.USER, path, line, 0, "config.toml")))
     return definitions, problems
+
+
+# Near misses of `servers` (other clients' spellings among them): their servers would be
+# silently absent, so they are a problem with the fix; other unknown tables are left be.
+_MISNAMED = ("server", "Servers", "mcpServers", "mcp_servers", "mcp-servers", "mcpservers")
+
+
+def _misnamed_tables(data: dict[str, Any], text: str, path: Path) -> list[Problem]:
+    problems = []
+    for key in _MISNAMED:
+        if isinstance(data.get(key), dict):
+            line = min(name_lines(text, key).values(), default=1)
+            names = list(data[key])
+            example = f"[servers.{names[0]}]" if names else "[servers.NAME]"
+            problems.append(Problem(path, line, 1, (
+                f"unknown table {key!r}: mcpctl reads servers from [servers.NAME] tables "
+                f"(rename it: {example}); {len(names)} server{'s' if len(names) != 1 else ''} "
+                "ignored")))
+    return problems
 
 
 def server_lines(text: str) -> dict[str, int]:

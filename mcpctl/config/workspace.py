@@ -84,11 +84,16 @@ def definitions_from_document(
     """Pure: interpret a parsed file of format `fmt`."""
     if document.duplicates:
         # Two parsers that disagree about which duplicate wins is an attack: refuse the file.
-        return [], [
+        refused = [
             Problem(path, d.line, d.column,
                     f"duplicate key {_dotted(d.path)} (first at line {d.first_line})")
             for d in document.duplicates
         ]
+        if document.more_duplicates:
+            last = document.duplicates[-1]
+            refused.append(Problem(path, last.line, last.column,
+                                   f"… and {document.more_duplicates:,} more duplicate keys"))
+        return [], refused
     top = document.value
     if not isinstance(top, dict):
         return [], [Problem(path, 1, 1, "top level must be a JSON object")]

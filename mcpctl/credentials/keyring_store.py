@@ -34,9 +34,15 @@ _FILE_BACKENDS = ("keyrings.alt", "keyrings.cryptfile")
 HEADLESS_RECIPE = ("dbus-run-session -- sh -c 'printf %s \"$KEYRING_PASSWORD\" | "
                    "gnome-keyring-daemon --unlock --components=secrets >/dev/null && "
                    "exec \"$SHELL\"'")
+# The same for a script, with no shell to enter (issue 26): a session bus and an unlocked
+# gnome-keyring for the rest of the script, and for what it starts.
+SCRIPT_RECIPE = ('export DBUS_SESSION_BUS_ADDRESS="$(dbus-daemon --session --fork '
+                 '--print-address=1)"; printf %s "$KEYRING_PASSWORD" | gnome-keyring-daemon '
+                 '--unlock --components=secrets >/dev/null')
 _FIX = ("on Linux run a Secret Service (gnome-keyring, or KeePassXC with its Secret Service "
         f"integration) in your D-Bus session; with no desktop session run: {HEADLESS_RECIPE} "
-        "and use mcpctl in that shell; on macOS and Windows the system keyring is used")
+        f"and use mcpctl in that shell (in a script: {SCRIPT_RECIPE}); on macOS and Windows "
+        "the system keyring is used")
 _FILE_FIX = ("unset PYTHON_KEYRING_BACKEND, or remove that backend (its package, or its line "
              "in keyringrc.cfg)")
 
@@ -49,6 +55,45 @@ def check_secret_name(name: str) -> None:
 def backend_name() -> str:
     """The keyring backend mcpctl would use; KeyringUnavailable when it refuses it."""
     return _name(_backend())
+
+
+class KeyringCheck:
+    """What `secret check` says: the backend keyring picks and whether mcpctl can use it.
+    A plain class: this module postpones its annotations (see tests/test_value_modules)."""
+
+    __slots__ = ("backend", "message", "state")
+
+    def __init__(self, backend: str | None, state: str, message: str) -> None:
+        self.backend = backend  # None: keyring found none mcpctl accepts
+        self.state = state  # ok, missing, locked, refused
+        self.message = message
+
+
+def check_keyring() -> KeyringCheck:
+    """Judge the keyring without storing anything: refused (keeps secrets in a file),
+    missing (no backend, or a Secret Service with no default collection), locked (a
+    Secret Service whose default collection is locked: a read would need a prompt), ok."""
+    import keyring  # noqa: PLC0415
+
+    try:
+        name = backend_name()
+    except KeyringUnavailable as error:
+        refused = _file_backend(keyring.get_keyring()) is not None
+        return KeyringCheck(None, "refused" if refused else "missing", str(error))
+    if name.startswith("keyring.backends.SecretService"):
+        state = secret_service.collection_state()
+        if state == "locked":
+            return KeyringCheck(name, "locked", (
+                "the Secret Service's default collection is locked (reading a secret would "
+                "wait for an unlock prompt); unlock it in the desktop session, or start an "
+                f"unlocked one: {_FIX}"))
+        if state == "absent":
+            return KeyringCheck(name, "missing", (
+                "the Secret Service has no default collection (gnome-keyring was started "
+                f"without --unlock); {_FIX}"))
+        if state == "unreachable":
+            return KeyringCheck(name, "missing", f"the Secret Service does not answer; {_FIX}")
+    return KeyringCheck(name, "ok", f"secrets are kept by {name}")
 
 
 def _backend() -> Any:

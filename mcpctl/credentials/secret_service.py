@@ -61,6 +61,29 @@ def read(service: str, username: str) -> str | None:
         return None
 
 
+def collection_state() -> str:
+    """The default collection as keyring's Secret Service backend would meet it: `ok`
+    (unlocked), `locked`, `absent` (no default collection: keyring would have to create
+    one, which needs a prompt), or `unreachable` (no bus, no service, a D-Bus error)."""
+    try:
+        from jeepney import DBusAddress, Properties  # noqa: PLC0415
+        from jeepney.io.blocking import open_dbus_connection  # noqa: PLC0415
+    except ImportError:
+        return "unreachable"
+    try:
+        with open_dbus_connection(bus="SESSION") as connection:
+            message = Properties(DBusAddress(_DEFAULT, _BUS_NAME,
+                                             "org.freedesktop.Secret.Collection")).get("Locked")
+            reply = connection.send_and_get_reply(message, timeout=_TIMEOUT)
+            if reply.header.message_type.name == "error":
+                # gnome-keyring started without a login keyring: "Object does not exist at
+                # path …/collection/login" (an alias with no collection behind it).
+                return "absent" if "does not exist" in str(reply.body) else "unreachable"
+            return "locked" if bool(_unwrap(reply)[0][1]) else "ok"
+    except Exception:  # noqa: BLE001 - any trouble here means the service is not usable
+        return "unreachable"
+
+
 def _read(connection: Any, service: str, username: str) -> str | None:
     from jeepney import DBusAddress, Properties  # noqa: PLC0415
 

@@ -15,19 +15,19 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-from mcpctl.errors import ConfigError
+from mcpctl.errors import CannotWrite
 
 
 def atomic_write_text(path: Path, text: str, *, mode: int | None = None) -> None:
     """Replace `path` with `text`. Keeps an existing file's mode; new files get `mode`
     (default 0600: what mcpctl writes may be trust or secret indexes). A symlink (a
     config kept in a dotfiles repo) stays a symlink: the file it points to is replaced.
-    A failure (no space, read-only, a folder in the way) is a ConfigError naming the
-    file, which is left as it was."""
+    A failure (no space, read-only, a folder in the way) is a CannotWrite naming the
+    file, which is left as it was (exit 8)."""
     try:
         _replace(Path(os.path.realpath(path)), text, mode)
     except OSError as error:
-        raise ConfigError(f"cannot write {path}: {error.strerror or error}; the file was not "
+        raise CannotWrite(f"cannot write {path}: {error.strerror or error}; the file was not "
                           "changed") from None
 
 
@@ -73,7 +73,7 @@ def file_lock(path: Path) -> Iterator[None]:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
     except OSError as error:
-        raise ConfigError(f"cannot lock {lock_path}: {error.strerror or error}; nothing was "
+        raise CannotWrite(f"cannot lock {lock_path}: {error.strerror or error}; nothing was "
                           "changed") from None
     try:
         _lock(fd)

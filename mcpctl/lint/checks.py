@@ -59,7 +59,10 @@ def lint_bytes(
     bare = fmt is not None and fmt.variables is not None and "$VAR" in fmt.variables
     hits = [*_duplicate_hits(document), *leak_hits(document.value, bare_references=bare)]
     if fmt is None:
-        hits += _claude_settings_hits(document.value)
+        # settings.local.json is the user's own, uncommitted file: its approvals are the
+        # user's choice, not the repo approving itself (issue 26).
+        own = path.replace("\\", "/").endswith("settings.local.json")
+        hits += _claude_settings_hits(document.value, approvals_checked=not own)
     elif plugin and fmt.id == "claude" and _flat_servers(document.value):
         # The plugin format's flat form: `{"name": {entry}}`, judged as the entries
         # of `mcpServers` and reported at their own place.
@@ -219,13 +222,15 @@ def _input_ids(inputs: Any) -> frozenset[str]:
                      if isinstance(item, dict) and isinstance(item.get("id"), str))
 
 
-def _claude_settings_hits(value: Any) -> Iterator[Hit]:
+def _claude_settings_hits(value: Any, *, approvals_checked: bool = True) -> Iterator[Hit]:
     if not isinstance(value, dict):
         return
     if "mcpServers" in value:
         path = ("mcpServers",)
         yield Hit("MCP006", path, f"{where(path)}: Claude Code ignores servers in a settings "
                                   "file, so none of them starts; they belong in .mcp.json")
+    if not approvals_checked:
+        return
     if value.get("enableAllProjectMcpServers") is True:
         path = ("enableAllProjectMcpServers",)
         yield Hit("MCP060", path, f"{where(path)}: approves every server of this repo's "

@@ -31,7 +31,7 @@ _NEUTRAL = ("-c", "core.fsmonitor=", "-c", "core.untrackedCache=false",
             "-c", "core.quotePath=false", "--no-pager", "--no-optional-locks")
 
 
-TRACKED, UNTRACKED, NESTED = "tracked", "untracked", "nested"
+TRACKED, UNTRACKED, NESTED, IGNORED = "tracked", "untracked", "nested", "ignored"
 
 
 class GitUnavailable(Exception):
@@ -164,14 +164,19 @@ def _read_all(runs: Sequence[_Run], deadline: float, max_output: int) -> None:
 
 
 def work_tree_files(folder: Path, environ: Mapping[str, str]) -> dict[str, str]:
-    """Path (relative, `/`-separated) → TRACKED, UNTRACKED or NESTED, for tracked and
-    untracked non-ignored files under `folder`, which must be a work tree's top level or
-    a folder inside one. NESTED (a submodule), or a path that ends in `/` (an untracked
-    clone), is a repository of its own: the caller lists it on its own."""
+    """Path (relative, `/`-separated) → TRACKED, UNTRACKED, NESTED or IGNORED, for
+    tracked and untracked files under `folder`, which must be a work tree's top level
+    or a folder inside one. NESTED (a submodule or gitlink), or an untracked path that
+    ends in `/` (a clone), is a repository of its own: the caller walks it. IGNORED:
+    what git ignores but is there (a folder ends in `/`), which a tree delivered with
+    its own `.git` may bring (issue 23, item 2). Four gits, side by side, whatever the
+    workspace holds."""
     # `-s` gives each index entry's mode: 160000 is a submodule (no lstat per file).
-    top, tracked, others = _git_outputs(folder, [
+    top, tracked, others, ignored = _git_outputs(folder, [
         ["rev-parse", "--show-toplevel"], ["ls-files", "-z", "-s"],
-        ["ls-files", "-z", "--others", "--exclude-standard"]], environ)
+        ["ls-files", "-z", "--others", "--exclude-standard"],
+        ["ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory",
+         "--no-empty-directory"]], environ)
     real = os.path.realpath(folder)
     top_real = os.path.realpath(top.decode("utf-8", "replace").rstrip("\n"))
     if real != top_real and not real.startswith(top_real.rstrip("/") + "/"):
@@ -184,4 +189,20 @@ def work_tree_files(folder: Path, environ: Mapping[str, str]) -> dict[str, str]:
     for raw in others.split(b"\0"):
         if raw:
             paths.setdefault(os.fsdecode(raw), UNTRACKED)
+    for raw in ignored.split(b"\0"):
+        if raw:
+            paths.setdefault(os.fsdecode(raw), IGNORED)
     return paths
+
+
+def ignores(tree: Path, relative: str, environ: Mapping[str, str],
+            timeout: float = 5.0) -> bool:
+    """Does the git of work tree `tree` ignore the file `relative` (untracked and matched
+    by its ignore rules, or inside an ignored folder)? `ls-files --others --ignored`
+    lists that one file exactly then; a tracked file never. For the exported command's
+    choice (issue 26); GitUnavailable when git cannot say."""
+    (out,) = _git_outputs(tree, [["ls-files", "-z", "--others", "--ignored",
+                                  "--exclude-standard", "--", f":(literal){relative}"]],
+                          environ, timeout=timeout, max_output=64 * 1024)
+    return out.rstrip(b"\0") == os.fsencode(relative)
+

@@ -20,6 +20,9 @@ class Interpreter(NamedTuple):
     inline: frozenset[str]  # options that give the code inline: no program follows
     module: str = ""  # the option naming a module to run instead of a program
     clustered: str = ""  # short options that take the rest of a cluster (`-um mod`)
+    # What the interpreter adds to a program's name that names no file (`node tools/srv`
+    # runs tools/srv.js): each is a candidate too, so an excluded folder keeps it pinned.
+    suffixes: tuple[str, ...] = ()
 
 
 _PYTHON_CLI = Interpreter(frozenset({"-W", "-X", "--check-hash-based-pycs"}),
@@ -27,7 +30,8 @@ _PYTHON_CLI = Interpreter(frozenset({"-W", "-X", "--check-hash-based-pycs"}),
 _NODE_CLI = Interpreter(frozenset({"-r", "--require", "--import", "--loader",
                                    "--experimental-loader", "-C", "--conditions",
                                    "--input-type", "--title"}),
-                        frozenset({"-e", "--eval", "-p", "--print"}))
+                        frozenset({"-e", "--eval", "-p", "--print"}),
+                        suffixes=(".js", ".mjs", ".cjs", ".json", ".node"))
 _RUNNER_CLI = Interpreter(frozenset({"-p", "--package"}), frozenset({"-c", "--call"}))
 _INTERPRETERS = {"node": _NODE_CLI, "nodejs": _NODE_CLI, "bun": _NODE_CLI,
                  "npx": _RUNNER_CLI, "bunx": _RUNNER_CLI, "pnpx": _RUNNER_CLI}
@@ -52,6 +56,7 @@ def program_of(args: Sequence[str | None], cli: Interpreter) -> Iterator[tuple[s
             continue
         if not arg.startswith("-") or arg == "-":
             yield arg, PROGRAM
+            yield from ((arg + suffix, PROGRAM) for suffix in cli.suffixes)
             return
         option, value = _option(arg, cli)
         if option in cli.inline:

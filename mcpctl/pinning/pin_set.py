@@ -26,7 +26,7 @@ from mcpctl.pinning.digests import UNPINNED, digests
 from mcpctl.pinning.manifest import WORKSPACE, manifest_digest
 from mcpctl.pinning.pinned_files import Lookups, reached
 from mcpctl.pinning.reach import Reach, reach_of
-from mcpctl.pinning.runner_inputs import RunnerInputs, runner_inputs
+from mcpctl.pinning.runner_inputs import RunnerInputs, narrow_inputs
 from mcpctl.pinning.workspace import FOLDER, Entry
 
 REMOTE = "remote"  # a server at a URL runs nothing here
@@ -78,7 +78,8 @@ def pin_set(spec: ServerSpec, root: Path, *, environ: Mapping[str, str], home: P
     real_root = lookups.real_root(root)
     named = tuple(sorted(_relative(path, real_root, folder) for path, folder in hits.items()))
     process_bound = per_process(reach)
-    inputs = runner_inputs(reach.argv, spec.env, reach.path, spec.cwd is not None)
+    inputs = narrow_inputs(reach.argv, reach.env, reach.path, has_cwd=spec.cwd is not None,
+                           env_known=reach.env_known, real_root=real_root)
     narrow = _runner_set(inputs, hits, real_root, named) if inputs else None
     if narrow is not None:
         return narrow if process_bound is None else _unpinned(narrow, process_bound)
@@ -86,8 +87,11 @@ def pin_set(spec: ServerSpec, root: Path, *, environ: Mapping[str, str], home: P
     kept = tuple(sorted({_folder(text) for text in ignored}))
     files, shared_digest = _shared(lookups, real_root, kept)
     digest = shared_digest
+    # A program folder's files are in the set unless the user excluded where they are:
+    # then the folder itself is pinned, as the interpreter resolves it (issue 23, item 3).
     extra = digests({path: folder for path, folder in hits.items()
-                     if not folder and _relative(path, real_root, folder) not in files},
+                     if _relative(path, real_root, folder) not in files
+                     and (not folder or _overlaps(_relative(path, real_root, folder), kept))},
                     real_root)
     if extra:  # an ignored file the definition names: this server's set is its own
         files = {**files, **dict(extra)}
@@ -182,6 +186,11 @@ def _relative(path: Path, real_root: Path, folder: bool) -> str:
 
 def _folder(text: str) -> str:
     return text.strip("/").replace(os.sep, "/") + "/"
+
+
+def _overlaps(folder: str, excluded: Sequence[str]) -> bool:
+    """Whether some of `folder`'s files are excluded: it is in, or holds, one of them."""
+    return any(folder.startswith(other) or other.startswith(folder) for other in excluded)
 
 
 def _under(path: str, folders: Sequence[str]) -> bool:

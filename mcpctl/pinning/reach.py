@@ -18,8 +18,6 @@ from mcpctl.pinning.program import AT_LAUNCH
 from mcpctl.syntax.env_file import read_env_file
 from mcpctl.variables import Context, UnresolvedVariable, expand
 
-MAX_ENV_FILE_BYTES = 1024 * 1024  # a bigger envFile's values are read only at launch
-
 
 class Reach(NamedTuple):
     """What a launch runs, as text after expansion; None where it is known only at launch."""
@@ -29,6 +27,10 @@ class Reach(NamedTuple):
     env_file: str | None
     env: Mapping[str, str | None]  # the server's own variables, the envFile's included
     path: str | None  # the PATH the child searches for argv[0]
+    # False when an envFile is named but its variables cannot be known here (unset
+    # variable, unreadable, not a regular file, past the bound): the launch may then
+    # receive any variable, so nothing that depends on the variables can be narrowed.
+    env_known: bool = True
 
 
 def reach_of(spec: ServerSpec, root: Path, environ: Mapping[str, str],
@@ -47,15 +49,18 @@ def reach_of(spec: ServerSpec, root: Path, environ: Mapping[str, str],
 
     env_file = known(spec.env_file) if spec.env_file is not None else None
     env: dict[str, str | None] = {}
+    env_known = spec.env_file is None
     if env_file is not None:
-        env.update(_env_file_values(_absolute(env_file, root, home)))
+        values = _env_file_values(_absolute(env_file, root, home))
+        env_known = values is not None
+        env.update(values or {})
     env.update({key: known(text) for key, text in spec.env.items()})
     path = env["PATH"] if "PATH" in env else environ.get("PATH", os.defpath)
     cwd = known(spec.cwd) if spec.cwd is not None else None
     folder = _absolute(cwd, root, home) if cwd is not None else None
     return Reach(argv=[known(text) for text in spec.argv()],
                  cwd=str(folder) if folder is not None else None,
-                 env_file=env_file, env=env, path=path)
+                 env_file=env_file, env=env, path=path, env_known=env_known)
 
 
 def _absolute(text: str, root: Path, home: Path | None) -> Path | None:
@@ -67,10 +72,24 @@ def _absolute(text: str, root: Path, home: Path | None) -> Path | None:
     return root / text  # an absolute `text` stays as it is
 
 
-def _env_file_values(path: Path | None) -> dict[str, str]:
+def _env_file_values(path: Path | None) -> dict[str, str] | None:
+    """Its variables; None when they cannot be known here (the launch reads it again,
+    refusing what is not a bounded regular file, and its values are checked there)."""
+    if path is None:
+        return None
     try:
-        if path is None or not path.is_file() or path.stat().st_size > MAX_ENV_FILE_BYTES:
-            return {}
         return read_env_file(path)
     except (OSError, ValueError, ConfigError):
-        return {}  # unreadable here: the launch reads it again and its values are checked
+        return None
+
+
+def env_file_variables(spec: ServerSpec, root: Path, environ: Mapping[str, str],
+                       home: Path | None) -> dict[str, str] | None:
+    """What the envFile sets, as the launch will read it (for the trust prompt); None
+    when it cannot be read here."""
+    if spec.env_file is None:
+        return {}
+    reach = reach_of(spec, root, environ, home)
+    if reach.env_file is None:
+        return None
+    return _env_file_values(_absolute(reach.env_file, root, home))

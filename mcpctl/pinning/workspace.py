@@ -1,7 +1,9 @@
 """The whole workspace as an approval covers it: a digest per path (issue 11, item 1).
 
-In a git work tree: every tracked file and every untracked file git does not ignore,
-nested repositories (submodules, untracked clones) listed the same way, recursively.
+In a git work tree: every tracked file, every untracked file git does not ignore and
+every ignored one a launch can load (`ignored.py`); a repository inside it (a
+submodule, a gitlink, a clone) is walked as a folder, without its `.git` and the
+folders tools make (issue 23).
 Outside git: every entry under the root. Either way, bounded: past MAX_FILES entries or
 MAX_BYTES of regular files the set carries an `unpinned` reason and the gate refuses.
 
@@ -23,12 +25,12 @@ from pathlib import Path
 from typing import NamedTuple
 
 from mcpctl.pinning import digest_cache
-from mcpctl.pinning.git import NESTED, TRACKED, GitUnavailable, work_tree_files
+from mcpctl.pinning.git import IGNORED, NESTED, TRACKED, GitUnavailable, work_tree_files
+from mcpctl.pinning.ignored import TOOL_MADE, ignored_loadable
 from mcpctl.sha256 import sha256_hex
 
 MAX_FILES = 250_000
 MAX_BYTES = 4 * 1024**3
-MAX_NESTING = 16  # repositories inside repositories
 GIT, FOLDER = "git", "folder"  # how the files were found
 _CHUNK = 1024 * 1024
 
@@ -52,7 +54,7 @@ def workspace_files(root: Path, environ: Mapping[str, str],
                     cache_dir: Path | None = None) -> WorkspaceFiles:
     real_root = os.path.realpath(root)
     try:
-        listed: dict[str, bool] | None = _git_paths(Path(real_root), "", environ, 0)
+        listed: dict[str, bool] | None = _git_paths(Path(real_root), environ)
         source = GIT
     except GitUnavailable:
         listed, source = None, FOLDER
@@ -78,30 +80,37 @@ def _bytecode(path: str) -> bool:
     return "__pycache__/" in f"/{path}" and path.endswith(".pyc")
 
 
-def _git_paths(folder: Path, prefix: str, environ: Mapping[str, str],
-               depth: int) -> dict[str, bool]:
-    """Git's files of `folder` (path → tracked) and, recursively, of the repositories
-    inside it."""
+def _git_paths(folder: Path, environ: Mapping[str, str]) -> dict[str, bool]:
+    """Git's files of `folder` (path → tracked): tracked, untracked but not ignored, and
+    ignored ones a launch can load (`ignored.py`). A repository inside it (a submodule,
+    a gitlink, a clone) is walked as a folder (issue 23, item 4): git for each would
+    cost four processes per repository, unbounded in count (an empty gitlink folder
+    made git list the outer repository again, 16 levels down), and a nested
+    repository's own `.gitignore` must not decide what is pinned any more than a
+    delivered tree's does. Its `.git` and the folders tools make are left out."""
     found: dict[str, bool] = {}
-    for path, kind in work_tree_files(folder, environ).items():
-        if path.endswith("/") or kind == NESTED:
-            inner = folder / path.rstrip("/")
-            if depth >= MAX_NESTING:
-                raise GitUnavailable(f"repositories nested more than {MAX_NESTING} deep")
-            nested = f"{prefix}{path.rstrip('/')}/"
-            try:
-                found.update(_git_paths(inner, nested, environ, depth + 1))
-            except GitUnavailable:  # not a work tree of its own: every file under it counts
-                found.update(dict.fromkeys((nested + p for p in _walk(str(inner))), True))
+    listed = work_tree_files(folder, environ)
+    ignored = [path for path, kind in listed.items() if kind == IGNORED]
+    for path in ignored_loadable(str(folder), ignored, MAX_FILES) if ignored else ():
+        found[path] = False
+    for path, kind in listed.items():
+        if kind == IGNORED:
+            continue
+        if (path.endswith("/") or kind == NESTED) \
+                and not os.path.islink(folder / path.rstrip("/")):  # a link: digested as one
+            nested = path.rstrip("/") + "/"
+            found.update(dict.fromkeys(
+                (nested + p for p in _walk(str(folder / nested), skip=TOOL_MADE)), False))
         else:
-            found[prefix + path] = kind == TRACKED
+            found[path.rstrip("/")] = kind == TRACKED
         if len(found) > MAX_FILES:
             break
     return found
 
 
-def _walk(real_root: str) -> list[str]:
-    """Every entry under the root but folders (links are not followed), bounded."""
+def _walk(real_root: str, skip: frozenset[str] = frozenset()) -> list[str]:
+    """Every entry under the root but folders (links are not followed) and what is in
+    the folders named in `skip`, bounded."""
     found: list[str] = []
     pending = [(real_root, "")]
     while pending and len(found) <= MAX_FILES:
@@ -112,6 +121,9 @@ def _walk(real_root: str) -> list[str]:
             found.append(prefix or "./")  # an unreadable folder is pinned as such
             continue
         for child in children:
+            if child.name in skip and (child.name == ".git"  # a submodule's is a file
+                                       or child.is_dir(follow_symlinks=False)):
+                continue
             if child.is_dir(follow_symlinks=False):
                 pending.append((child.path, f"{prefix}{child.name}/"))
             else:
@@ -181,13 +193,14 @@ class _Hasher:
         real = os.path.realpath(full)
         inside = real == self.real_root or real.startswith(self.real_root.rstrip("/") + "/")
         try:
-            mode = os.stat(real).st_mode
+            status = os.stat(real)
+            mode = status.st_mode
         except OSError:
             there = "missing"
         else:
             if stat.S_ISREG(mode):
-                there = _hash(real)[0]
-                self.total += 0 if inside else os.stat(real).st_size
+                there = self._target(path, real, status)
+                self.total += 0 if inside else status.st_size
             elif stat.S_ISDIR(mode):
                 there = "folder"
                 if not inside and self.unpinned is None:
@@ -198,6 +211,22 @@ class _Hasher:
         where = os.path.relpath(real, self.real_root) if inside else real
         text = json.dumps([said, "inside" if inside else "outside", where, there])
         return Entry("symlink:sha256:" + sha256_hex(text.encode("utf-8", "surrogateescape")))
+
+
+    def _target(self, path: str, real: str, status: os.stat_result) -> str:
+        """The content digest of a link's regular target, cached under the link's path
+        by the target's size, mtime, ctime and inode (issue 23, item 9: a large file
+        outside the repo was read again by every command)."""
+        key = (status.st_size, status.st_mtime_ns, status.st_ctime_ns, status.st_ino)
+        row = self.cached.get(path)
+        if type(row) is list and len(row) == 6 and tuple(row[:4]) == key \
+                and type(row[4]) is str and type(row[5]) is int:
+            self.fresh[path] = row
+            return "sha256:" + row[4]
+        digest, lines, after = _hash(real)
+        if after == key and digest.startswith("sha256:"):
+            self.fresh[path] = [*key, digest.removeprefix("sha256:"), lines]
+        return digest
 
 
 def _hash(path: str) -> tuple[str, int, tuple[int, int, int, int] | None]:

@@ -45,6 +45,7 @@ def static_checks(spec: ServerSpec, env: Environment) -> Iterator[Check]:
     if any(r.kind is Kind.SECRET for r in references_in(spec)):
         yield env.keyring()
     yield from _variable_checks(spec, env)
+    yield from _empty_credentials(spec)
     if spec.command is not None:
         yield _command_check(spec.name, spec.command, env)
         yield from _runner_checks(spec)
@@ -74,6 +75,22 @@ def _variable_checks(spec: ServerSpec, env: Environment) -> Iterator[Check]:
                 yield Check("variable", FAIL, f"{reference.text} is not a variable mcpctl knows")
             case _:
                 continue
+
+
+def _empty_credentials(spec: ServerSpec) -> Iterator[Check]:
+    """An empty value under a credential's name, or a bare auth scheme: what a script's
+    unset variable leaves in a hand-written entry (`add` refuses it, issue 26). Variables
+    that are set but empty are not known here; only what the entry says as written."""
+    from mcpctl.credentials.names import is_secret_name  # noqa: PLC0415
+
+    for field, values in (("env", spec.env), ("header", spec.headers)):
+        for key, value in values.items():
+            bare = value.strip()
+            if (not bare and (field == "header" or is_secret_name(key))) or \
+                    bare.lower() in ("bearer", "basic", "token"):
+                yield Check("value", FAIL, f"{field} {key} is {value!r}: no credential in it "
+                            "(an unset variable when it was added?); set it with: mcpctl add "
+                            f"{spec.name} --replace …")
 
 
 def _command_check(server: str, written: str, env: Environment) -> Check:

@@ -52,12 +52,20 @@ def serve(remote: Remote, stdin_fd: int = 0, stdout_fd: int = 1) -> None:
         check_url(remote.url, allow_insecure=remote.allow_insecure)
         check_headers(remote.headers)
     except ChannelError as error:
-        raise ServerFailed(f"server {remote.name!r}: {error}") from None
+        raise ServerFailed(_redacted(f"server {remote.name!r}: {error}", remote)) from None
     failure, signum = asyncio.run(_serve(remote, stdin_fd, stdout_fd))
     if failure is not None:
-        raise ServerFailed(f"server {remote.name!r}: {failure}")
+        raise ServerFailed(_redacted(f"server {remote.name!r}: {failure}", remote))
     if signum is not None:
         raise BridgeStopped(signum)
+
+
+def _redacted(message: str, remote: Remote) -> str:
+    """An error may quote the resolved url (a malformed one, whole): the keyring values
+    it holds are replaced, as `cost` and `doctor` do (issue 23, item 6)."""
+    from mcpctl.credentials.redact import redact  # noqa: PLC0415 - only for an error
+
+    return redact(message, remote.secrets)
 
 
 class BridgeStopped(McpctlError):

@@ -100,17 +100,44 @@ def check_headers(headers: Mapping[str, str]) -> None:
 
 
 def is_loopback(host: str) -> bool:
-    if host == "localhost" or host.endswith(".localhost"):
+    """`localhost`, a loopback address, or a `*.localhost` name that resolves to loopback
+    addresses only. Such a name is loopback by convention, not by every resolver: one
+    that asks DNS for it gets whatever DNS answers (issue 23, item 8), so it is resolved
+    here, before anything is sent, and refused unless every address is loopback."""
+    if host == "localhost":
         return True
+    if host.endswith(".localhost"):
+        return _resolves_to_loopback(host)
     try:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
 
 
+def _resolves_to_loopback(host: str) -> bool:
+    import socket  # noqa: PLC0415 - only for a `*.localhost` name
+
+    try:
+        found = socket.getaddrinfo(host, None, type=socket.SOCK_STREAM)
+    except (OSError, UnicodeError):
+        return False
+    try:
+        return bool(found) and all(
+            ipaddress.ip_address(str(info[4][0]).partition("%")[0]).is_loopback
+            for info in found)
+    except ValueError:
+        return False
+
+
 def origin(url: str) -> tuple[str, str | None, int | None]:
+    """(scheme, host, port); a port that is not a number (an `endpoint` event's, say)
+    is -1, which is no origin mcpctl was given (issue 23, item 7)."""
     parts = urlsplit(url)
-    return parts.scheme, parts.hostname, parts.port
+    try:
+        port = parts.port
+    except ValueError:
+        port = -1
+    return parts.scheme, parts.hostname, port
 
 
 def message_headers(

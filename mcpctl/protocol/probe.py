@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -110,8 +111,8 @@ async def probe(
         await _close(channel)  # before reading stderr: it is drained until the pipe closes
     elapsed = time.monotonic() - started
     if isinstance(outcome, Exception) or channel is None:
-        diagnosis = redact_prefix(_diagnosis(outcome, channel, options), plan.secrets,
-                                  _DIAGNOSIS_CHARS)
+        diagnosis = redact_prefix(_diagnosis(outcome, channel, options, plan.argv),
+                                  plan.secrets, _DIAGNOSIS_CHARS)
         stderr = channel.stderr_tail() if channel else ()
         raise ProbeFailed(ProbeFailure(plan.name, diagnosis, stderr, elapsed))
     return _result(plan, options, channel, *outcome, elapsed=elapsed)
@@ -213,10 +214,22 @@ async def _close(channel: Channel) -> None:
         raise
 
 
-def _diagnosis(error: object, channel: Channel | None, options: Options) -> str:
+# Runners that fetch a package on first use: a cold cache can outlast the timeout.
+_DOWNLOADERS = frozenset({"npx", "uvx", "bunx", "pnpx", "pipx", "docker", "podman"})
+
+
+def _diagnosis(error: object, channel: Channel | None, options: Options,
+               argv: Sequence[str] = ()) -> str:
     if not isinstance(error, Exception):
         return "no connection was opened"
     if isinstance(error, TimeoutError) and not str(error):
-        waited = "the handshake" if channel and channel.first_answer_at else "the first answer"
-        return f"timed out after {options.timeout:.1f} s waiting for {waited}"
+        first = not (channel and channel.first_answer_at)
+        waited = "the first answer" if first else "the handshake"
+        message = f"timed out after {options.timeout:.1f} s waiting for {waited}"
+        runner = os.path.basename(argv[0]) if argv else ""
+        if first and runner.removesuffix(".cmd").removesuffix(".exe") in _DOWNLOADERS:
+            message += (f" ({runner}'s first start may be downloading the package: wait "
+                        "longer with --timeout 180, or set `timeout = 180` on the server "
+                        "in config.toml, or start it once by hand to fill the cache)")
+        return message
     return str(error) or type(error).__name__

@@ -29,11 +29,15 @@ class Approvals:
 
 def trust_report(machine: Machine, names: list[str], all_servers: bool, *,
                  review: Review, confirm: Confirm | None, can_ask: bool,
-                 ignore_changes_in: Sequence[str] = ()) -> Report[Approvals]:
+                 ignore_changes_in: Sequence[str] = (),
+                 accept_changed: bool = False) -> Report[Approvals]:
     """Approve the chosen workspace servers at their current fingerprint. `review` is
     shown every server not yet trusted (unpinnable ones too), `confirm` asks once for
     the approvable ones (None: --yes); with neither a way to ask nor --yes, nothing is
-    approved. `ignore_changes_in`: folders the approval leaves out."""
+    approved. Without asking (--yes), a *changed* server is approved only with
+    `accept_changed`; otherwise nothing at all is approved (issue 26): a script's
+    `trust --all --yes` takes in new servers and stops on a change, with the diff.
+    `ignore_changes_in`: folders the approval leaves out."""
     from mcpctl.trust import actions as trust_actions  # noqa: PLC0415
 
     view = load_view(machine.root, machine.config_file)
@@ -58,6 +62,10 @@ def trust_report(machine: Machine, names: list[str], all_servers: bool, *,
             results.append(_result(server, status, "unpinnable"))
         else:
             approvable.append((server, status))
+    changed = [(server, status) for server, status in approvable
+               if status.state is TrustState.CHANGED]
+    if confirm is None and changed and not accept_changed:
+        return _changed_refused(machine, pending, changed, view.problems)
     declined = bool(approvable) and confirm is not None \
         and not confirm([server for server, _ in approvable])
     for server, status in approvable:
@@ -75,6 +83,27 @@ def trust_report(machine: Machine, names: list[str], all_servers: bool, *,
         code = ExitCode.INVALID_CONFIG if view.problems else ExitCode.OK
     return Report("trust", {"workspace": str(machine.root), "results": results},
                   Approvals(results), code, view.problems, errors=errors)
+
+
+def _changed_refused(machine: Machine, pending: list[tuple[MergedServer, Status]],
+                     changed: list[tuple[MergedServer, Status]],
+                     problems: Sequence[Problem]) -> Report[Approvals]:
+    """--yes met a server changed since its approval: approve nothing, name each one."""
+    refused = {server.name for server, _ in changed}
+    results = []
+    for server, status in pending:
+        outcome = "changed" if server.name in refused else (
+            "already-trusted" if status.state is TrustState.TRUSTED else "not-approved")
+        result = _result(server, status, outcome)
+        if server.name in refused:
+            result["changes"] = list(status.changes)
+        results.append(result)
+    names = ", ".join(repr(server.name) for server, _ in changed)
+    errors = [f"changed since approval: {names}; nothing approved (the diff is above: "
+              "`mcpctl show NAME` shows it again); approve a change with --accept-changed, "
+              "or run `mcpctl trust` in a terminal"]
+    return Report("trust", {"workspace": str(machine.root), "results": results},
+                  Approvals(results), ExitCode.TRUST_REFUSED, problems, errors=errors)
 
 
 def ignored_folders(texts: Sequence[str], root: Path) -> list[str]:

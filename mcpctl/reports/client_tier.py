@@ -161,8 +161,23 @@ def export_report(machine: Machine, client: ClientFormat, names: Sequence[str], 
 
     report = export_to_client(machine, client, list(names), replace=replace, dry_run=dry_run,
                               command=command, file=file)
-    return _exports([report], dry_run=dry_run, check=False,
-                    code=ExitCode.FINDINGS if report.plan.conflicts else ExitCode.OK)
+    reports = [report, *_claude_denials(machine, client.id, list(names), dry_run=dry_run)]
+    codes = [int(r.error.exit_code) for r in reports[1:] if r.error is not None]
+    return _exports(reports, dry_run=dry_run, check=False,
+                    code=max([ExitCode.FINDINGS if report.plan.conflicts else ExitCode.OK,
+                              *codes]))
+
+
+def _claude_denials(machine: Machine, client_id: str, names: list[str], *, dry_run: bool
+                    ) -> list[ExportReport]:
+    """Claude Code's deny rules for the tools that are off (issue 29): one more item
+    when there is something to say."""
+    if client_id != "claude-code":
+        return []
+    from mcpctl.clients.write.claude_denials import deny_in_claude  # noqa: PLC0415
+
+    report = deny_in_claude(machine, names, dry_run=dry_run)
+    return [report] if report.error or report.plan.changes else []
 
 
 def sync_report(machine: Machine, *, check: bool, dry_run: bool, replace: bool,
@@ -177,6 +192,8 @@ def sync_report(machine: Machine, *, check: bool, dry_run: bool, replace: bool,
     guard = refresh_guards(machine, dry_run=check or dry_run)
     if guard is not None and (guard.error or guard.plan.changes):  # no workspace: no line
         reports.append(guard)
+    if any(r.client.id == "claude-code" for r in reports):
+        reports += _claude_denials(machine, "claude-code", [], dry_run=check or dry_run)
     codes = [int(r.error.exit_code) for r in reports if r.error is not None]
     if any(r.plan.conflicts or (check and r.plan.writes) for r in reports):
         codes.append(ExitCode.FINDINGS)

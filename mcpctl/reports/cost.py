@@ -10,9 +10,11 @@ from typing import Any
 from mcpctl.config.merge import MergedServer, named
 from mcpctl.config.view import load_view
 from mcpctl.errors import ExitCode
+from mcpctl.filtering.policy import ToolPolicy
 from mcpctl.machine import Machine
 from mcpctl.model import Problem
 from mcpctl.probing.servers import Outcome, ProbeOptions, admit_all, probe_admitted
+from mcpctl.reports.list_extras import tool_policies
 from mcpctl.reports.report import Report, problems_exit
 from mcpctl.tokens.cost import CostReport, ServerCost, build_report
 
@@ -108,17 +110,48 @@ def cost_report(machine: Machine, names: list[str], options: ProbeOptions,
     report = report_for(outcomes)
     state_by_name = {o.name: states.state_of(o.server.winner)[0] for o in outcomes}
     document = cost_document(outcomes, report, state_by_name, options.capabilities)
+    policies, policy_problems = tool_policies(machine)
+    filtered = add_filtered(document, outcomes, policies)
     warnings = [f"warning: {s['name']}: {w['message']}" for s in document["servers"]
                 if s["total_tokens"] is not None for w in s["warnings"]]
     warnings += [f"warning: all: {w['message']}" for w in document["warnings"]]
+    warnings += [f"warning: {name}: {line}" for name, line in filtered]
     code = ExitCode.OK
     if any(o.failed for o in outcomes):
         code = ExitCode.SERVER_FAILED
     elif names and any(o.refused for o in outcomes):
         code = ExitCode.TRUST_REFUSED
     body = {key: value for key, value in document.items() if key != "schema_version"}
-    return Report("cost", body, Costs(document), problems_exit(code, view.problems),
-                  view.problems, warnings=warnings, version=COST_SCHEMA_VERSION)
+    problems = [*view.problems, *policy_problems]
+    return Report("cost", body, Costs(document), problems_exit(code, problems),
+                  problems, warnings=warnings, version=COST_SCHEMA_VERSION)
+
+
+def add_filtered(document: dict[str, Any], outcomes: Sequence[Outcome],
+                 policies: dict[str, ToolPolicy]) -> list[tuple[str, str]]:
+    """The cost after each server's tool policy, beside the cost before it (issue 29);
+    returns the rug-pull lines: tools listed since a policy was set, left off."""
+    from mcpctl.filtering.decide import decide  # noqa: PLC0415
+    from mcpctl.reports.tools import new_tool_lines  # noqa: PLC0415
+
+    said: list[tuple[str, str]] = []
+    probes = {o.name: o.probe for o in outcomes}
+    for server in document["servers"]:
+        probe = probes.get(server["name"])
+        if server["total_tokens"] is None or probe is None:
+            server.update(tools_on=None, tokens_on=None, tools_off=[])
+            continue
+        policy = policies.get(server["name"], ToolPolicy())
+        decisions = decide(probe.tools, probe.tokens, policy)
+        server.update(tools_on=sum(d.on for d in decisions),
+                      tokens_on=sum(d.tokens or 0 for d in decisions if d.on),
+                      tools_off=[{"name": d.name, "reason": d.reason}
+                                 for d in decisions if not d.on])
+        said += [(server["name"], line) for line in new_tool_lines(server["name"], decisions)]
+    measured = [s for s in document["servers"] if s["tools_on"] is not None]
+    document["total_tools_on"] = sum(s["tools_on"] for s in measured)
+    document["total_tokens_on"] = sum(s["tokens_on"] for s in measured)
+    return said
 
 
 def chosen(servers: list[MergedServer], names: list[str], problems: Sequence[Problem]

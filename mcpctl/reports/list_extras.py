@@ -11,22 +11,44 @@ from typing import Any
 from mcpctl.clients.precedence import RepoStarter, repo_starters
 from mcpctl.clients.weak_approvals import WeakApprovals, load_weak_approvals
 from mcpctl.config.merge import MergedServer
+from mcpctl.filtering.policy import ToolPolicy
 from mcpctl.machine import Machine
-from mcpctl.model import Definition
+from mcpctl.model import Definition, Problem
 from mcpctl.paths import Paths
 from mcpctl.probing import cache as probe_cache
 from mcpctl.trust.view import TrustStates
 
 
-def last_probe(paths: Paths, states: TrustStates, server: MergedServer) -> dict[str, Any] | None:
-    """The most recent cached probe of the server's winning definition, if any."""
+def last_probe(paths: Paths, states: TrustStates, server: MergedServer,
+               policy: ToolPolicy | None = None) -> dict[str, Any] | None:
+    """The most recent cached probe of the server's winning definition, if any; with the
+    user's tool policy, how many of its tools (and tokens) are on."""
     fingerprint = states.status(server.winner).fingerprint
     cached = probe_cache.load(paths, fingerprint)
     if cached is None:
         return None
-    return {"tools": len(cached.tools), "tokens": cached.total_tokens,
-            "probed_at": cached.probed_at, "age_seconds": round(time.time() - cached.probed_at),
-            "capabilities": list(cached.capabilities), "tokenizer": cached.tokenizer}
+    found = {"tools": len(cached.tools), "tokens": cached.total_tokens,
+             "probed_at": cached.probed_at, "age_seconds": round(time.time() - cached.probed_at),
+             "capabilities": list(cached.capabilities), "tokenizer": cached.tokenizer}
+    if policy is not None:
+        from mcpctl.filtering.decide import decide  # noqa: PLC0415 - only with a policy
+
+        decisions = decide(cached.tools, cached.tokens, policy)
+        found["tools_on"] = sum(d.on for d in decisions)
+        found["tokens_on"] = sum(d.tokens or 0 for d in decisions if d.on)
+    return found
+
+
+def tool_policies(machine: Machine) -> tuple[dict[str, ToolPolicy], list[Problem]]:
+    """The user's `[tools.NAME]` policies; a table that is not one is a problem of the
+    listing (and `run` refuses to start that server), not a failed `list`."""
+    from mcpctl.config.tool_policy import read_policies  # noqa: PLC0415
+    from mcpctl.errors import ConfigError  # noqa: PLC0415
+
+    try:
+        return read_policies(machine.config_file), []
+    except ConfigError as error:
+        return {}, [Problem(machine.config_file, 1, 1, str(error))]
 
 
 def weak_approvals_here(machine: Machine, servers: list[MergedServer]) -> WeakApprovals:

@@ -17,6 +17,7 @@ from mcpctl.reports.list_extras import (
     last_probe,
     starters_document,
     starters_of,
+    tool_policies,
     unguarded_here,
     weak_approvals_here,
 )
@@ -54,11 +55,13 @@ def list_report(machine: Machine, tier: Tier | None, *, needs_attention: bool,
     view = load_view(machine.root, machine.config_file, frozenset({tier}) if tier else None)
     states = TrustStates.on(machine)
     rows = list(listing.rows(view.servers, states.state_of))
-    probes = {s.name: last_probe(machine.paths, states, s) for s in view.servers}
+    policies, policy_problems = tool_policies(machine)
+    probes = {s.name: last_probe(machine.paths, states, s, policies.get(s.name))
+              for s in view.servers}
     weak = weak_approvals_here(machine, view.servers)
     starters = starters_of(view.servers, weak)
     unguarded = unguarded_here(machine, weak)
-    problems = [*view.problems, *states.problems, *weak.problems]
+    problems = [*view.problems, *states.problems, *weak.problems, *policy_problems]
     body = {
         "workspace": str(view.root),
         "user_config": str(view.config_file),

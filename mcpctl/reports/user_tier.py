@@ -64,12 +64,21 @@ def remove_report(machine: Machine, name: str, *, missing_ok: bool, keep_secrets
             )
         if not missing_ok:
             raise UsageError(f"no server named {name!r} in the user tier "
-                             f"({shown(machine.config_file)})")
+                             f"({shown(machine.config_file)}){_did_you_mean(machine, name)}")
     secrets = _forget_secrets(machine, name, result.previous, keep=keep_secrets, shown=shown)
     body = {"name": name, "status": result.status, "path": str(machine.config_file),
             "secrets": [{"name": a.name, "action": a.action} for a in secrets]}
     return Report("remove", body, Edited(name, result.status, machine.config_file),
                   warnings=_secret_lines(secrets))
+
+
+def _did_you_mean(machine: Machine, name: str) -> str:
+    """` (did you mean 'github'?)` for the user-tier name closest to a mistyped one."""
+    from mcpctl.config.merge import closest  # noqa: PLC0415
+    from mcpctl.config.user_config import load_user_tier  # noqa: PLC0415
+
+    suggestion = closest(name, [d.name for d in load_user_tier(machine.config_file).definitions])
+    return f" (did you mean {suggestion!r}?)" if suggestion is not None else ""
 
 
 def _store(index: Path, found: dict[str, str], *, replace: bool) -> list[SecretAction]:

@@ -68,7 +68,7 @@ class DuplicateKey(NamedTuple):
 class JsonDocument:
     """A parsed JSON(C) document with the position of every key and value."""
 
-    __slots__ = ("duplicates", "key_positions", "value", "value_positions")
+    __slots__ = ("duplicates", "key_positions", "more_duplicates", "value", "value_positions")
 
     def __init__(self, value: Any, key_positions: dict[JsonPath, tuple[int, int]] | None = None,
                  value_positions: dict[JsonPath, tuple[int, int]] | None = None,
@@ -77,6 +77,7 @@ class JsonDocument:
         self.key_positions = {} if key_positions is None else key_positions
         self.value_positions = {} if value_positions is None else value_positions
         self.duplicates = [] if duplicates is None else duplicates
+        self.more_duplicates = 0  # past MAX_DUPLICATES: counted, not placed
 
     def position(self, path: JsonPath) -> tuple[int, int]:
         """Where `path` is written: its key when it has one, else its value, else (1, 1)."""
@@ -241,14 +242,23 @@ class Lines:
         return line, offset - self.starts[line - 1] + 1
 
 
+# Bounds that keep the walk linear whatever the text holds (issue 23, item 9): a file
+# of a million duplicate keys is refused on the first, so only the first are placed;
+# a key or value nested deeper than MAX_INDEXED_DEPTH shares its ancestor's position
+# (a path per token copied at depth d made the walk O(n·d), and its memory too).
+MAX_DUPLICATES = 100
+MAX_INDEXED_DEPTH = 64
+
+
 class _Frame:
-    """An open object or array while parsing."""
+    """An open object or array while parsing; `deep`: its children are not placed."""
 
-    __slots__ = ("index", "is_object", "key", "path", "seen")
+    __slots__ = ("deep", "index", "is_object", "key", "path", "seen")
 
-    def __init__(self, path: JsonPath, is_object: bool) -> None:
+    def __init__(self, path: JsonPath, is_object: bool, *, deep: bool = False) -> None:
         self.path = path
         self.is_object = is_object
+        self.deep = deep
         self.index = 0
         self.key: str | None = None
         self.seen: dict[str, int] = {}
@@ -277,22 +287,34 @@ def _index_positions(source: str, document: JsonDocument) -> None:
         if expect_key:
             frame = stack[-1]
             key = string_value(match.group())
-            position = lines.at(start)
             if key in frame.seen:
-                document.duplicates.append(
-                    DuplicateKey((*frame.path, key), *position, first_line=frame.seen[key])
-                )
+                _duplicate(document, frame, key, lines, start)
             else:
+                position = lines.at(start)
                 frame.seen[key] = position[0]
-                document.key_positions[(*frame.path, key)] = position
+                if not frame.deep:
+                    document.key_positions[(*frame.path, key)] = position
             frame.key = key
             expect_key = False
             continue
-        path = _value_path(stack)
-        document.value_positions.setdefault(path, lines.at(start))
+        if stack and stack[-1].deep:
+            path = stack[-1].path  # not placed: the nearest placed ancestor stands for it
+        else:
+            path = _value_path(stack)
+            document.value_positions.setdefault(path, lines.at(start))
         if kind in "{[":
-            stack.append(_Frame(path, is_object=kind == "{"))
+            stack.append(_Frame(path, is_object=kind == "{",
+                                deep=len(stack) >= MAX_INDEXED_DEPTH))
             expect_key = kind == "{"
+
+
+def _duplicate(document: JsonDocument, frame: _Frame, key: str, lines: Lines,
+               start: int) -> None:
+    if len(document.duplicates) < MAX_DUPLICATES:
+        document.duplicates.append(DuplicateKey(
+            (*frame.path, key), *lines.at(start), first_line=frame.seen[key]))
+    else:
+        document.more_duplicates += 1
 
 
 def string_value(raw: str) -> str:

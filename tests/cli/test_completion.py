@@ -36,7 +36,7 @@ def test_version_is_the_package_version() -> None:
 def test_commands_complete() -> None:
     assert bash_words("mcpctl co") == ["cost"]
     assert bash_words("mcpctl re") == ["remove", "revoke"]
-    assert bash_words("mcpctl secret ") == ["set", "get", "rm", "list"]
+    assert bash_words("mcpctl secret ") == ["set", "get", "rm", "list", "check"]
 
 
 def test_server_names_complete_from_both_tiers() -> None:

@@ -55,11 +55,15 @@ RUNS: list[tuple[list[str], str, int]] = [
     (["sync", "--check", "--json"], "export", 1),  # cursor is out of date
     (["sync", "--json"], "export", 0),
     (["clients", "disable", "cursor", "--json"], "clients-sync", 0),
+    (["tools", "tok", "--json"], "tools", 0),
+    (["tools", "tok", "--deny-destructive", "--budget", "10", "--json"], "tools", 0),
+    (["tools", "--global-budget", "1000", "--json"], "tools-budget", 0),
     (["add", "ev", "--from-registry", "io.github.modelcontextprotocol/server-everything@2.0.0",
       "--registry", "{registry}", "--json"], "add", 0),
     (["search", "everything", "--registry", "{registry}", "--json"], "search", 0),
     (["outdated", "--json"], "outdated", 0),
     (["upgrade", "ev", "--json"], "upgrade", 0),
+    (["secret", "check", "--json"], "secret-check", 0),
 ]
 
 

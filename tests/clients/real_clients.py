@@ -65,9 +65,16 @@ def run_client(name: str, args: Sequence[str], *, home: Path, cwd: Path,
                           timeout=timeout, check=False)
 
 
+# Claude Code 2.1.332 and later add a reason after "✘ Failed to connect" (issue 26);
+# the pinned 2.1.197 prints none. Both read as the one status.
+_CLAUDE_FAILED = re.compile(r"^✘ Failed to connect\b.*$", re.DOTALL)
+
+
 def claude_statuses(output: str) -> dict[str, str]:
-    """`claude mcp list`: NAME → its status (`✔ Connected`, `✘ Failed to connect`, …)."""
-    return {m["name"]: m["status"] for m in map(CLAUDE_LINE.match, output.splitlines()) if m}
+    """`claude mcp list`: NAME → its status (`✔ Connected`, `✘ Failed to connect`, …),
+    any reason after "Failed to connect" left out."""
+    return {m["name"]: _CLAUDE_FAILED.sub("✘ Failed to connect", m["status"])
+            for m in map(CLAUDE_LINE.match, output.splitlines()) if m}
 
 
 def gemini_statuses(output: str) -> dict[str, str]:

@@ -73,7 +73,7 @@ def test_a_crlf_config_stays_crlf_and_only_the_new_lines_change(user_config: Pat
 def test_a_folder_in_the_way_of_the_lock_is_a_clear_error(user_config: Path, cli: Cli) -> None:
     (user_config.parent / "config.toml.lock").mkdir(parents=True)
     result = cli("add", "a", "--", "x")
-    assert result.code == 3
+    assert result.code == 8  # cannot write, not a broken file (issue 26)
     assert result.err.startswith(f"mcpctl: error: cannot lock {user_config}.lock: ")
     assert not user_config.exists()
 
@@ -82,7 +82,7 @@ def test_mcpctl_home_that_is_a_file_is_a_clear_error(tmp_path: Path) -> None:
     home = tmp_path / "not-a-folder"
     home.write_text("")
     result = run_mcpctl(["add", "a", "--", "x"], env={"MCPCTL_HOME": str(home)})
-    assert result.code == 3
+    assert result.code == 8
     assert "Traceback" not in result.err
     assert result.err.startswith("mcpctl: error: cannot lock ")
 

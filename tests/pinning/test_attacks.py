@@ -261,21 +261,22 @@ def test_past_the_workspace_byte_bound_the_server_is_unpinnable(tmp_path: Path) 
 def test_an_ignored_file_named_only_through_a_secret_is_refused_at_launch(
     tmp_path: Path, command: str
 ) -> None:
-    """Status-time pinning cannot see inside `${secret:…}`, and git's ignored files are not
-    in the workspace set; the launch pins what it resolved, and refuses."""
+    """Status-time pinning cannot see inside `${secret:…}`, and an ignored file that is not
+    code by its name or mode is not in the workspace set; the launch pins what it
+    resolved, and refuses."""
     name = f"where-{uuid.uuid4().hex[:8]}"
     assert run_mcpctl(["secret", "set", name, "--stdin"], stdin="sub\n").code == 0
     root = git_repo(tmp_path / "repo", {".gitignore": "sub/\n"})
     (root / ".mcp.json").write_text(json.dumps({"mcpServers": {"srv": {
-        "command": "bash", "args": [f"${{secret:{name}}}/run.sh"]}}}))
+        "command": "bash", "args": [f"${{secret:{name}}}/run"]}}}))
     evil = tmp_path / "evil-ran"
     (root / "sub").mkdir()
-    (root / "sub" / "run.sh").write_text(SH.replace("MARKER", str(evil)))
+    (root / "sub" / "run").write_text(SH.replace("MARKER", str(evil)))
     assert mcpctl(root, "trust", "srv", "--yes").code == 0
     assert state(root, "srv") == ("trusted", "")
     result = mcpctl(root, command, "srv")
     message = ("server 'srv' not started: its resolved command line reaches workspace file "
-               f"sub/run.sh, which was not pinned when it was approved; review it with: "
+               f"sub/run, which was not pinned when it was approved; review it with: "
                f"mcpctl trust srv --workspace {root}")
     assert result.code == 4
     if command == "run":

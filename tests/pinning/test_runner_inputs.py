@@ -39,6 +39,12 @@ def test_a_version_pinned_package_gets_the_runners_inputs(argv: list[str], runne
     assert inputs.paths == expected
 
 
+def test_data_only_variables_keep_the_narrow_set() -> None:
+    env = {"GITHUB_TOKEN": "x", "OPENAI_API_KEY": "x", "AWS_ACCESS_KEY_ID": "x",
+           "DATABASE_URL": "x", "LOG_LEVEL": "debug", "SLACK_TEAM_ID": "x"}
+    assert runner_inputs(["npx", "-y", "fakepkg@1.0.0"], env, PATH, has_cwd=False) is not None
+
+
 @pytest.mark.parametrize(("argv", "env", "path", "cwd"), [
     (["npx", "-y", "fakepkg"], {}, PATH, False),  # no version: the registry decides
     (["npx", "-y", "fakepkg@^1.0.0"], {}, PATH, False),  # a range
@@ -47,6 +53,14 @@ def test_a_version_pinned_package_gets_the_runners_inputs(argv: list[str], runne
     (["npx", "-y", "./localpkg"], {}, PATH, False),  # the package is the workspace's
     (["npx", "-y", "fakepkg@1.0.0"], {"NODE_OPTIONS": "--require ./x.js"}, PATH, False),
     (["npx", "-y", "fakepkg@1.0.0"], {"npm_config_userconfig": "./rc"}, PATH, False),
+    (["npx", "-y", "fakepkg@1.0.0"], {"HOME": "./home"}, PATH, False),  # not known as data
+    (["npx", "-y", "fakepkg@1.0.0"], {"XDG_CONFIG_HOME": "./c"}, PATH, False),
+    (["npx", "-y", "fakepkg@1.0.0"], {"HTTPS_PROXY": "http://127.0.0.1:1"}, PATH, False),
+    (["npx", "-y", "fakepkg@1.0.0"], {"NODE_EXTRA_CA_CERTS": "./ca.pem"}, PATH, False),
+    (["npx", "-y", "fakepkg@1.0.0"], {"NPM_CONFIG_REGISTRY_URL": "x"}, PATH, False),
+    (["uvx", "tool==1.0.0"], {"UV_INDEX_URL": "http://127.0.0.1:1/"}, PATH, False),
+    (["uvx", "tool==1.0.0"], {"APPDATA": "./appdata"}, PATH, False),
+    (["uvx", "tool==1.0.0"], {"github_token": "x"}, PATH, False),  # lower case: npm's kind
     (["uvx", "tool==1.0.0"], {"PYTHONPATH": "lib"}, PATH, False),
     (["uvx", "tool==1.0.0"], {"UV_CONFIG_FILE": "./uv.toml"}, PATH, False),
     (["npx", "-y", "fakepkg@1.0.0"], {}, f".:{PATH}", False),  # finds the repo's `node`
@@ -116,9 +130,8 @@ def test_a_repo_copy_of_the_pinned_package_is_refused(tmp_path: Path) -> None:
     assert evil.exists()
     evil.unlink()
     row = listed(root)
-    assert row["state"] == "changed"
-    assert row["note"].startswith("2 files changed since approval: node_modules/.bin added, "
-                                  "node_modules/fakepkg added")
+    # The workspace now ships the package: the whole workspace is pinned instead.
+    assert (row["state"], row["note"]) == ("changed", 'pinSet: "npx" → "workspace"')
     result = mcpctl(root, "run", "srv")
     assert (result.code, result.out) == (4, "")
     assert not evil.exists()
@@ -131,7 +144,11 @@ def test_each_npx_input_created_after_approval_is_a_change(tmp_path: Path, creat
     assert mcpctl(root, "trust", "srv", "--yes").code == 0
     (root / created).parent.mkdir(parents=True, exist_ok=True)
     (root / created).write_text("node-options=--require ./x.js\n")
-    assert (listed(root)["state"], listed(root)["note"]) == ("changed", f"file {created} added")
+    # `.npmrc` configures npx, a package.json that cannot be read might be the package's
+    # own: either means the whole workspace now.
+    note = 'pinSet: "npx" → "workspace"' if created in (".npmrc", "package.json") \
+        else f"file {created} added"
+    assert (listed(root)["state"], listed(root)["note"]) == ("changed", note)
     assert mcpctl(root, "run", "srv").code == 4
 
 
@@ -147,6 +164,7 @@ def test_each_uvx_input_created_after_approval_is_a_change(tmp_path: Path, creat
     assert listed(root)["state"] == "trusted"
     (root / created).parent.mkdir(parents=True, exist_ok=True)
     (root / created).write_text("[tool.uv]\nindex-url = 'http://127.0.0.1:1/'\n")
-    shown = created if not created.startswith(".venv/") else ".venv"
-    assert (listed(root)["state"], listed(root)["note"]) == ("changed", f"file {shown} added")
+    # Each but the lockfile configures uv (or is a venv): the whole workspace now.
+    note = "file uv.lock added" if created == "uv.lock" else 'pinSet: "uvx" → "workspace"'
+    assert (listed(root)["state"], listed(root)["note"]) == ("changed", note)
     assert mcpctl(root, "run", "srv").code == 4

@@ -28,7 +28,7 @@ def digests_of(root: Path, cache: Path | None = None) -> dict[str, str]:
     return {path: entry.digest for path, entry in workspace_files(root, ENV, cache).entries.items()}
 
 
-def test_a_work_tree_pins_tracked_and_unignored_files_not_ignored_ones(tmp_path: Path) -> None:
+def test_a_work_tree_pins_tracked_unignored_and_ignored_code_files(tmp_path: Path) -> None:
     root = git_repo(tmp_path / "repo", {".gitignore": "build/\n*.log\n", "src/a.js": "a\n",
                                         "cached/__pycache__/m.cpython-311.pyc": "tracked"})
     (root / "new.js").write_text("untracked\n")
@@ -41,6 +41,8 @@ def test_a_work_tree_pins_tracked_and_unignored_files_not_ignored_ones(tmp_path:
     assert listing.source == GIT
     assert {path: entry.digest for path, entry in listing.entries.items()} == {
         ".gitignore": sha("build/\n*.log\n"), "src/a.js": sha("a\n"), "new.js": sha("untracked\n"),
+        # ignored but there, and code a launch can load (issue 23); the log is not
+        "build/out.js": sha("ignored\n"),
         # committed bytecode replaces the reviewed source: pinned like any file
         "cached/__pycache__/m.cpython-311.pyc": sha("tracked")}
     assert listing.unpinned is None

@@ -229,7 +229,7 @@ def test_list_show_trust_and_the_gate_over_removed_and_added_arguments(
     assert str(refused.value) == (
         f"server 'docs' changed since it was approved ({'; '.join(lines)}); review the change "
         f"with: mcpctl trust docs --workspace {ws}")
-    again = cli("trust", "docs", "--yes", "-w", "ws")
+    again = cli("trust", "docs", "--accept-changed", "-w", "ws")
     assert again.code == 0
     assert "  changed since approval:\n" + "".join(f"    {line}\n" for line in lines) in again.out
 

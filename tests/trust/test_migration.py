@@ -35,7 +35,7 @@ def test_a_schema_1_record_needs_reapproval_with_the_reason(
     assert (row["state"], row["note"]) == ("changed", LEGACY)
     assert run_mcpctl(["run", "srv", "-w", str(root)]).code == 4
     assert store.read_text() == before  # reading never rewrites it
-    again = run_mcpctl(["trust", "srv", "--yes", "-w", str(root)])
+    again = run_mcpctl(["trust", "srv", "--accept-changed", "-w", str(root)])
     assert again.code == 0
     assert f"  changed since approval:\n    {LEGACY}\n" in again.out
     document = json.loads(store.read_text())

@@ -41,6 +41,7 @@ def test_cost_over_two_servers_reads_the_store_once_and_lists_the_workspace_once
     (root / ".mcp.json").write_text(json.dumps({"mcpServers": {
         "a": {"command": "bash", "args": ["a.sh"]}, "b": {"command": "bash", "args": ["b.sh"]}}}))
     assert run_mcpctl(["trust", "--all", "--yes", "-w", str(root)]).code == 0
-    # rev-parse, ls-files -s, ls-files --others: one listing; the store: one read.
-    assert counted("cost", "--json", "-w", str(root)) == {"store": 1, "git": 3}
-    assert counted("list", "--json", "-w", str(root)) == {"store": 1, "git": 3}
+    # rev-parse, ls-files -s, ls-files --others, ls-files --ignored: one listing; the
+    # store: one read.
+    assert counted("cost", "--json", "-w", str(root)) == {"store": 1, "git": 4}
+    assert counted("list", "--json", "-w", str(root)) == {"store": 1, "git": 4}

@@ -136,10 +136,11 @@ def test_a_runner_input_created_is_the_one_change_the_absent_ones_are_not(
                      {"notes.md": "n\n"})
     store = Store(tmp_path)
     store.approve(root, user_config)
-    write(root / "uv.toml", "[tool.uv]\nindex-url = 'http://127.0.0.1:1/'\n")
+    # (a uv.toml would configure uv: the whole workspace then, a change of pin set)
+    write(root / "uv.lock", "version = 1\nrequires-python = '>=3.11'\n")
     status = store.status(root, user_config)
-    assert (status.state, status.changes) == (TrustState.CHANGED, ["file uv.toml added"])
-    assert [(c.path, c.what) for c in status.file_changes] == [("uv.toml", "added")]
+    assert (status.state, status.changes) == (TrustState.CHANGED, ["file uv.lock added"])
+    assert [(c.path, c.what) for c in status.file_changes] == [("uv.lock", "added")]
     assert status.file_changes[0].stat() == "2 lines"  # as trust shows it, never "0 lines"
 
 

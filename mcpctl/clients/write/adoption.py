@@ -18,6 +18,7 @@ from mcpctl.clients.entry import convert_entry
 from mcpctl.clients.table import ClientFormat
 from mcpctl.clients.variables import reference_problems
 from mcpctl.config.entries import EntryError, entry_from_spec, spec_from_entry
+from mcpctl.config.user_config import WORKSPACE_KEY
 from mcpctl.credentials.extraction import extract_secrets
 from mcpctl.model import ServerSpec
 
@@ -43,6 +44,10 @@ def holds_the_same_server(client: ClientFormat, name: str, raw: Any, spec: Serve
         imported = spec_from_entry(name, entry)
     except EntryError:
         return False
-    if entry_from_spec(imported) != entry_from_spec(spec):
+    # A local-scope server's `workspace` is where the entry sits (its project's section),
+    # never in the entry itself: imported, it is added; compared, it is left out (issue 26).
+    wanted = entry_from_spec(spec)
+    wanted.pop(WORKSPACE_KEY, None)
+    if entry_from_spec(imported) != wanted:
         return False
     return all(secret_of(secret) == value for secret, value in secrets.items())

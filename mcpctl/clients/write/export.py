@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from mcpctl.clients.exported_command import ExportedCommand
 from mcpctl.clients.files import ATTEMPTS, client_text_or_none, write_client_file
@@ -73,6 +73,7 @@ def export_to_client(
         else exported_command(machine.config_file, command)
     path = client_path(machine, client, file)
     report = ExportReport(client, path, command=chosen)
+    filters = _tool_filters(machine, client, wanted)
 
     def compute(old: str | None) -> str:
         data = read_document(client, old, path)
@@ -80,7 +81,7 @@ def export_to_client(
                                   chosen.command,
                                   replace=replace, prune=prune,
                                   same_server=_same_server(client, machine),
-                                  projects=project_servers(client, data))
+                                  projects=project_servers(client, data), filters=filters)
         return apply_plan(client, old, report.plan, path, data)
 
     if dry_run:
@@ -97,6 +98,16 @@ def export_to_client(
     report.path, report.written, report.backup = result.path, result.written, result.backup
     report.backup_secrets, report.backup_skipped = result.secrets_replaced, result.backup_skipped
     return report
+
+
+def _tool_filters(machine: Machine, client: ClientFormat, wanted: Sequence[ServerSpec]
+                  ) -> dict[str, dict[str, Any]]:
+    """The client's own tool filter per server with a `[tools.NAME]` policy (issue 29)."""
+    from mcpctl.clients.write.tool_filters import ENTRY_FILTERS, decided_for, entry_filters  # noqa: PLC0415
+
+    if client.id not in ENTRY_FILTERS:
+        return {}
+    return entry_filters(client.id, decided_for(machine, wanted))
 
 
 def _same_server(client: ClientFormat, machine: Machine) -> SameServer:

@@ -65,20 +65,26 @@ Projects = Mapping[str, Mapping[str, Any]]
 def plan_export(client: ClientFormat, existing: Mapping[str, Any],
                 wanted: Sequence[ServerSpec], command: str, *, replace: bool,
                 prune: bool, same_server: SameServer | None = None,
-                projects: Projects | None = None) -> ExportPlan:
+                projects: Projects | None = None,
+                filters: Mapping[str, Mapping[str, Any]] | None = None) -> ExportPlan:
     """`wanted`: the user-tier servers to export. With `prune`, entries mcpctl exported
     earlier for servers no longer exportable are removed (sync). An entry of the
     client's own for which `same_server` holds is adopted instead of a conflict.
 
     A per-workspace server goes to that project's section (`projects`, the client's
-    entries there) of a client that has one, and is skipped by the others."""
+    entries there) of a client that has one, and is skipped by the others.
+
+    `filters`: per server, the client's own tool-filter keys (`tool_filters.py`; None
+    removes a key), which beat whatever the entry had there."""
+    filters = filters or {}
     everywhere = [spec for spec in wanted if workspace_key_of(spec) is None]
     scoped = [spec for spec in wanted if workspace_key_of(spec) is not None]
     changes = [_change(client, existing.get(spec.name), spec, command, replace=replace,
-                       same_server=same_server)
+                       same_server=same_server, tool_filter=filters.get(spec.name))
                for spec in everywhere]
     changes += [_scoped_change(client, spec, projects or {}, command, replace=replace,
-                               same_server=same_server) for spec in scoped]
+                               same_server=same_server, tool_filter=filters.get(spec.name))
+                for spec in scoped]
     if prune:
         changes += _pruned(client, existing, everywhere, {spec.name for spec in scoped})
         if client.project_key is not None:
@@ -87,8 +93,8 @@ def plan_export(client: ClientFormat, existing: Mapping[str, Any],
 
 
 def _scoped_change(client: ClientFormat, spec: ServerSpec, projects: Projects,
-                   command: str, *, replace: bool,
-                   same_server: SameServer | None) -> EntryChange:
+                   command: str, *, replace: bool, same_server: SameServer | None,
+                   tool_filter: Mapping[str, Any] | None = None) -> EntryChange:
     folder = workspace_key_of(spec) or ""
     if client.project_key is None:
         return EntryChange(spec.name, "skipped", f"a server for one workspace ({folder}): "
@@ -97,24 +103,33 @@ def _scoped_change(client: ClientFormat, spec: ServerSpec, projects: Projects,
                            "everywhere")
     current = projects.get(folder, {}).get(spec.name)
     change = _change(client, current, spec, command, replace=replace,
-                     same_server=same_server)
+                     same_server=same_server, tool_filter=tool_filter)
     return replace_field(change, workspace=folder)
 
 
 def _change(client: ClientFormat, current: Any, spec: ServerSpec, command: str, *,
-            replace: bool, same_server: SameServer | None) -> EntryChange:
+            replace: bool, same_server: SameServer | None,
+            tool_filter: Mapping[str, Any] | None = None) -> EntryChange:
     variables = [ref.name for ref in references_in(spec) if ref.kind is Kind.ENV]
     desired = exported_entry(client, spec.name, command, variables, spec.timeout)
+    filter_keys = tuple(tool_filter or ())
+    desired.update({k: v for k, v in (tool_filter or {}).items() if v is not None})
     if current is None:
         return EntryChange(spec.name, "added", entry=desired)
     if is_managed(client, spec.name, current):
-        kept = _tweaks(client, current, desired)  # a managed entry has no other key
+        # A managed entry has no other key.
+        kept = _tweaks(client, current, desired, filter_keys)
         wanted = {**desired, **kept}
         if wanted == current:
             return EntryChange(spec.name, "unchanged")
         return EntryChange(spec.name, "updated", _kept_note(kept), entry=wanted)
-    if replace or (same_server is not None and same_server(spec.name, current, spec)):
+    if _expanded_by_client(client, spec.name, current, desired):
         kept = _tweaks(client, current, desired)
+        return EntryChange(spec.name, "updated", f"{client.title} had written the values of "
+                           "its variables into its file; they are references again",
+                           entry={**desired, **kept})
+    if replace or (same_server is not None and same_server(spec.name, current, spec)):
+        kept = _tweaks(client, current, desired, filter_keys)
         note = "; " + _kept_note(kept) if kept else ""
         if replace:
             return EntryChange(spec.name, "replaced", "the old entry is in the backup" + note,
@@ -127,11 +142,27 @@ def _change(client: ClientFormat, current: Any, spec: ServerSpec, command: str, 
                        "launch through mcpctl (the old entry goes to the backup)")
 
 
+def _expanded_by_client(client: ClientFormat, name: str, current: Any,
+                        desired: Mapping[str, Any]) -> bool:
+    """mcpctl's own entry, but with each `${VAR}` of its `env` replaced by the value:
+    Gemini CLI's `mcp add` rewrites its settings file with the placeholders expanded
+    (measured with 0.61.0, issue 26), which puts a token in the file. Exactly the
+    variables mcpctl forwards for this server, nothing else."""
+    if not isinstance(current, Mapping) or not isinstance(current.get("env"), Mapping):
+        return False
+    wanted = desired.get("env")
+    if not isinstance(wanted, Mapping) or set(current["env"]) != set(wanted):
+        return False
+    restored = {**current, "env": dict(wanted)}
+    return is_managed(client, name, restored)
+
+
 def _tweaks(client: ClientFormat, current: Mapping[str, Any],
-            desired: Mapping[str, Any]) -> dict[str, Any]:
+            desired: Mapping[str, Any], filter_keys: Collection[str] = ()) -> dict[str, Any]:
     """The user's client-side settings of an entry (an off switch, a tool timeout): kept
-    on every update and takeover, so a server switched off stays off. Never what it ran."""
-    owned = owned_keys(client, desired)
+    on every update and takeover, so a server switched off stays off. Never what it ran,
+    nor a tool filter the user's `[tools.NAME]` policy decides (`filter_keys`)."""
+    owned = owned_keys(client, [*desired, *filter_keys])
     return {key: value for key, value in current.items() if key in TWEAKS and key not in owned}
 
 

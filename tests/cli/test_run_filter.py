@@ -1,0 +1,210 @@
+"""`mcpctl run NAME` with a tool policy: every client, filter or not, gets only the tools
+that are on, and a call to one that is off is a JSON-RPC error. Real servers, the
+official SDK as the client (it has no tool filter of its own)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from mcp import ClientSession
+from mcp.shared.exceptions import MCPError
+
+from tests.cli.test_run import SERVER as TOKEN_SERVER
+from tests.cli.test_tools import TOOLS_SERVER, configure, tools_file
+from tests.conftest import run_mcpctl
+from tests.protocol.conftest import SDK_SERVER, free_port, http_server, require_npm_server
+from tests.protocol.test_bridge import sdk_session, texts
+
+pytestmark = pytest.mark.timeout(300)
+
+
+def everything(user_config: Path) -> None:
+    entry = require_npm_server("server-everything")
+    user_config.parent.mkdir(parents=True, exist_ok=True)
+    user_config.write_text(f'[servers.everything]\ncommand = "node"\nargs = ["{entry}"]\n')
+
+
+async def list_and_call(session: ClientSession) -> tuple[list[str], str, list[str]]:
+    """The tool names listed, the error a call to `echo` gets, a call to `get-sum`."""
+    listed = await session.list_tools()
+    try:
+        echoed = await session.call_tool("echo", {"message": "hi"})
+        refusal = f"answered: {texts(echoed)}"
+    except MCPError as error:
+        refusal = f"{error.error.code}: {error.error.message}"
+    summed = await session.call_tool("get-sum", {"a": 2, "b": 40})
+    return [tool.name for tool in listed.tools], refusal, texts(summed)
+
+
+def test_a_client_without_a_filter_sees_only_enabled_tools_of_a_real_server(
+        user_config: Path, tmp_path: Path) -> None:
+    everything(user_config)
+    run = ["run", "everything", "--workspace", str(tmp_path)]
+    # The attack without the policy: the client sees echo and calls it.
+    names, refusal, summed = sdk_session(run, list_and_call)
+    assert "echo" in names
+    assert refusal.startswith("answered: ")
+    switched = run_mcpctl(["tools", "everything", "--disable", "echo,toggle-*"], cwd=tmp_path)
+    assert switched.code == 0, switched.err
+    names, refusal, summed = sdk_session(run, list_and_call)
+    assert "echo" not in names
+    assert not [name for name in names if name.startswith("toggle-")]
+    assert "get-sum" in names
+    assert refusal == ("-32602: mcpctl: tool 'echo' of server 'everything' is switched off "
+                       "(disabled); switch it on with: mcpctl tools everything --enable echo")
+    assert summed == ["The sum of 2 and 40 is 42."]
+
+
+def test_a_refused_call_never_reaches_the_server(user_config: Path, tmp_path: Path) -> None:
+    calls = tmp_path / "calls.log"
+    configure(user_config, tools_file(tmp_path / "tools.json", ["read_a", "write_b"]))
+    text = user_config.read_text().replace('"]\n', f'", "--calls", "{calls}"]\n', 1)
+    user_config.write_text(text)
+    assert run_mcpctl(["tools", "fs", "--only", "read_*"], cwd=tmp_path).code == 0
+
+    async def work(session: ClientSession) -> tuple[list[str], str]:
+        listed = await session.list_tools()
+        await session.call_tool("read_a", {})
+        try:
+            await session.call_tool("write_b", {})
+        except MCPError as error:
+            return [t.name for t in listed.tools], error.error.message
+        return [t.name for t in listed.tools], "answered"
+
+    names, message = sdk_session(["run", "fs", "--workspace", str(tmp_path)], work)
+    assert names == ["read_a"]
+    assert message.endswith("is switched off (not in only); switch it on with: "
+                            "mcpctl tools fs --enable write_b")
+    assert calls.read_text() == "read_a\n"
+
+
+def test_a_tool_added_later_is_held_back_and_reported_on_stderr(
+        user_config: Path, tmp_path: Path) -> None:
+    listed = tools_file(tmp_path / "tools.json", ["read_a"])
+    configure(user_config, listed)
+    assert run_mcpctl(["tools", "fs", "--only", "read_*"], cwd=tmp_path).code == 0
+    tools_file(listed, ["read_a", "read_all_the_secrets"])
+    lines = [{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "t", "version": "1"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}]
+    done = run_mcpctl(["run", "fs", "--workspace", str(tmp_path)],
+                      stdin="".join(json.dumps(m) + "\n" for m in lines))
+    assert done.code == 0, done.err
+    answers = [json.loads(line) for line in done.out.splitlines()]
+    assert [t["name"] for t in answers[1]["result"]["tools"]] == ["read_a"]
+    assert done.err == ("mcpctl: server 'fs' lists a new tool 'read_all_the_secrets'; it is "
+                        "off until you switch it on: mcpctl tools fs --enable "
+                        "read_all_the_secrets\n")
+
+
+def _cmdline(pid: int) -> str:
+    return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+
+
+def _started(tmp_path: Path) -> subprocess.Popen[bytes]:
+    return subprocess.Popen([sys.executable, "-m", "mcpctl", "run", "fs", "--workspace",
+                             str(tmp_path)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            env={**os.environ})
+
+
+def _wait_for(predicate: object, within: float = 30) -> bool:
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        if callable(predicate) and predicate():
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def test_run_execs_the_server_unless_a_tool_is_off(user_config: Path, tmp_path: Path) -> None:
+    configure(user_config, tools_file(tmp_path / "tools.json", ["read_a", "write_b"]))
+    process = _started(tmp_path)
+    try:
+        assert _wait_for(lambda: str(TOOLS_SERVER) in _cmdline(process.pid))  # exec'd
+    finally:
+        process.communicate(timeout=30)
+    assert run_mcpctl(["tools", "fs", "--disable", "write_b"], cwd=tmp_path).code == 0
+    process = _started(tmp_path)
+    try:
+        children = Path(f"/proc/{process.pid}/task/{process.pid}/children")
+        assert _wait_for(lambda: children.read_text().split())
+        child = int(children.read_text().split()[0])
+        assert "mcpctl" in _cmdline(process.pid)
+        assert str(TOOLS_SERVER) in _cmdline(child)
+    finally:
+        process.communicate(timeout=30)
+    assert process.returncode == 0
+
+
+def test_a_remote_server_is_filtered_through_the_bridge(user_config: Path,
+                                                        tmp_path: Path) -> None:
+    port = free_port()
+    with http_server([sys.executable, str(SDK_SERVER), "http", str(port)], port) as url:
+        user_config.parent.mkdir(parents=True, exist_ok=True)
+        user_config.write_text(f'[servers.remote]\nurl = "{url}"\ntype = "http"\n')
+        assert run_mcpctl(["tools", "remote", "--disable", "shout"], cwd=tmp_path).code == 0
+
+        async def work(session: ClientSession) -> tuple[list[str], list[str], str]:
+            listed = await session.list_tools()
+            added = await session.call_tool("add", {"a": 2, "b": 40})
+            try:
+                await session.call_tool("shout", {"text": "x"})
+            except MCPError as error:
+                return [t.name for t in listed.tools], texts(added), error.error.message
+            return [t.name for t in listed.tools], texts(added), "answered"
+
+        names, added, refusal = sdk_session(["run", "remote", "--workspace", str(tmp_path)],
+                                            work)
+    assert (names, added) == (["add"], ["42"])
+    assert "tool 'shout' of server 'remote' is switched off (disabled)" in refusal
+
+
+def test_sigterm_reaches_the_relayed_server_and_run_exits_as_it_did(
+        user_config: Path, tmp_path: Path) -> None:
+    configure(user_config, tools_file(tmp_path / "tools.json", ["read_a", "write_b"]))
+    assert run_mcpctl(["tools", "fs", "--disable", "write_b"], cwd=tmp_path).code == 0
+    process = _started(tmp_path)
+    children = Path(f"/proc/{process.pid}/task/{process.pid}/children")
+    try:
+        assert _wait_for(lambda: children.read_text().split())
+        child = int(children.read_text().split()[0])
+        process.send_signal(15)
+        process.wait(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+        process.communicate(timeout=30)
+    assert process.returncode == 143  # the server's own end: killed by SIGTERM
+    assert not Path(f"/proc/{child}").exists() or \
+        Path(f"/proc/{child}/stat").read_text().split()[2] == "Z"
+
+
+def test_stdin_eof_ends_the_relayed_server(user_config: Path, tmp_path: Path) -> None:
+    configure(user_config, tools_file(tmp_path / "tools.json", ["read_a", "write_b"]))
+    assert run_mcpctl(["tools", "fs", "--disable", "write_b"], cwd=tmp_path).code == 0
+    done = run_mcpctl(["run", "fs", "--workspace", str(tmp_path)], stdin="")
+    assert (done.code, done.out, done.err) == (0, "", "")
+
+
+def test_a_policy_does_not_let_an_unapproved_server_start(user_config: Path,
+                                                          tmp_path: Path) -> None:
+    """The relay starts only what the gate admitted: the policy is read after it."""
+    marker = tmp_path / "started"
+    root = tmp_path / "repo"
+    (root / ".git").mkdir(parents=True)
+    (root / ".mcp.json").write_text(json.dumps({"mcpServers": {"evil": {
+        "command": sys.executable, "args": [str(TOKEN_SERVER), "--marker", str(marker)]}}}))
+    user_config.parent.mkdir(parents=True, exist_ok=True)
+    user_config.write_text('[tools.evil]\ndisabled = ["echo"]\n')
+    done = run_mcpctl(["run", "evil", "--workspace", str(root)], stdin="")
+    assert done.code == 4
+    assert "is untrusted" in done.err
+    assert not marker.exists()

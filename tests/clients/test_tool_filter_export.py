@@ -1,0 +1,92 @@
+"""What `sync` writes as each client's own tool filter, file by file: the keys a policy
+owns, what the user wrote there before, and Claude Code's deny rules beside theirs."""
+
+from __future__ import annotations
+
+import json
+import sys
+import tomllib
+from pathlib import Path
+
+from tests.cli.test_tools import TOOLS_SERVER, tools_file
+from tests.clients import write_config
+from tests.conftest import Result, run_mcpctl
+
+
+def setup(user_config: Path, tmp_path: Path) -> Path:
+    listed = tools_file(tmp_path / "tools.json", ["read_a", "read_b", "write_c"])
+    write_config(user_config, f'[servers.fs]\ncommand = "{sys.executable}"\n'
+                              f'args = ["{TOOLS_SERVER}", "--tools", "{listed}"]\n\n'
+                              '[clients]\nsync = ["gemini", "codex", "claude-code", "cursor"]\n')
+    return tmp_path
+
+
+def mcpctl(cwd: Path, *args: str) -> Result:
+    done = run_mcpctl(list(args), cwd=cwd)
+    assert done.code in (0, 1), done.err
+    return done
+
+
+def gemini(home: Path) -> dict[str, object]:
+    entry: dict[str, object] = json.loads((home / ".gemini" / "settings.json").read_text())[
+        "mcpServers"]["fs"]
+    return entry
+
+
+def codex(home: Path) -> dict[str, object]:
+    entry: dict[str, object] = tomllib.loads(
+        (home / ".codex" / "config.toml").read_text())["mcp_servers"]["fs"]
+    return entry
+
+
+def test_a_policy_owns_the_filter_keys_and_takes_them_out_when_nothing_is_off(
+        user_config: Path, tmp_path: Path, isolated_home: Path) -> None:
+    cwd = setup(user_config, tmp_path)
+    mcpctl(cwd, "sync")
+    settings = isolated_home / ".gemini" / "settings.json"
+    # The user's own filter, before any policy: kept, as every tweak is.
+    data = json.loads(settings.read_text())
+    data["mcpServers"]["fs"]["excludeTools"] = ["read_a"]
+    settings.write_text(json.dumps(data, indent=2))
+    mcpctl(cwd, "sync")
+    assert gemini(isolated_home)["excludeTools"] == ["read_a"]
+    # A policy decides the filter from now on.
+    mcpctl(cwd, "tools", "fs", "--only", "read_*")
+    check = run_mcpctl(["sync", "--check"], cwd=cwd)
+    assert check.code == 1  # gemini, codex and Claude Code's settings are out of date
+    mcpctl(cwd, "sync")
+    assert (gemini(isolated_home).get("includeTools"),
+            gemini(isolated_home).get("excludeTools")) == (["read_a", "read_b"], None)
+    assert codex(isolated_home)["enabled_tools"] == ["read_a", "read_b"]
+    claude = json.loads((isolated_home / ".claude" / "settings.json").read_text())
+    assert claude == {"permissions": {"deny": ["mcp__fs__write_c"]}}
+    cursor = json.loads((isolated_home / ".cursor" / "mcp.json").read_text())
+    assert set(cursor["mcpServers"]["fs"]) == {"command", "args"}  # no filter of its own
+    # Nothing off any more: mcpctl's filter goes, and Claude Code's rule with it.
+    mcpctl(cwd, "tools", "fs", "--reset")
+    mcpctl(cwd, "sync")
+    assert "includeTools" not in gemini(isolated_home)
+    assert "excludeTools" not in gemini(isolated_home)
+    assert "enabled_tools" not in codex(isolated_home)
+    claude = json.loads((isolated_home / ".claude" / "settings.json").read_text())
+    assert claude == {"permissions": {"deny": []}}
+    assert run_mcpctl(["sync", "--check"], cwd=cwd).code == 0
+
+
+def test_sync_json_reports_the_deny_rules(user_config: Path, tmp_path: Path) -> None:
+    cwd = setup(user_config, tmp_path)
+    mcpctl(cwd, "tools", "fs", "--disable", "write_c")
+    document = json.loads(mcpctl(cwd, "sync", "--json").out)
+    settings = [c for c in document["clients"] if c["path"].endswith("settings.json")
+                and c["client"] == "claude-code"]
+    assert [(c["name"], c["status"]) for c in settings[0]["changes"]] == [
+        ("mcp__fs__write_c", "added")]
+
+
+def test_sync_dry_run_shows_the_deny_rules_it_would_write(user_config: Path, tmp_path: Path,
+                                                          isolated_home: Path) -> None:
+    cwd = setup(user_config, tmp_path)
+    mcpctl(cwd, "tools", "fs", "--disable", "write_c")
+    dry = mcpctl(cwd, "sync", "--dry-run")
+    assert '+      "mcp__fs__write_c"' in dry.out
+    assert not (isolated_home / ".claude" / "settings.json").exists()

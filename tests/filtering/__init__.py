@@ -1,0 +1,1 @@
+"""Tests of the per-tool policy and its filter (issue 29)."""

@@ -1,0 +1,168 @@
+"""The tool filter on JSON-RPC lines: what reaches the server, what the client sees."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from mcpctl.filtering.live import LiveFilter
+from mcpctl.filtering.policy import ToolPolicy
+from mcpctl.filtering.wire import ToolGate
+
+TOOLS: list[dict[str, Any]] = [{"name": "read", "annotations": {"readOnlyHint": True}},
+         {"name": "write", "annotations": {"destructiveHint": True}},
+         {"name": "rm"}]
+
+
+def gate(policy: ToolPolicy, cached: list[dict[str, Any]] | None = None,
+         tokens: list[int] | None = None) -> tuple[ToolGate, list[str]]:
+    said: list[str] = []
+    return ToolGate(LiveFilter("fs", policy, cached or [], tokens), said.append), said
+
+
+def line(message: Any) -> bytes:
+    return json.dumps(message).encode()
+
+
+def call(name: str, request_id: Any = 7) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": request_id, "method": "tools/call",
+            "params": {"name": name, "arguments": {}}}
+
+
+def listed(g: ToolGate, tools: list[dict[str, Any]], request_id: Any = 1) -> list[str]:
+    assert g.from_client(line({"jsonrpc": "2.0", "id": request_id, "method": "tools/list"})) \
+        == (line({"jsonrpc": "2.0", "id": request_id, "method": "tools/list"}), None)
+    out = g.from_server(line({"jsonrpc": "2.0", "id": request_id,
+                              "result": {"tools": tools, "nextCursor": "p2"}}))
+    answer = json.loads(out)
+    assert answer["result"]["nextCursor"] == "p2"  # the rest of the page is kept
+    return [t["name"] for t in answer["result"]["tools"]]
+
+
+def test_a_call_to_a_tool_that_is_off_is_answered_here_and_never_sent() -> None:
+    g, _ = gate(ToolPolicy(disabled=("write",)))
+    forward, answer = g.from_client(line(call("write", "a")))
+    assert forward is None
+    assert answer is not None
+    assert json.loads(answer) == {"jsonrpc": "2.0", "id": "a", "error": {
+        "code": -32602, "message": "mcpctl: tool 'write' of server 'fs' is switched off "
+        "(disabled); switch it on with: mcpctl tools fs --enable write"}}
+    sent = line(call("read"))
+    assert g.from_client(sent) == (sent, None)
+
+
+def test_an_escaped_method_name_is_still_a_call() -> None:
+    """JSON lets `/` be written `\\/` and any letter as `\\u00XX`: a substring test for
+    "tools/call" would let these through to the server."""
+    g, _ = gate(ToolPolicy(disabled=("write",)))
+    for text in (b'{"jsonrpc":"2.0","id":1,"method":"tools\\/call","params":{"name":"write"}}',
+                 b'{"jsonrpc":"2.0","id":1,"method":"tools/c\\u0061ll",'
+                 b'"params":{"name":"wr\\u0069te"}}'):
+        forward, answer = g.from_client(text)
+        assert forward is None
+        assert answer is not None
+
+
+def test_a_batch_is_split_into_what_goes_on_and_what_is_refused() -> None:
+    g, _ = gate(ToolPolicy(disabled=("write",)))
+    notification = {"jsonrpc": "2.0", "method": "tools/call", "params": {"name": "write"}}
+    forward, answer = g.from_client(line([call("read", 1), call("write", 2), notification]))
+    assert forward is not None
+    assert answer is not None
+    assert [m["id"] for m in json.loads(forward)] == [1]
+    assert [m["id"] for m in json.loads(answer)] == [2]  # a notification gets no answer
+    assert g.from_client(line(notification)) == (None, None)
+
+
+def test_tools_list_answers_lose_the_tools_that_are_off() -> None:
+    g, _ = gate(ToolPolicy(deny_destructive=True))
+    assert listed(g, TOOLS) == ["read"]
+    # Other answers with the same id later, and server requests, pass as they were.
+    other = line({"jsonrpc": "2.0", "id": 1, "result": {"tools": TOOLS}})
+    assert g.from_server(other) == other
+
+
+def test_a_call_is_judged_by_the_definition_last_listed() -> None:
+    g, _ = gate(ToolPolicy(deny_destructive=True))
+    # Never listed: no annotations, which the spec's defaults make destructive.
+    assert g.from_client(line(call("read")))[0] is None
+    listed(g, TOOLS)
+    assert g.from_client(line(call("read")))[0] is not None
+    # The server redefines it as destructive: the next listing teaches the gate.
+    listed(g, [{"name": "read", "annotations": {"destructiveHint": True}}], request_id=2)
+    assert g.from_client(line(call("read")))[0] is None
+
+
+def test_a_new_tool_under_only_is_left_out_and_reported_once() -> None:
+    g, said = gate(ToolPolicy(only=("*",), known=("read", "write")))
+    assert listed(g, TOOLS) == ["read", "write"]
+    assert listed(g, TOOLS, request_id=2) == ["read", "write"]
+    assert said == ["mcpctl: server 'fs' lists a new tool 'rm'; it is off until you switch "
+                    "it on: mcpctl tools fs --enable rm"]
+    assert g.from_client(line(call("rm")))[0] is None
+
+
+def test_the_budget_is_spent_on_the_cached_probe() -> None:
+    g, _ = gate(ToolPolicy(budget=100, known=("read", "write", "rm")), TOOLS, [60, 50, 40])
+    assert listed(g, TOOLS) == ["write", "rm"]  # the cheapest two fit in 100
+    # Without a cached probe there is nothing to measure by: fail closed.
+    g, _ = gate(ToolPolicy(budget=100, known=("read", "write", "rm")))
+    assert listed(g, TOOLS) == []
+
+
+def test_lines_that_are_not_json_or_not_awaited_pass_unchanged() -> None:
+    g, _ = gate(ToolPolicy(disabled=("write",)))
+    assert g.from_client(b"not json") == (b"not json", None)
+    assert g.from_server(b'{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"write"}]}}') \
+        == b'{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"write"}]}}'
+
+
+def test_the_answers_to_a_batch_are_filtered_too() -> None:
+    """Without this, a client that batched its tools/list saw every tool."""
+    g, _ = gate(ToolPolicy(disabled=("write",)))
+    g.from_client(line([{"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+                        {"jsonrpc": "2.0", "id": 2, "method": "ping"}]))
+    out = g.from_server(line([{"jsonrpc": "2.0", "id": 2, "result": {}},
+                              {"jsonrpc": "2.0", "id": 1, "result": {"tools": TOOLS}}]))
+    answers = json.loads(out)
+    assert answers[0] == {"jsonrpc": "2.0", "id": 2, "result": {}}
+    assert [t["name"] for t in answers[1]["result"]["tools"]] == ["read", "rm"]
+
+
+def test_a_key_written_twice_is_refused_whatever_this_parser_makes_of_it() -> None:
+    """Python's json keeps the last of two keys; a server whose parser keeps the first
+    would run `tools/call` of `write` where the gate read a ping. Without the check the
+    first line below is forwarded."""
+    g, _ = gate(ToolPolicy(disabled=("write",)))
+    sneaky = (b'{"jsonrpc":"2.0","id":5,"method":"tools/call","method":"ping",'
+              b'"params":{"name":"write"}}')
+    forward, answer = g.from_client(sneaky)
+    assert forward is None
+    assert answer is not None
+    assert json.loads(answer) == {"jsonrpc": "2.0", "id": 5, "error": {
+        "code": -32600, "message": "mcpctl: key 'method' written twice in one object; not "
+        "sent to the server"}}
+    nested = (b'{"jsonrpc":"2.0","id":6,"method":"tools/call",'
+              b'"params":{"name":"read","name":"write"}}')
+    assert g.from_client(nested)[0] is None
+
+
+def test_a_call_whose_name_is_not_a_string_is_refused() -> None:
+    g, _ = gate(ToolPolicy(disabled=("write",)))
+    forward, answer = g.from_client(line({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                                          "params": {"name": ["write"]}}))
+    assert forward is None
+    assert answer is not None
+    assert json.loads(answer)["error"]["message"] == \
+        "mcpctl: tools/call refused: a tool name must be a string"
+
+
+def test_a_tool_listed_with_two_names_reaches_the_client_with_the_one_judged() -> None:
+    """Passing the answer on as it came (nothing removed) would let a client that keeps
+    the first of two keys see `write`, which is off."""
+    g, _ = gate(ToolPolicy(disabled=("write",)))
+    g.from_client(line({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}))
+    out = g.from_server(b'{"jsonrpc":"2.0","id":1,"result":{"tools":'
+                        b'[{"name":"write","name":"read"}]}}')
+    assert b'"write"' not in out
+    assert json.loads(out)["result"]["tools"] == [{"name": "read"}]

@@ -1,0 +1,58 @@
+"""`trust --ignore-changes-in DIR` never drops the server's own program (issue 23, item
+3): a program folder (`python3 tools/srv`) or a Node path without its extension
+(`node tools/srv`) is pinned as the interpreter resolves it, inside an excluded folder
+too. Each attack edits the program after approval; run directly, the edit runs (the
+marker appears); under mcpctl the server is `changed` and never started. Without the
+`_overlaps` term in `pin_set` (folder) or the Node `suffixes` in `interpreters.py`
+(extension), each stays `trusted` and runs.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.components import require_program
+from tests.conftest import run_mcpctl
+
+PY = "open({marker!r}, 'w').close()\n"
+JS = "require('fs').writeFileSync({marker}, '')\n"
+
+
+@pytest.mark.parametrize(("command", "program"), [
+    (sys.executable, "tools/srv/__main__.py"),  # `python3 tools/srv` runs the folder
+    ("node", "tools/srv.js"),  # `node tools/srv` runs tools/srv.js
+    ("node", "tools/srv/index.js"),  # or the folder's index.js
+])
+def test_an_excluded_folder_keeps_the_program_pinned(tmp_path: Path, command: str,
+                                                     program: str) -> None:
+    if command == "node":
+        require_program("node")
+    root = tmp_path / "repo"
+    (root / program).parent.mkdir(parents=True)
+    (root / program).write_text("// benign\n" if command == "node" else "# benign\n")
+    (root / "tools" / "notes.md").write_text("notes\n")
+    (root / ".mcp.json").write_text(json.dumps({"mcpServers": {"srv": {
+        "command": command, "args": ["tools/srv"]}}}))
+    trusted = run_mcpctl(["trust", "srv", "--yes", "--ignore-changes-in", "tools",
+                          "-w", str(root)])
+    assert trusted.code == 0, trusted
+    (root / "tools" / "notes.md").write_text("edited\n")  # what the exclusion is for
+    row = json.loads(run_mcpctl(["list", "--json", "-w", str(root)]).out)["servers"][0]
+    assert (row["state"], row["note"]) == ("trusted", "changes in tools/ ignored")
+    marker = tmp_path / "program-ran"
+    body = JS.format(marker=json.dumps(str(marker))) if command == "node" \
+        else PY.format(marker=str(marker))
+    (root / program).write_text(body)
+    subprocess.run([command, "tools/srv"], cwd=root, check=True, timeout=60)
+    assert marker.exists()  # the interpreter resolved the edited program
+    marker.unlink()
+    row = json.loads(run_mcpctl(["list", "--json", "-w", str(root)]).out)["servers"][0]
+    assert row["state"] == "changed", row
+    result = run_mcpctl(["run", "srv", "-w", str(root)])
+    assert (result.code, result.out) == (4, "")
+    assert not marker.exists()
