@@ -261,7 +261,10 @@ def copy_checkout(destination: Path) -> None:
 
 
 def test_command(tests: tuple[str, ...]) -> list[str]:
-    return [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *tests]
+    # One process (`-n 0`): a few tests per mutant gain nothing from workers, whose
+    # start would cost each mutant seconds (the suite's default is `-n auto`).
+    return [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "-n", "0",
+            *tests]
 
 
 def write_config(path: Path, module: str) -> None:

@@ -176,7 +176,8 @@ def _refuse_unapproved_files(admission: Admission, reached: list[PinnedFile]) ->
     for path, digest in reached:
         if whole and path.endswith("/") and path not in approved:
             continue  # a program folder: its files are in the workspace set, one by one
-        if approved.get(path) != digest:
+        # The set marks a tracked file's executable bit (`workspace.EXECUTABLE`).
+        if (approved.get(path) or "").removeprefix("exec:") != digest:
             why = "was not pinned when it was approved" if path not in approved \
                 else "is not the content that was approved"
             raise TrustRefused(

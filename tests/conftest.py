@@ -1,5 +1,12 @@
 """Shared fixtures: every test runs with mcpctl's dirs and HOME inside tmp_path, leaves
-no process behind, and stays within a memory bound (see tests/processes.py, memory.py)."""
+no process behind, and stays within a memory bound (see tests/processes.py, memory.py).
+
+The suite runs in parallel (`-n auto` in pyproject.toml, pytest-xdist): each worker is a
+pytest process of its own, with its own session id, memory watchdog, keyring daemon and
+tmp_path tree, so what one worker's test starts or writes no other worker sees. A
+process left at the end of a worker's session fails the whole run (reported to the
+controller), and the summary names every worker's peak memory (docs/design.md, issue 25).
+"""
 
 from __future__ import annotations
 
@@ -15,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from mcpctl.cli.main import run
 from tests.memory import DEFAULT_BOUND_MIB, Watchdog
@@ -23,6 +31,13 @@ from tests.secret_service import SecretService, running_secret_service
 
 REPO = Path(__file__).resolve().parent.parent
 REAL_HOME = Path.home()
+
+# Hypothesis times each example (a 200 ms deadline) and the generation of the data (the
+# too_slow health check): clock budgets that fail for the machine's load, not for a
+# defect (issue 25). Every property test runs without them; a test's own @settings
+# changes only what it names.
+settings.register_profile("mcpctl", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("mcpctl")
 
 
 Cli = Callable[..., "Result"]
@@ -36,6 +51,18 @@ class Result:
 
 
 WATCHDOG = pytest.StashKey[Watchdog]()
+# What the workers reported when they ended (controller only): peaks, processes left.
+WORKER_PEAKS = pytest.StashKey[dict[str, float]]()
+WORKERS_LEFT = pytest.StashKey[list[str]]()
+
+
+def is_worker(config: pytest.Config) -> bool:
+    return hasattr(config, "workerinput")
+
+
+def is_controller(config: pytest.Config) -> bool:
+    """The process that hands tests to workers (`-n N`, N > 0) and runs none itself."""
+    return not is_worker(config) and config.getoption("dist", "no") != "no"
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -50,7 +77,35 @@ def pytest_configure(config: pytest.Config) -> None:
             signal.signal(signum, handler)
     bound = float(os.environ.get("MCPCTL_TEST_MEMORY_MIB", DEFAULT_BOUND_MIB))
     config.stash[WATCHDOG] = watchdog = Watchdog(bound)
+    config.stash[WORKER_PEAKS] = {}
+    config.stash[WORKERS_LEFT] = []
     watchdog.start()
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    """`-n auto`: a worker per core (xdist's count), except for a run of named test files
+    or tests (`pytest tests/x.py::test_y`), which one process finishes before workers
+    would have started and collected. A folder, or no argument, runs on every core; an
+    explicit `-n N` is obeyed as given."""
+    named = [arg.split("::")[0] for arg in config.args]
+    here = config.invocation_params.dir
+    if named and all((here / arg).is_file() for arg in named):
+        return 0
+    return None
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Long tests first: a test whose own bound is above the default says it runs long
+    (docs/design.md, issue 25), and started first it ends before the short ones do,
+    instead of holding one worker busy while the other has finished. Every worker sorts
+    the same collection the same way (xdist requires it); the sort is stable."""
+    default = float(config.getini("timeout") or 0)
+
+    def runs_long(item: pytest.Item) -> bool:
+        mark = item.get_closest_marker("timeout")
+        return bool(mark and mark.args and float(mark.args[0]) > default)
+
+    items.sort(key=lambda item: not runs_long(item))
 
 
 def describe(processes: dict[int, str]) -> str:
@@ -72,25 +127,80 @@ def leaves_no_process() -> Iterator[None]:
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    """The last look: anything still running once every fixture is torn down fails the run."""
-    session.config.stash[WATCHDOG].stop()
-    left = lingering_after_settling(os.environ[SESSION_VARIABLE])
+    """The last look: anything still running once every fixture is torn down fails the run.
+
+    A worker hands what it found to the controller (`workeroutput`), whose exit status is
+    the run's; the controller then looks for what its own session id tags."""
+    config = session.config
+    config.stash[WATCHDOG].stop()
+    left = lingering_after_settling(os.environ[SESSION_VARIABLE],
+                                    workers=is_controller(config))
+    message = ""
     if left:
         kill_all(list(left))
-        sys.stderr.write(f"\nthe test session left processes running, now killed: "
-                         f"{describe(left)}\n")
+        message = f"the test session left processes running, now killed: {describe(left)}"
+    if is_worker(config):
+        output = config.workeroutput  # type: ignore[attr-defined]
+        output["mcpctl_peak_mib"] = config.stash[WATCHDOG].peak_mib
+        output["mcpctl_left"] = message
+        return
+    messages = [*config.stash[WORKERS_LEFT], *([message] if message else [])]
+    if messages:
+        sys.stderr.write("".join(f"\n{text}\n" for text in messages))
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+# A worker's environment has COLUMNS=80 and LINES=24 whatever the controller's was (a
+# tmux test then saw 80 columns where its window had 200): each test gets the
+# controller's terminal variables back (`isolated_home`).
+TERMINAL_VARIABLES = ("COLUMNS", "LINES")
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    node.workerinput["mcpctl_terminal"] = {name: os.environ.get(name)
+                                           for name in TERMINAL_VARIABLES}
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: object) -> None:
+    """A worker ended (controller side): keep its peak and what it left running."""
+    output = getattr(node, "workeroutput", {})
+    config = node.config
+    name = node.gateway.id
+    if "mcpctl_peak_mib" in output:
+        config.stash[WORKER_PEAKS][name] = output["mcpctl_peak_mib"]
+    if output.get("mcpctl_left"):
+        config.stash[WORKERS_LEFT].append(f"{name}: {output['mcpctl_left']}")
 
 
 def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
     watchdog = config.stash[WATCHDOG]
+    peaks = config.stash[WORKER_PEAKS]
+    if peaks:
+        each = ", ".join(f"{name} {peak:.0f}" for name, peak in sorted(peaks.items()))
+        terminalreporter.write_line(f"peak resident size of the test processes: {each} MiB "
+                                    f"(bound {watchdog.bound_mib:.0f} each)")
+        return
     terminalreporter.write_line(f"peak resident size of the test process: "
                                 f"{watchdog.peak_mib:.0f} MiB (bound {watchdog.bound_mib:.0f})")
 
 
 @pytest.fixture(autouse=True)
-def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """Point MCPCTL_HOME, HOME and the XDG dirs into tmp_path; fail if the real home changes."""
+def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                  request: pytest.FixtureRequest) -> Iterator[Path]:
+    """Point MCPCTL_HOME, HOME and the XDG dirs into tmp_path; fail if the real home changes.
+
+    The environment is restored as it was after the test: code run in-process may set a
+    variable for its own children (`top_help.module_text` sets COLUMNS), which must not
+    reach a later test's processes, whichever worker and order it runs in."""
+    workerinput = getattr(request.config, "workerinput", {})
+    for name, value in workerinput.get("mcpctl_terminal", {}).items():
+        if value is None:
+            monkeypatch.delenv(name, raising=False)
+        else:
+            monkeypatch.setenv(name, value)
+    environment = dict(os.environ)
     home = tmp_path / "home"
     home.mkdir()
     monkeypatch.setenv("HOME", str(home))
@@ -104,6 +214,8 @@ def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[P
     real = [REAL_HOME / ".config" / "mcpctl", REAL_HOME / ".local" / "share" / "mcpctl"]
     before = [p.exists() for p in real]
     yield home
+    os.environ.clear()
+    os.environ.update(environment)
     assert [p.exists() for p in real] == before, "a test touched the real home directory"
 
 

@@ -108,9 +108,11 @@ def _state_and_parent(pid: str) -> tuple[str, int]:
     return fields[0], int(fields[1])
 
 
-def lingering(tag: str) -> dict[int, str]:
+def lingering(tag: str, *, workers: bool = False) -> dict[int, str]:
     """Live processes (not zombies) whose environment holds `MCPCTL_TEST_SESSION=tag`,
-    other than this one and the session's own: pid → command line."""
+    other than this one and the session's own: pid → command line. With `workers`
+    (the controller of a parallel run) this process's own children are the workers,
+    which carry its tag from their start and end on their own."""
     needle = f"{SESSION_VARIABLE}={tag}".encode()
     found = {}
     for entry in os.scandir("/proc"):
@@ -126,15 +128,18 @@ def lingering(tag: str) -> dict[int, str]:
         pid = int(entry.name)
         if state in ("Z", "X") or pid in SESSION_PIDS or parent in SESSION_PIDS:
             continue
+        if workers and parent == os.getpid():
+            continue
         found[pid] = cmdline.replace(b"\0", b" ").decode(errors="replace").strip()
     return found
 
 
-def lingering_after_settling(tag: str, within: float = 3.0) -> dict[int, str]:
+def lingering_after_settling(tag: str, within: float = 3.0, *,
+                             workers: bool = False) -> dict[int, str]:
     """`lingering`, once processes being stopped have had `within` s to end: a kill just
     sent lands asynchronously, and a busy machine delays it."""
     deadline = time.monotonic() + within
-    while (found := lingering(tag)) and time.monotonic() < deadline:
+    while (found := lingering(tag, workers=workers)) and time.monotonic() < deadline:
         time.sleep(0.05)
     return found
 

@@ -70,6 +70,11 @@ def readme_block(heading: str) -> list[str]:
     return [line for line in block.group(1).splitlines() if line.strip()]
 
 
+# A long test says so, with its own bound (issue 25): the suite's default (120 s) once
+# killed it on a loaded machine while its child still had time. 15 to 30 s idle (a
+# fresh environment from uv's cache, then the selection over every core); the clone and
+# the child's own timeouts fit inside this bound, so the child's failure is the one seen.
+@pytest.mark.timeout(900)
 def test_a_fresh_clone_passes_the_readme_test_line(tmp_path: Path) -> None:
     env = user_env(Path(os.environ["HOME"]))
     assert "uv run pytest" in readme_block("## Quick start")
@@ -77,7 +82,7 @@ def test_a_fresh_clone_passes_the_readme_test_line(tmp_path: Path) -> None:
     assert sorted(p.name for p in (tmp_path / "empty").iterdir()) == ["mcpctl"]
     done = subprocess.run(["uv", "run", "--locked", "pytest", "-q", "-p", "no:cacheprovider",
                            "-W", "error", *QUICK], cwd=checkout, env=env, capture_output=True,
-                          text=True, timeout=900, check=False)
+                          text=True, timeout=720, check=False)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
     assert re.search(r"\d+ passed", done.stdout)
     assert "skipped" not in done.stdout.splitlines()[-1]
@@ -87,13 +92,14 @@ def run_session(lines: list[str], cwd: Path, env: dict[str, str]) -> list[tuple[
     """Each line in one bash, in order, as typed: (line, exit code, what it printed)."""
     script = "".join(f"{line} 2>&1\necho \"{MARK} $?\"\n" for line in lines)
     done = subprocess.run(["bash", "--norc", "--noprofile", "-c", script], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=1200, check=False)
+                          capture_output=True, text=True, timeout=780, check=False)
     chunks = re.split(rf"{MARK} (\d+)\n", done.stdout)
     outputs, codes = chunks[0:-1:2], [int(code) for code in chunks[1::2]]
     assert len(codes) == len(lines), done.stdout[-3000:] + done.stderr[-2000:]
     return list(zip(lines, codes, outputs, strict=True))
 
 
+@pytest.mark.timeout(900)  # 10 s idle; bash's own bound below is 780 s
 @pytest.mark.usefixtures("secret_service")
 def test_a_first_session_follows_the_readme(tmp_path: Path,
                                             secret_service: SecretService) -> None:

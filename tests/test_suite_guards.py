@@ -2,7 +2,8 @@
 
 A test that leaves a process running, hangs, or eats memory must fail its run clearly
 and soon; a missing component must fail on CI. Each case runs a small test file in a
-pytest of its own with this suite's conftest as a plugin, and reads the outcome.
+pytest of its own with this suite's conftest as a plugin, and reads the outcome: once in
+one process (`-n 0`) and once over two workers (`-n 2`), as the suite itself runs.
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ import os
 import re
 import subprocess
 import sys
-import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
@@ -64,7 +64,6 @@ class Outcome:
     code: int
     out: str
     err: str
-    seconds: float
 
     def line(self, prefix: str) -> str:
         lines = [line for line in self.out.splitlines() if line.startswith(prefix)]
@@ -72,19 +71,22 @@ class Outcome:
         return lines[0]
 
 
-@pytest.fixture(scope="module")
-def outcome(tmp_path_factory: pytest.TempPathFactory) -> Outcome:
+@pytest.fixture(scope="module", params=["0", "2"], ids=["one process", "two workers"])
+def outcome(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
+            ) -> Outcome:
+    """The breaking run's outcome. It ends in bounded time, or the run's own timeout
+    fails this: each break is bounded (a 1 s timeout, a 400 MiB bound), so the run takes
+    seconds idle."""
     folder = tmp_path_factory.mktemp("guarded")
     (folder / "test_guarded.py").write_text(BREAKING, encoding="utf-8")
-    started = time.monotonic()
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-rA", "-p", "no:cacheprovider", "-p",
          "tests.conftest", "--rootdir", str(folder), "-c", str(REPO / "pyproject.toml"),
-         str(folder / "test_guarded.py")],
+         "-n", request.param, str(folder / "test_guarded.py")],
         cwd=folder, capture_output=True, text=True, timeout=300, check=False,
         env={**os.environ, "PYTHONPATH": str(REPO), "CI": "true",
              "MCPCTL_TEST_MEMORY_MIB": "400"})
-    return Outcome(done.returncode, done.stdout, done.stderr, time.monotonic() - started)
+    return Outcome(done.returncode, done.stdout, done.stderr)
 
 
 def test_the_breaking_run_fails_and_counts_each_break(outcome: Outcome) -> None:
@@ -131,14 +133,29 @@ def test_a_missing_component_fails_on_ci(outcome: Outcome) -> None:
         "(.ci/run installs it)")
 
 
-def test_the_breaking_run_ends_in_bounded_time(outcome: Outcome) -> None:
-    assert outcome.seconds < 120
+def test_the_summary_names_the_peak_memory_of_each_test_process(
+    outcome: Outcome, request: pytest.FixtureRequest
+) -> None:
+    """Two workers: each one's peak, as its controller heard it when the worker ended."""
+    line = outcome.line("peak resident size of the test process")
+    if "two workers" in request.node.name:
+        assert re.fullmatch(r"peak resident size of the test processes: gw0 \d+, gw1 \d+ "
+                            r"MiB \(bound 400 each\)", line), line
+    else:
+        assert re.fullmatch(r"peak resident size of the test process: \d+ MiB \(bound 400\)",
+                            line), line
 
 
 def test_the_default_timeout_is_set() -> None:
     text = (REPO / "pyproject.toml").read_text(encoding="utf-8")
     assert "\ntimeout = 120\n" in text
     assert '\ntimeout_method = "signal"\n' in text
+
+
+def test_the_suite_runs_over_every_core_by_default() -> None:
+    """The README's test line (`uv run pytest`) is the parallel run .ci/run makes."""
+    text = (REPO / "pyproject.toml").read_text(encoding="utf-8")
+    assert '\naddopts = "-ra --strict-markers -n auto --dist worksteal"\n' in text
 
 
 def test_missing_raises_the_outcome_of_the_mode(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -171,3 +188,35 @@ def test_every_skip_goes_through_components() -> None:
             if not any(part.startswith(".") for part in path.relative_to(REPO).parts)]
     found = [skip for path in ours if path not in allowed for skip in skips_in(path)]
     assert found == []
+
+
+def test_tests_that_run_long_are_started_first() -> None:
+    """A test with its own bound above the default (the fresh clone's 900 s) is handed
+    out before the short ones, though it is collected after them."""
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",
+         "-n", "0", "tests/cli/test_app.py", "tests/test_first_session.py"],
+        cwd=REPO, capture_output=True, text=True, timeout=120, check=False)
+    ids = [line for line in done.stdout.splitlines() if "::" in line]
+    assert ids[:2] == [
+        "tests/test_first_session.py::test_a_fresh_clone_passes_the_readme_test_line",
+        "tests/test_first_session.py::test_a_first_session_follows_the_readme"]
+    assert len(ids) > 2
+    assert all(test.startswith("tests/cli/test_app.py::") for test in ids[2:])
+
+
+@pytest.mark.parametrize(("selection", "summary"), [
+    (["tests/files/test_atomic.py"], "peak resident size of the test process: "),
+    (["tests/files"], "peak resident size of the test processes: gw0 "),
+], ids=["a file", "a folder"])
+def test_named_files_run_in_one_process_and_folders_on_every_core(
+    selection: list[str], summary: str
+) -> None:
+    """`-n auto` (the default) spares a run of named files the workers' start."""
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *selection],
+        cwd=REPO, capture_output=True, text=True, timeout=100, check=False,
+        env={**os.environ, "CI": "true"})
+    assert done.returncode == 0, done.stdout[-2000:]
+    assert [line for line in done.stdout.splitlines() if line.startswith(summary)], (
+        done.stdout[-2000:])

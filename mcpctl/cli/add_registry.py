@@ -78,7 +78,8 @@ def load_document(machine: "Machine", source: str, registry: str | None,
     from mcpctl.registry.lookup import fetch_server  # noqa: PLC0415
     from mcpctl.registry.settings import registry_url  # noqa: PLC0415
 
-    path = Path(source).expanduser()
+    # `~/` with the home the invocation was given, as every other path of the Machine.
+    path = machine.home / source[2:] if source.startswith("~/") else Path(source)
     if source.endswith(".json") or path.is_file():
         document = read_document_file(path)
         return document, {"file": str(path.resolve()), "name": document.name,

@@ -31,7 +31,16 @@ def atomic_write_text(path: Path, text: str, *, mode: int | None = None) -> None
                           "changed") from None
 
 
-def _replace(path: Path, text: str, mode: int | None) -> None:
+def atomic_write_bytes(path: Path, data: bytes, *, mode: int | None = None) -> None:
+    """`atomic_write_text` for bytes (mcpctl's binary caches)."""
+    try:
+        _replace(Path(os.path.realpath(path)), data, mode)
+    except OSError as error:
+        raise CannotWrite(f"cannot write {path}: {error.strerror or error}; the file was not "
+                          "changed") from None
+
+
+def _replace(path: Path, text: str | bytes, mode: int | None) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     if mode is None:
         try:
@@ -42,10 +51,16 @@ def _replace(path: Path, text: str, mode: int | None) -> None:
 
     fd, temp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
+        if isinstance(text, bytes):
+            with os.fdopen(fd, "wb") as raw:
+                raw.write(text)
+                raw.flush()
+                os.fsync(raw.fileno())
+        else:
+            with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+                handle.write(text)
+                handle.flush()
+                os.fsync(handle.fileno())
         os.chmod(temp_name, mode)
         os.replace(temp_name, path)
         _fsync_dir(path.parent)

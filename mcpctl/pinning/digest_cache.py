@@ -1,50 +1,216 @@
-"""A cache of file digests, so an unchanged workspace costs a stat walk (issue 11, item 4).
+"""The digest cache: what mcpctl last saw of a workspace, one SQLite file per workspace
+(issues 11 and 24).
 
-One file per workspace in `<cache>/pins/`, named by the SHA-256 of the workspace's
-real path. An entry is used only while the file's size, mtime, ctime and inode are
-what they were when it was hashed: an archive or `touch -d` can restore an mtime,
-but any write moves the ctime, which no unprivileged process can set back. The cache
-is the user's own (a repo cannot write there); anything unreadable, malformed or of
-another version is ignored and rebuilt. It is replaced atomically; two commands that
-race both write a correct cache, and the last one stays.
+`<cache>/pins/<sha256 of the real root>.db` holds a row per path — digest, size, lines,
+and mcpctl's own stat of the file when it hashed it — keyed by the path's bytes (git's
+order), so a launch reads the few rows it needs without loading the rest, and a change
+report or a new approval walks them in order. `meta` holds, per git repository of the
+workspace, what must be unchanged for git's answer to cover everything (its tracked
+list, its ignore rules, its nested repositories), and the set digests already computed.
+
+The cache is the user's (a repo cannot write there). A row's stat is used only while
+size, mtime, ctime and inode are what mcpctl saw: any write moves the ctime, which no
+unprivileged process can set back. A file still within `git_index.SETTLED_NS` of its
+last write when hashed is WATCHED: hashed again on every start. Anything unreadable,
+malformed or of another version is ignored and rebuilt; the file is replaced
+atomically (written beside, then renamed), so two commands that race each write a
+whole cache and the last one stays.
+
+Size, measured: about 145 bytes a path (SQLite's B-tree of the path, a 71-character
+digest, nine integers): 14 MB for 100,000 files, 146 MB for 1,000,000.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import os
+import time
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, NamedTuple
 
-from mcpctl.errors import ConfigError
-from mcpctl.files.atomic import atomic_write_text
 from mcpctl.sha256 import sha256_hex
 
-SCHEMA_VERSION = 2
-# path → [size, mtime_ns, ctime_ns, inode, hex digest, lines]: JSON builds it in C, and
-# a row is checked only when used (`workspace._Hasher.entries`): one pass for 100,000.
-Row = list[Any]
+if TYPE_CHECKING:
+    import sqlite3
+
+SCHEMA_VERSION = 3
+SETTLED, WATCHED, SKIPPED, ABSENT = 0, 1, 2, 3  # row flags
+# SETTLED: in the set and in its repository's private index; WATCHED: in the set,
+# re-evaluated on every start (unsettled, a symlink, a special or unreadable file);
+# SKIPPED: untracked bytecode, not in the set; ABSENT: tracked by git, not on disk.
+
+
+NO_ROWS: Mapping[str, Row] = {}
+
+
+class Row(NamedTuple):
+    path: str
+    digest: str
+    size: int
+    lines: int
+    mtime: int  # ns
+    ctime: int  # ns
+    ino: int
+    mode: int
+    uid: int
+    gid: int
+    flag: int
+    tracked: int = 0  # 1: git tracks it (its executable bit is pinned, as git records it)
 
 
 def cache_file(cache_dir: Path, real_root: str) -> Path:
     name = sha256_hex(real_root.encode("utf-8", "surrogateescape"))
-    return cache_dir / "pins" / f"{name}.json"
+    return cache_dir / "pins" / f"{name}.db"
 
 
-def load(path: Path, real_root: str) -> dict[str, Row]:
+def index_file(cache_dir: Path, trailer: str) -> Path:
+    """A private git index, named by its own checksum: written once, never changed, so
+    the cache names exactly the index its rows were written with."""
+    return cache_dir / "pins" / f"{trailer}.index"
+
+
+class Cache:
+    """An open cache. Its file is written once and never changed (opened immutable: no
+    lock, no journal, and a replacement by another command is not seen); what is
+    learnt from it later (a set digest, a change report) goes beside it, in
+    `<name>.memo`, tied to this file by its generation."""
+
+    def __init__(self, connection: sqlite3.Connection, path: Path) -> None:
+        self._db = connection
+        self.path = path
+        self._memo: dict[str, str] | None = None
+
+    def broken(self) -> Exception:
+        """What a read that failed after the fast path answered becomes: a clear error
+        (the next command, finding the file unreadable, runs the exact pass)."""
+        from mcpctl.errors import ConfigError  # noqa: PLC0415
+
+        with contextlib.suppress(OSError):  # so the next command rebuilds it
+            os.unlink(self.path)
+        return ConfigError(f"the digest cache {self.path} was unreadable and is removed; "
+                           "run the command again (it is rebuilt)")
+
+    def meta(self, key: str) -> str | None:
+        found = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return found[0] if found else None
+
+    def row(self, path: str) -> Row | None:
+        found = self._db.execute("SELECT * FROM rows WHERE path = ?",
+                                 (path.encode("utf-8", "surrogateescape"),)).fetchone()
+        return _row(found) if found else None
+
+    def rows(self, flag: int | None = None) -> Iterator[Row]:
+        """Every row in path order (or those with `flag`)."""
+        found = self._db.execute("SELECT * FROM rows ORDER BY path") if flag is None \
+            else self._db.execute("SELECT * FROM rows WHERE flag = ? ORDER BY path", (flag,))
+        for values in found:
+            yield _row(values)
+
+    def under(self, folder: str) -> dict[str, Row]:
+        """The rows under `folder` (which ends in `/`)."""
+        low = folder.encode("utf-8", "surrogateescape")
+        high = low[:-1] + b"0"  # the byte after `/`
+        return {row.path: row for row in map(_row, self._db.execute(
+            "SELECT * FROM rows WHERE path >= ? AND path < ?", (low, high)))}
+
+    def unsettled(self) -> list[Row]:
+        return [_row(found) for found in
+                self._db.execute("SELECT * FROM rows WHERE flag != 0 ORDER BY path")]
+
+    def _memos(self) -> dict[str, str]:
+        if self._memo is None:
+            self._memo = {}
+            try:
+                data = json.loads(self.path.with_suffix(".memo").read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                return self._memo
+            if isinstance(data, dict) and data.get("generation") == self.meta("generation") \
+                    and isinstance(data.get("values"), dict):
+                self._memo = {str(k): str(v) for k, v in data["values"].items()}
+        return self._memo
+
+    def recall(self, key: str) -> str | None:
+        return self._memos().get(key)
+
+    def remember(self, key: str, value: str) -> None:
+        """Kept for the next command on this cache (a race loses one: it is computed
+        again)."""
+        from mcpctl.errors import ConfigError  # noqa: PLC0415
+        from mcpctl.files.atomic import atomic_write_text  # noqa: PLC0415
+
+        memos = self._memos()
+        memos[key] = value
+        with contextlib.suppress(ConfigError):
+            atomic_write_text(self.path.with_suffix(".memo"), json.dumps(
+                {"generation": self.meta("generation"), "values": memos}), mode=0o600)
+
+    def close(self) -> None:
+        self._db.close()
+
+
+def _row(found: tuple[object, ...]) -> Row:
+    return Row(os.fsdecode(found[0]), *found[1:])  # type: ignore[arg-type]
+
+
+def load(cache_dir: Path, real_root: str) -> Cache | None:
+    """The cache of `real_root`, or None when there is none or it is not usable."""
+    import sqlite3  # noqa: PLC0415 - only a workspace pass needs it (4 ms)
+
+    path = cache_file(cache_dir, real_root)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    if not isinstance(data, dict) or data.get("schema_version") != SCHEMA_VERSION \
-            or data.get("root") != real_root or not isinstance(data.get("files"), dict):
-        return {}
-    files: dict[str, Row] = data["files"]
-    return files
+        cache = Cache(sqlite3.connect(f"{path.as_uri()}?mode=ro&immutable=1", uri=True,
+                                      check_same_thread=False), path)
+    except sqlite3.Error:
+        return None
+    try:
+        if cache.meta("schema") == str(SCHEMA_VERSION) and cache.meta("root") == real_root:
+            return cache
+    except sqlite3.Error:
+        pass
+    cache.close()
+    return None
 
 
-def save(path: Path, real_root: str, entries: dict[str, Row]) -> None:
-    text = json.dumps({"schema_version": SCHEMA_VERSION, "root": real_root, "files": entries},
-                      separators=(",", ":"))  # ASCII: a non-UTF-8 file name survives
-    with contextlib.suppress(ConfigError):  # an unwritable cache costs time, not correctness
-        atomic_write_text(path, text, mode=0o600)
+def save(cache_dir: Path, real_root: str, rows: Iterable[tuple[bytes, Row]],
+         meta: dict[str, str]) -> None:
+    """Replace the cache with the rows (each with its path's bytes, in their order); an
+    unwritable cache costs time only."""
+    import sqlite3  # noqa: PLC0415
+    import tempfile  # noqa: PLC0415 - writers only
+
+    path = cache_file(cache_dir, real_root)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        os.close(fd)
+    except OSError:
+        return
+    try:
+        connection = sqlite3.connect(temp)
+        with contextlib.closing(connection):
+            connection.executescript(
+                "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
+                "CREATE TABLE rows (path BLOB PRIMARY KEY, digest TEXT, size INT, lines INT,"
+                " mtime INT, ctime INT, ino INT, mode INT, uid INT, gid INT, flag INT, tracked INT)"
+                " WITHOUT ROWID;"
+                "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);"
+                "CREATE INDEX flagged ON rows (flag) WHERE flag != 0;")
+            connection.executemany(
+                "INSERT OR REPLACE INTO rows VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                [(raw, *row[1:]) for raw, row in rows])
+            generation = f"{time.time_ns()}-{os.getpid()}"
+            connection.executemany("INSERT INTO meta VALUES (?, ?)", [
+                ("schema", str(SCHEMA_VERSION)), ("root", real_root),
+                ("generation", generation), *meta.items()])
+            connection.commit()
+        os.chmod(temp, 0o600)
+        os.replace(temp, path)
+        with contextlib.suppress(OSError):  # the JSON cache of mcpctl before issue 24
+            os.unlink(path.with_suffix(".json"))
+    except (OSError, sqlite3.Error):
+        pass
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temp)

@@ -20,8 +20,11 @@ from __future__ import annotations
 import contextlib
 import os
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import NamedTuple
+
+from mcpctl.sha256 import sha256_hex
 
 TIMEOUT = 30.0
 MAX_OUTPUT = 256 * 1024 * 1024  # NUL-separated paths; the file bound is checked after
@@ -59,18 +62,22 @@ def git_program(environ: Mapping[str, str]) -> str:
 
 
 def _git_outputs(folder: Path, commands: Sequence[list[str]], environ: Mapping[str, str],
-                 *, timeout: float = TIMEOUT, max_output: int = MAX_OUTPUT) -> list[bytes]:
+                 *, timeout: float = TIMEOUT, max_output: int = MAX_OUTPUT,
+                 index_files: Sequence[str | None] = ()) -> list[bytes]:
     """Each command's stdout. The commands run side by side (each git takes a few
     milliseconds to start, and `list` needs three), all within one `timeout`; an output
     past `max_output` stops its git. Spawned with `os.posix_spawn`: importing
     `subprocess` (and the threading, signal, selectors and locale modules it brings)
-    would cost `list` 15 M instructions, 6 ms here (issue 15)."""
+    would cost `list` 15 M instructions, 6 ms here (issue 15). `index_files[i]`, if
+    given, is the index command i reads instead of the repo's (`GIT_INDEX_FILE`)."""
     program, env = git_program(environ), git_environment(environ)
     deadline = time.monotonic() + timeout
     runs: list[_Run] = []
     try:
-        for args in commands:  # one at a time: `finally` stops those started before a failure
-            runs.append(_Run([program, "-C", str(folder), *_NEUTRAL, *args], env))  # noqa: PERF401
+        for number, args in enumerate(commands):  # one at a time: `finally` stops those
+            index = index_files[number] if number < len(index_files) else None  # started
+            own = env if index is None else {**env, "GIT_INDEX_FILE": index}  # before a failure
+            runs.append(_Run([program, "-C", str(folder), *_NEUTRAL, *args], own))
         _read_all(runs, deadline, max_output)
     except TimeoutError:
         raise GitUnavailable(f"git did not finish within {timeout:g} s") from None
@@ -163,6 +170,16 @@ def _read_all(runs: Sequence[_Run], deadline: float, max_output: int) -> None:
             run.reap()
 
 
+class Listing(NamedTuple):
+    """One repository's files, and what the fast path checks to trust git's answer."""
+
+    paths: dict[str, str]  # path → TRACKED, UNTRACKED or NESTED (see `work_tree_files`)
+    tracked: str  # digest of the tracked path list (`tracked_digest`)
+    rules: str | None  # digest of the ignore rules git reads outside the tree (`rules_of`)
+    index_stat: list[int] | None = None  # the repo index's stat then (`index_stat`)
+    loadable: str = ""  # digest of the ignored files pinned (`workspace._git_paths`)
+
+
 def work_tree_files(folder: Path, environ: Mapping[str, str]) -> dict[str, str]:
     """Path (relative, `/`-separated) → TRACKED, UNTRACKED, NESTED or IGNORED, for
     tracked and untracked files under `folder`, which must be a work tree's top level
@@ -171,28 +188,138 @@ def work_tree_files(folder: Path, environ: Mapping[str, str]) -> dict[str, str]:
     what git ignores but is there (a folder ends in `/`), which a tree delivered with
     its own `.git` may bring (issue 23, item 2). Four gits, side by side, whatever the
     workspace holds."""
+    return work_tree_listing(folder, environ).paths
+
+
+# Ignored paths present (a folder, collapsed, ends in `/`): `ignored.ignored_loadable`
+# picks those a launch can load.
+IGNORED_LISTING = ["ls-files", "-z", "--others", "--ignored", "--exclude-standard",
+                   "--directory", "--no-empty-directory"]
+
+
+def work_tree_listing(folder: Path, environ: Mapping[str, str]) -> Listing:
     # `-s` gives each index entry's mode: 160000 is a submodule (no lstat per file).
     top, tracked, others, ignored = _git_outputs(folder, [
-        ["rev-parse", "--show-toplevel"], ["ls-files", "-z", "-s"],
-        ["ls-files", "-z", "--others", "--exclude-standard"],
-        ["ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory",
-         "--no-empty-directory"]], environ)
-    real = os.path.realpath(folder)
-    top_real = os.path.realpath(top.decode("utf-8", "replace").rstrip("\n"))
-    if real != top_real and not real.startswith(top_real.rstrip("/") + "/"):
-        raise GitUnavailable(f"git's work tree is {top_real}, not this folder")
-    paths: dict[str, str] = {}
-    for raw in tracked.split(b"\0"):
-        meta, _, name = raw.partition(b"\t")
-        if name:
-            paths[os.fsdecode(name)] = NESTED if meta.startswith(b"160000 ") else TRACKED
+        ["rev-parse", "--show-toplevel", "--absolute-git-dir"], ["ls-files", "-z", "-s"],
+        ["ls-files", "-z", "--others", "--exclude-standard"], IGNORED_LISTING], environ)
+    git_dir = _check_top(folder, top)
+    before = index_stat(folder)  # taken after git read it: a later write moves its ctime
+    # Each line is `MODE OID STAGE\tPATH`; a C-level split for 100,000 of them.
+    lines = [raw.partition(b"\t") for raw in tracked.split(b"\0") if raw]
+    names = dict.fromkeys(name for _, _, name in lines)
+    paths = {name.decode("utf-8", "surrogateescape"): TRACKED for name in names}
+    for meta, _, name in lines:
+        if meta.startswith(b"160000 "):
+            paths[name.decode("utf-8", "surrogateescape")] = NESTED
     for raw in others.split(b"\0"):
         if raw:
-            paths.setdefault(os.fsdecode(raw), UNTRACKED)
+            paths.setdefault(raw.decode("utf-8", "surrogateescape"), UNTRACKED)
     for raw in ignored.split(b"\0"):
         if raw:
-            paths.setdefault(os.fsdecode(raw), IGNORED)
-    return paths
+            paths.setdefault(raw.decode("utf-8", "surrogateescape"), IGNORED)
+    return Listing(paths, tracked_digest(names), rules_of(git_dir), before)
+
+
+def index_stat(folder: Path) -> list[int] | None:
+    """(size, mtime, ctime, inode) of the repo's own index, when settled: while it is
+    what it was, so is its path list (any write moves its ctime). Never its entries'
+    stat data, which is the repo's to forge."""
+    from mcpctl.pinning.git_index import settled  # noqa: PLC0415
+
+    try:
+        status = os.stat(os.path.join(folder, ".git", "index"))
+    except OSError:
+        return None
+    if not settled(status.st_mtime_ns, status.st_ctime_ns, time.time_ns()):
+        return None
+    return [status.st_size, status.st_mtime_ns, status.st_ctime_ns, status.st_ino]
+
+
+def _check_top(folder: Path, output: bytes) -> str:
+    """The git dir, once git's top level is this folder or holds it."""
+    lines = output.decode("utf-8", "surrogateescape").split("\n")
+    if len(lines) < 2:
+        raise GitUnavailable("git rev-parse gave no top level")
+    real = os.path.realpath(folder)
+    top_real = os.path.realpath(lines[0])
+    if real != top_real and not real.startswith(top_real.rstrip("/") + "/"):
+        raise GitUnavailable(f"git's work tree is {top_real}, not this folder")
+    return lines[1]
+
+
+def tracked_digest(names: Iterable[bytes]) -> str:
+    """One digest of the tracked paths (each once, in git's order)."""
+    return sha256_hex(b"\0".join(names))
+
+
+def rules_of(git_dir: str) -> str | None:
+    """A digest of what git reads outside the tree to decide what is ignored: the repo's
+    `info/exclude` and its config. None when the config names an excludes file (its
+    content could change unseen): the fast path is then off for this repository."""
+    texts = []
+    for name in ("info/exclude", "config"):
+        try:
+            with open(os.path.join(git_dir, name), "rb") as handle:
+                texts.append(handle.read(1024 * 1024 + 1))
+        except FileNotFoundError:
+            texts.append(b"")
+        except OSError:
+            return None
+    if b"excludesfile" in texts[1].lower() or b"include" in texts[1].lower() \
+            or any(len(text) > 1024 * 1024 for text in texts):
+        return None
+    return sha256_hex(b"\0\0".join(texts))
+
+
+# What git compares in the private index, whatever the repo's config says: every stat
+# field, the executable bit, symlinks as links, exact case, no sparse or split index.
+_STAT_RULES = ("-c", "core.checkStat=default", "-c", "core.trustctime=true",
+               "-c", "core.fileMode=true", "-c", "core.symlinks=true",
+               "-c", "core.ignoreStat=false", "-c", "core.ignoreCase=false",
+               "-c", "core.precomposeUnicode=false", "-c", "core.sparseCheckout=false",
+               "-c", "index.sparse=false", "-c", "core.splitIndex=false")
+
+
+class Since(NamedTuple):
+    """What git says differs from a private index (`git_index.py`)."""
+
+    tracked: str  # the repo's tracked list, as `tracked_digest`
+    rules: str | None
+    changed: list[str]  # paths that differ from the private index, gone, or not in it
+    others: list[str]  # repositories inside (`x/`)
+    index_stat: list[int] | None = None  # the repo index's, before git read it
+    ignored: tuple[str, ...] = ()  # what git ignores and is there, as listed
+
+
+def changes_since(folder: Path, index: Path, environ: Mapping[str, str],
+                  known: tuple[list[int], str] | None = None) -> Since:
+    """One bounded round of git (side by side, as `git status` costs): `ls-files -m -d
+    -o` against the private index, `rev-parse`, and the repo's own tracked list (its
+    index's paths only: its stat data is never used) — unless
+    `known` says (the index's stat, the list's digest) and the index is as it was."""
+    private = str(index)
+    before = index_stat(folder)
+    skip = known is not None and before == known[0]
+    # One git reads the private index once for both: `-m -d` what differs from it (by
+    # stat, mode and type; a racily clean entry by content, which never matches),
+    # `-o` what is not in it and not ignored (`x/`: a repository inside).
+    commands = [["rev-parse", "--show-toplevel", "--absolute-git-dir"],
+                [*_STAT_RULES, "ls-files", "-z", "-m", "-d", "-o", "--exclude-standard"],
+                IGNORED_LISTING]  # against the repo's index, as the exact pass lists them
+    outputs = _git_outputs(folder, [*commands, *([] if skip else [["ls-files", "-z"]])],
+                           environ, index_files=[None, private, None, None])
+    top, listed, ignored = outputs[:3]
+    git_dir = _check_top(folder, top)
+    if known is not None and skip:
+        digest = known[1]
+    else:
+        digest = tracked_digest(dict.fromkeys(name for name in outputs[3].split(b"\0") if name))
+    names = [name.decode("utf-8", "surrogateescape") for name in listed.split(b"\0") if name]
+    return Since(digest, rules_of(git_dir),
+                 [name for name in names if not name.endswith("/")],
+                 [name for name in names if name.endswith("/")], before,
+                 tuple(name.decode("utf-8", "surrogateescape")
+                       for name in ignored.split(b"\0") if name))
 
 
 def ignores(tree: Path, relative: str, environ: Mapping[str, str],

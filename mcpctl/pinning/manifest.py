@@ -18,3 +18,14 @@ def manifest_digest(files: Mapping[str, str]) -> str:
     """The digest of the sorted (path, digest) pairs: what a fingerprint holds."""
     text = json.dumps(sorted(files.items()), separators=(",", ":"))  # ASCII: any file name
     return "sha256:" + sha256_hex(text.encode("ascii"))
+
+
+def short(digest: str) -> str:
+    """What an approved manifest keeps of a file's digest (`trust.store`): 64 bits of
+    its SHA-256, enough to name the files a change report lists. The approval itself
+    holds the set's full digest (`manifest_digest`), which decides trust. A plain
+    file's digest is a SHA-256 already: its first 64 bits; any other (an executable
+    file, a link, a marker) is hashed with its kind."""
+    if digest.startswith("sha256:") and len(digest) == 71:
+        return "~" + digest[7:23]
+    return "~" + sha256_hex(digest.encode("utf-8", "surrogateescape"))[:16]

@@ -13,12 +13,13 @@ different file in every process (`/proc/self/…`, `/dev/fd/…`) makes the set 
 mcpctl would pin its own file, and the server would run another.
 """
 
+import json
 import os
 import re
 import stat
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from mcpctl.config.formats import WORKSPACE_FORMATS
 from mcpctl.model import NO_ENTRIES, ServerSpec
@@ -28,6 +29,9 @@ from mcpctl.pinning.pinned_files import Lookups, reached
 from mcpctl.pinning.reach import Reach, reach_of
 from mcpctl.pinning.runner_inputs import RunnerInputs, narrow_inputs
 from mcpctl.pinning.workspace import FOLDER, Entry
+
+if TYPE_CHECKING:
+    from mcpctl.pinning.digest_cache import Cache
 
 REMOTE = "remote"  # a server at a URL runs nothing here
 ABSENT = "absent"  # a runner input that does not exist: creating it is a change
@@ -50,6 +54,9 @@ class PinSet(NamedTuple):
     sizes: Mapping[str, Entry] = NO_ENTRIES  # size and lines of files, for the diffstat
     # Of `files`: given for a large set (computed once), else computed when asked.
     known_digest: str | None = None
+    # The digest cache these files are read from, where a change report is kept once
+    # computed (`trust.status`); None when the set is not exactly the cached one.
+    memo: "Cache | None" = None
 
     @property
     def digest(self) -> str:
@@ -94,19 +101,27 @@ def pin_set(spec: ServerSpec, root: Path, *, environ: Mapping[str, str], home: P
                      and (not folder or _overlaps(_relative(path, real_root, folder), kept))},
                     real_root)
     if extra:  # an ignored file the definition names: this server's set is its own
-        files = {**files, **dict(extra)}
+        files = {**dict(files.items()), **dict(extra)}
         digest = manifest_digest(files)
     unpinned = process_bound or workspace.unpinned or _marker(extra)
     return PinSet(WORKSPACE, files, named, kept, unpinned, workspace.source,
-                  workspace.entries, digest)
+                  workspace.entries, digest, None if extra else workspace.memo)
 
 
 def _shared(lookups: Lookups, real_root: Path, kept: tuple[str, ...]
             ) -> tuple[Mapping[str, str], str]:
-    """The workspace set and its digest, once per command for all servers alike."""
+    """The workspace set and its digest, once per command for all servers alike. When
+    git found nothing changed since the cache was written, the digest the cache keeps
+    for these exclusions is the set's, and its digests are read only when asked."""
     key = (real_root, kept)
     if key not in lookups.shared:
         workspace = lookups.workspace(real_root)
+        memo_key = f"set:{workspace.state}:{json.dumps(kept)}"
+        known = workspace.memo.recall(memo_key) if workspace.memo is not None else None
+        if known is not None and known.count(" ") == 1:
+            digest, count = known.split(" ")
+            lookups.shared[key] = (_Kept(workspace.entries, kept, int(count)), digest)
+            return lookups.shared[key]
         if kept:
             files = {path: entry.digest for path, entry in workspace.entries.items()
                      if not _under(path, kept) and path not in _CONFIG_FILES}
@@ -114,8 +129,35 @@ def _shared(lookups: Lookups, real_root: Path, kept: tuple[str, ...]
             files = {path: entry[0] for path, entry in workspace.entries.items()}
             for config in _CONFIG_FILES:
                 files.pop(config, None)
-        lookups.shared[key] = (files, manifest_digest(files))
+        digest = manifest_digest(files)
+        if workspace.memo is not None:
+            workspace.memo.remember(memo_key, f"{digest} {len(files)}")
+        lookups.shared[key] = (files, digest)
     return lookups.shared[key]
+
+
+class _Kept(Mapping[str, str]):
+    """The workspace set read lazily from the cache: its entries but the MCP config
+    files and the excluded folders."""
+
+    def __init__(self, entries: Mapping[str, Entry], kept: tuple[str, ...], count: int) -> None:
+        self.entries, self.kept, self.count = entries, kept, count
+
+    def __getitem__(self, path: str) -> str:
+        if path in _CONFIG_FILES or _under(path, self.kept):
+            raise KeyError(path)
+        return self.entries[path].digest
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __iter__(self) -> Iterator[str]:
+        return (path for path, _ in self.items())
+
+    def items(self) -> Iterator[tuple[str, str]]:  # type: ignore[override]
+        for path, entry in self.entries.items():
+            if path not in _CONFIG_FILES and not _under(path, self.kept):
+                yield path, entry.digest
 
 
 def _runner_set(inputs: RunnerInputs, hits: Mapping[Path, bool], real_root: Path,

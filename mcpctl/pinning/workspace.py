@@ -7,8 +7,15 @@ folders tools make (issue 23).
 Outside git: every entry under the root. Either way, bounded: past MAX_FILES entries or
 MAX_BYTES of regular files the set carries an `unpinned` reason and the gate refuses.
 
+How (issue 24): with a cache from an earlier pass and git able to answer, `_fast` asks
+git which paths differ from mcpctl's private index of each repository
+(`git_index.py`) and hashes only those and the rows the cache watches; every other
+digest is read from the cache when asked (`CachedEntries`). Otherwise `_exact` lists
+and stats every path and hashes each file whose cached row does not hold.
+
 Each entry's digest:
-- a regular file: `sha256:` of its content (cached by path, size, mtime, ctime, inode);
+- a regular file: `sha256:` of its content (cached by path, size, mtime, ctime, inode),
+  `exec:sha256:` when git tracks it and its owner may execute it;
 - a symlink: `symlink:sha256:` of what it says, where it leads (real path) and what is
   there — so retargeting it, or changing the outside file it names, changes the digest;
   a link to a folder outside the workspace cannot be bounded and makes the set unpinned;
@@ -17,22 +24,41 @@ Python's bytecode caches that git would not hand a clone (untracked `__pycache__
 left out: Python writes them on the first run; tracked ones are pinned like any file.
 """
 
+import contextlib
 import json
 import os
 import stat
-from collections.abc import Iterator, Mapping
+import time
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import NamedTuple
 
 from mcpctl.pinning import digest_cache
-from mcpctl.pinning.git import IGNORED, NESTED, TRACKED, GitUnavailable, work_tree_files
+from mcpctl.pinning.digest_cache import ABSENT, SETTLED, SKIPPED, WATCHED, Row
+from mcpctl.pinning.git import (
+    IGNORED,
+    NESTED,
+    TRACKED,
+    UNTRACKED,
+    GitUnavailable,
+    Listing,
+    changes_since,
+    work_tree_listing,
+)
+from mcpctl.pinning.git import index_stat as repo_index_stat
+from mcpctl.pinning.git_index import intact, settled, write_index
 from mcpctl.pinning.ignored import TOOL_MADE, ignored_loadable
 from mcpctl.sha256 import sha256_hex
 
-MAX_FILES = 250_000
+MAX_FILES = 1_500_000
 MAX_BYTES = 4 * 1024**3
+MAX_FAST = 4096  # paths git names as changed past which the exact pass runs instead
+MAX_OVERLAY = 256  # rows read over the cache, past which it is written again
 GIT, FOLDER = "git", "folder"  # how the files were found
+EXECUTABLE = "exec:"  # before the digest of a file its owner may execute: a mode change
 _CHUNK = 1024 * 1024
+_OPEN = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOFOLLOW
+_IN_SET = (SETTLED, WATCHED)
 
 
 class Entry(NamedTuple):  # a tuple: 100,000 of them are made per command
@@ -48,50 +74,356 @@ class WorkspaceFiles(NamedTuple):
     entries: Mapping[str, Entry]
     unpinned: str | None = None  # why the set cannot be trusted (a bound, a link out)
     skipped: int = 0  # untracked bytecode left out
+    # The cache the entries are read from when git found nothing changed since it was
+    # written: set digests computed once are kept there (`pin_set._shared`).
+    memo: digest_cache.Cache | None = None
+    state: str = ""  # with `memo`: the paths read over the cache, by content ("": none)
+
+
+class CachedEntries(Mapping[str, Entry]):
+    """The entries of an unchanged workspace, read from the cache only when asked: a
+    launch asks for a few by path, a change report walks them once in order."""
+
+    def __init__(self, cache: digest_cache.Cache, count: int,
+                 over: Mapping[str, Row] = digest_cache.NO_ROWS) -> None:
+        self.cache = cache
+        self.count = count
+        self.over = over  # rows that differ from the cache's (hashed again this start)
+
+    def __getitem__(self, path: str) -> Entry:
+        import sqlite3  # noqa: PLC0415 - loaded with the cache already
+
+        try:
+            row = self.over.get(path) or self.cache.row(path)
+        except sqlite3.Error:
+            raise self.cache.broken() from None
+        if row is None or row.flag not in _IN_SET:
+            raise KeyError(path)
+        return Entry(row.digest, row.size, row.lines)
+
+    def __contains__(self, path: object) -> bool:
+        return isinstance(path, str) and self.get(path) is not None
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __iter__(self) -> Iterator[str]:
+        return (path for path, _ in self.items())
+
+    def items(self) -> Iterator[tuple[str, Entry]]:  # type: ignore[override]
+        """One pass (not a query per path)."""
+        import sqlite3  # noqa: PLC0415 - loaded with the cache already
+
+        over = self.over
+        try:
+            for row in self.cache.rows():
+                if row.flag in _IN_SET and row.path not in over:
+                    yield row.path, Entry(row.digest, row.size, row.lines)
+        except sqlite3.Error:
+            raise self.cache.broken() from None
+        for path, row in over.items():
+            if row.flag in _IN_SET:
+                yield path, Entry(row.digest, row.size, row.lines)
 
 
 def workspace_files(root: Path, environ: Mapping[str, str],
                     cache_dir: Path | None = None) -> WorkspaceFiles:
     real_root = os.path.realpath(root)
+    cache = digest_cache.load(cache_dir, real_root) if cache_dir is not None else None
+    import sqlite3  # noqa: PLC0415 - loaded with the cache already
+
     try:
-        listed: dict[str, bool] | None = _git_paths(Path(real_root), environ)
+        if cache is not None and cache_dir is not None and cache.meta("fast") == "1":
+            fast = _fast(real_root, cache, environ, cache_dir)
+            if fast is not None:
+                return fast
+    except sqlite3.Error:  # a corrupted cache: the exact pass writes a new one
+        cache = None
+    return _exact(real_root, environ, cache_dir, cache)
+
+
+def _exact(real_root: str, environ: Mapping[str, str], cache_dir: Path | None,
+           cache: digest_cache.Cache | None) -> WorkspaceFiles:
+    """Every path listed and stat-ed; a file hashed unless its cached row holds."""
+    repos: dict[str, Listing] = {}
+    try:
+        listed: dict[str, bool] | None = _git_paths(Path(real_root), environ, repos)
         source = GIT
     except GitUnavailable:
-        listed, source = None, FOLDER
+        listed, source, repos = None, FOLDER, {}
     paths = listed if listed is not None else dict.fromkeys(_walk(real_root), True)
     if len(paths) > MAX_FILES:
         return WorkspaceFiles(source, {}, f"more than {MAX_FILES:,} files in the workspace; "
                               f"mcpctl pins at most {MAX_FILES:,}")
-    kept = [p for p, tracked in paths.items() if tracked or not _bytecode(p)]
-    cache_path = digest_cache.cache_file(cache_dir, real_root) if cache_dir else None
-    cached = digest_cache.load(cache_path, real_root) if cache_path else {}
-    hasher = _Hasher(real_root, cached)
-    entries = hasher.entries(kept)
-    unpinned = hasher.unpinned
-    if hasher.total > MAX_BYTES:
-        unpinned = (f"{hasher.total:,} bytes in the workspace; mcpctl hashes at most "
-                    f"{MAX_BYTES // 1024**3} GiB")
-    if cache_path is not None and hasher.fresh != cached:
-        digest_cache.save(cache_path, real_root, hasher.fresh)
-    return WorkspaceFiles(source, entries, unpinned, len(paths) - len(kept))
+    import sqlite3  # noqa: PLC0415
+
+    try:
+        previous = {row.path: row for row in cache.rows()} if cache is not None else {}
+        old_indexes = _indexes(cache)
+        fast_before = cache is not None and cache.meta("fast") == "1"
+    except sqlite3.Error:
+        previous, old_indexes, fast_before = {}, set(), False
+    cached = {path: row for path, row in previous.items() if row.flag == SETTLED}
+    if cache is not None:
+        cache.close()
+    hasher = _Hasher(real_root, cached, modes=source == GIT, targets=_targets(cache))
+    entries = hasher.entries(paths)
+    unpinned = hasher.unpinned or _past_bytes(hasher.total)
+    fast = source == GIT and unpinned is None
+    # Written again only when it would say something else (outside git, or with the
+    # fast path off, this pass runs on every start).
+    if cache_dir is not None and (hasher.rows != previous or fast or fast_before
+                                  or hasher.new_targets != hasher.targets):
+        _save(cache_dir, real_root, source, hasher.rows, repos if fast else {},
+              hasher.total, old_indexes, targets=hasher.new_targets)
+    skipped = sum(1 for row in hasher.rows.values() if row.flag == SKIPPED)
+    # The cache just written holds these very rows: the set digest is kept there too.
+    memo = digest_cache.load(cache_dir, real_root) if cache_dir is not None else None
+    return WorkspaceFiles(source, entries, unpinned, skipped, memo)
+
+
+def _past_bytes(total: int) -> str | None:
+    if total <= MAX_BYTES:
+        return None
+    return f"{total:,} bytes in the workspace; mcpctl hashes at most {MAX_BYTES // 1024**3} GiB"
+
+
+def _indexes(cache: digest_cache.Cache | None) -> set[str]:
+    if cache is None:
+        return set()
+    import sqlite3  # noqa: PLC0415
+
+    try:
+        repos = json.loads(cache.meta("repos") or "{}")
+        return {str(info["index"]) for info in repos.values()}
+    except (ValueError, TypeError, KeyError, AttributeError, sqlite3.Error):
+        return set()
+
+
+def _fast(real_root: str, cache: digest_cache.Cache, environ: Mapping[str, str],  # noqa: PLR0912, PLR0915
+          cache_dir: Path) -> WorkspaceFiles | None:
+    """Git's word on what differs from the private indexes (`git_index.py`), each such
+    path hashed again, and every other row read from the cache only when asked; None
+    when git cannot say it all (the exact pass runs instead)."""
+    try:
+        repos = json.loads(cache.meta("repos") or "")
+        count, total = int(cache.meta("count") or ""), int(cache.meta("bytes") or "")
+        infos = [(str(prefix), str(info["index"]), str(info["tracked"]), str(info["rules"]),
+                  list(info["nested"]), info.get("index_stat"), str(info["loadable"]))
+                 for prefix, info in repos.items()]
+    except (ValueError, TypeError, KeyError, AttributeError):
+        return None
+    candidates: set[str] = set()
+    for prefix, trailer, tracked, rules, nested, index_stat, loadable in infos:
+        index = digest_cache.index_file(cache_dir, trailer)
+        if not intact(index):
+            return None  # missing or corrupted: the exact pass writes a new one
+        known = cache.recall(f"index:{prefix}")
+        seen = json.loads(known) if known else index_stat
+        try:
+            since = changes_since(Path(real_root, prefix), index, environ,
+                                  (seen, tracked) if isinstance(seen, list) else None)
+        except GitUnavailable:
+            return None  # a missing or corrupted index, git missing or failing: exact pass
+        found = sorted(path.rstrip("/") for path in since.others if path.endswith("/"))
+        folder = Path(real_root, prefix)
+        pinned_ignored = ignored_loadable(str(folder), since.ignored, MAX_FILES) \
+            if since.ignored else []
+        # A repository inside that has files shows as `x/` (the private index holds
+        # none of them); one that is new makes the exact pass run. Those known are
+        # walked below, and a gitlink is in the tracked list.
+        if since.tracked != tracked or since.rules is None or since.rules != rules \
+                or not set(found) <= set(nested) \
+                or _loadable_digest(pinned_ignored) != loadable:
+            return None  # the tracked list, the ignore rules, the ignored files pinned or
+            # the repositories inside changed: the exact pass lists them anew
+        for inner in nested:  # walked as folders, as the exact pass does: O(their files)
+            candidates.update(_walked_changes(real_root, cache, f"{prefix}{inner}/"))
+        if since.index_stat is not None and since.index_stat != seen:
+            # The user's git rewrote its index, with the same paths: for the next start.
+            cache.remember(f"index:{prefix}", json.dumps(since.index_stat))
+        candidates.update(prefix + path for path in since.changed)
+        candidates.update(prefix + path for path in since.others if not path.endswith("/"))
+        if len(candidates) > MAX_FAST:
+            return None
+    watched = cache.unsettled()
+    if cache.meta("watched") != _watched_digest(watched):
+        return None  # a row's flag was corrupted: it might have stopped being watched
+    rows = {row.path: row for row in watched}
+    for path in candidates - rows.keys():
+        row = cache.row(path)
+        if row is not None:
+            rows[path] = row
+    hasher = _Hasher(real_root, {}, modes=True, targets=_targets(cache))
+    changes: dict[str, Row] = {}
+    for path in sorted(candidates | rows.keys()):
+        old = rows.get(path)
+        new = hasher.again(path, old)
+        if new != old:
+            changes[path] = new
+    if hasher.unpinned is not None:
+        return None
+    if hasher.new_targets != hasher.targets:
+        cache.remember("targets", json.dumps(hasher.new_targets))
+    differs = {path: new for path, new in changes.items() if _differs(rows.get(path), new)}
+    if any(path.rsplit("/", 1)[-1] == ".gitignore" for path in differs):
+        return None  # which files are ignored changed: the exact pass lists them anew
+    for path, new in differs.items():
+        old = rows.get(path)
+        was, now = old is not None and old.flag in _IN_SET, new.flag in _IN_SET
+        total += (new.size if now else 0) - (old.size if was and old is not None else 0)
+        count += now - was
+    skipped = int(cache.meta("skipped") or 0)
+    if len(changes) <= MAX_OVERLAY:
+        # A few paths differ from the cache: read over it, and named by what they hold,
+        # so what is computed from this set is kept for the next start that sees it.
+        state = "" if not differs else sha256_hex(json.dumps(
+            [[path, new.flag in _IN_SET, new.digest] for path, new in sorted(differs.items())]
+        ).encode("utf-8", "surrogateescape"))[:32]
+        return WorkspaceFiles(GIT, CachedEntries(cache, count, differs), _past_bytes(total),
+                              skipped, cache, state)
+    every = {row.path: row for row in cache.rows()}
+    old_indexes = _indexes(cache)
+    cache.close()
+    every.update(changes)
+    # Once per change: the next start finds nothing to hash again.
+    listings = {prefix: Listing({}, tracked, rules, repo_index_stat(Path(real_root, prefix)),
+                                loadable)
+                for prefix, _, tracked, rules, _, _, loadable in infos}
+    nested_of = {prefix: nested for prefix, _, _, _, nested, _, _ in infos}
+    _save(cache_dir, real_root, GIT, every, listings, total, old_indexes, nested_of,
+          hasher.new_targets)
+    entries = {path: Entry(row.digest, row.size, row.lines) for path, row in every.items()
+               if row.flag in _IN_SET}
+    skipped = sum(1 for row in every.values() if row.flag == SKIPPED)
+    memo = digest_cache.load(cache_dir, real_root)  # the cache just written: these rows
+    return WorkspaceFiles(GIT, entries, _past_bytes(total), skipped, memo)
+
+
+def _targets(cache: digest_cache.Cache | None) -> dict[str, object]:
+    """The digests of links' targets the cache keeps (the latest, from its memo)."""
+    if cache is None:
+        return {}
+    import sqlite3  # noqa: PLC0415
+
+    try:
+        found = json.loads(cache.recall("targets") or cache.meta("targets") or "{}")
+    except (ValueError, sqlite3.Error):
+        return {}
+    return found if isinstance(found, dict) else {}
+
+
+def _walked_changes(real_root: str, cache: digest_cache.Cache, folder: str) -> list[str]:
+    """Paths under a repository inside (`folder`) whose row does not hold: its files are
+    walked and stat-ed on every start, git is never asked about them (issue 23)."""
+    rows = cache.under(folder)
+    prefix = real_root.rstrip("/") + "/"
+    walked = [folder + path for path in _walk(prefix + folder, skip=TOOL_MADE)]
+    changed = list(rows.keys() - set(walked))
+    for path in walked:
+        row = rows.get(path)
+        try:
+            status = os.lstat(prefix + path)
+        except OSError:
+            changed.append(path)
+            continue
+        if row is None or row.flag != SETTLED or not stat.S_ISREG(status.st_mode) or (
+                row.size, row.mtime, row.ctime, row.ino, row.mode, row.uid, row.gid) != (
+                status.st_size, status.st_mtime_ns, status.st_ctime_ns, status.st_ino,
+                status.st_mode, status.st_uid, status.st_gid):
+            changed.append(path)
+    return changed
+
+
+def _watched_digest(rows: Iterable[Row]) -> str:
+    """Of the rows hashed again on every start: none may drop out unnoticed."""
+    return sha256_hex(json.dumps([[row.path, row.flag, row.tracked] for row in rows
+                                  if row.flag != SETTLED]).encode("utf-8", "surrogateescape"))
+
+
+def _differs(old: Row | None, new: Row) -> bool:
+    """Whether the workspace set changed with this row (not only what the cache knows)."""
+    was = old is not None and old.flag in _IN_SET
+    now = new.flag in _IN_SET
+    return was != now or (now and old is not None and old.digest != new.digest)
+
+
+def _save(cache_dir: Path, real_root: str, source: str, rows: Mapping[str, Row],
+          repos: Mapping[str, Listing], total: int, old_indexes: set[str],
+          nested_of: Mapping[str, list[str]] | None = None,
+          targets: Mapping[str, object] = digest_cache.NO_ROWS) -> None:
+    """The cache, and a private index per repository (the fast path is on only when
+    every repository of the workspace has one)."""
+    from mcpctl.errors import ConfigError  # noqa: PLC0415
+
+    encoded = sorted(((row.path.encode("utf-8", "surrogateescape"), row)
+                      for row in rows.values()), key=lambda pair: pair[0])  # git's order
+    ordered = [row for _, row in encoded]
+    prefixes = sorted(repos, key=len, reverse=True)
+    infos: dict[str, dict[str, object]] = {}
+    folder = cache_dir / "pins"
+    try:
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        for prefix in prefixes:
+            listing = repos[prefix]
+            nested = nested_of[prefix] if nested_of is not None else _nested(listing)
+            # A repository inside is walked on every start, never left to git.
+            inner = tuple(f"{prefix}{path}/".encode("utf-8", "surrogateescape")
+                          for path in nested)
+            start = prefix.encode("utf-8", "surrogateescape")
+            size = len(start)
+            entries = [(raw[size:], (row.size, row.mtime, row.ctime, row.ino, row.mode, 0,
+                                     row.uid, row.gid), bytes.fromhex(row.digest[-64:]))
+                       for raw, row in encoded if row.flag == SETTLED
+                       and raw.startswith(start) and not (inner and raw.startswith(inner))]
+            infos[prefix] = {"index": write_index(folder, entries), "tracked": listing.tracked,
+                             "rules": listing.rules, "nested": nested,
+                             "index_stat": listing.index_stat, "loadable": listing.loadable}
+    except (OSError, ConfigError, ValueError):
+        infos = {}
+    fast = bool(infos) and all(info["rules"] is not None for info in infos.values())
+    meta = {"source": source, "fast": "1" if fast else "0", "repos": json.dumps(infos),
+            "count": str(sum(1 for row in ordered if row.flag in _IN_SET)),
+            "bytes": str(total),
+            "skipped": str(sum(1 for row in ordered if row.flag == SKIPPED)),
+            "watched": _watched_digest(ordered), "targets": json.dumps(targets)}
+    digest_cache.save(cache_dir, real_root, encoded, meta)
+    for trailer in old_indexes - {str(info["index"]) for info in infos.values()}:
+        with contextlib.suppress(OSError):
+            os.unlink(digest_cache.index_file(cache_dir, trailer))
+
+
+def _loadable_digest(paths: list[str]) -> str:
+    return sha256_hex("\0".join(sorted(paths)).encode("utf-8", "surrogateescape"))
+
+
+def _nested(listing: Listing) -> list[str]:
+    """The repositories inside, walked as folders (`_git_paths`)."""
+    return sorted(path.rstrip("/") for path, kind in listing.paths.items()
+                  if kind == NESTED or (kind == UNTRACKED and path.endswith("/")))
 
 
 def _bytecode(path: str) -> bool:
     return "__pycache__/" in f"/{path}" and path.endswith(".pyc")
 
 
-def _git_paths(folder: Path, environ: Mapping[str, str]) -> dict[str, bool]:
+def _git_paths(folder: Path, environ: Mapping[str, str],
+               repos: dict[str, Listing]) -> dict[str, bool]:
     """Git's files of `folder` (path → tracked): tracked, untracked but not ignored, and
     ignored ones a launch can load (`ignored.py`). A repository inside it (a submodule,
     a gitlink, a clone) is walked as a folder (issue 23, item 4): git for each would
     cost four processes per repository, unbounded in count (an empty gitlink folder
     made git list the outer repository again, 16 levels down), and a nested
     repository's own `.gitignore` must not decide what is pinned any more than a
-    delivered tree's does. Its `.git` and the folders tools make are left out."""
+    delivered tree's does. Its `.git` and the folders tools make are left out.
+    `repos[""]` gets the listing (what the fast path checks, `_fast`)."""
     found: dict[str, bool] = {}
-    listed = work_tree_files(folder, environ)
+    listing = work_tree_listing(folder, environ)
+    listed = listing.paths
     ignored = [path for path, kind in listed.items() if kind == IGNORED]
-    for path in ignored_loadable(str(folder), ignored, MAX_FILES) if ignored else ():
+    loadable = ignored_loadable(str(folder), ignored, MAX_FILES) if ignored else []
+    repos[""] = listing._replace(loadable=_loadable_digest(loadable))
+    for path in loadable:
         found[path] = False
     for path, kind in listed.items():
         if kind == IGNORED:
@@ -132,58 +464,152 @@ def _walk(real_root: str, skip: frozenset[str] = frozenset()) -> list[str]:
 
 
 class _Hasher:
-    """Digests of one listing, within the byte bound, reusing the cache where it holds."""
+    """Digests of one listing, within the byte bound, reusing the cache where it holds,
+    and the cache's rows for the next command."""
 
-    def __init__(self, real_root: str, cached: Mapping[str, digest_cache.Row]) -> None:
+    def __init__(self, real_root: str, cached: Mapping[str, Row], *, modes: bool,
+                 targets: Mapping[str, object] = digest_cache.NO_ROWS) -> None:
         self.real_root = real_root
+        self.targets = targets  # a link's target's digest, by the link's path (`_target`)
+        self.new_targets: dict[str, list[object]] = {}
+        self.modes = modes  # pin the executable bit of tracked files (git records it)
         self.prefix = real_root.rstrip("/") + "/"
-        self.cached = cached
-        self.fresh: dict[str, digest_cache.Row] = {}
+        self.cached = cached  # SETTLED rows only: a WATCHED row is never reused
+        self.rows: dict[str, Row] = {}
         self.total = 0
         self.unpinned: str | None = None
+        # Before any file is read: a file written after this moment has a later ctime.
+        self.started = time.time_ns()
 
-    def entries(self, paths: list[str]) -> dict[str, Entry]:
-        """The hot loop of an unchanged workspace: one lstat and one cache row per path,
-        inlined (a function call per file is a tenth of `list` on 100,000 files)."""
+    def entries(self, paths: Mapping[str, bool]) -> dict[str, Entry]:
+        """The hot loop, inlined (a function call per file is a tenth of `list` on
+        100,000 files): a path with a cached row costs one lstat; any other small
+        regular file one open, fstat, read and close (`_small`)."""
         found: dict[str, Entry] = {}
-        cached, fresh, prefix, lstat, is_regular = (self.cached, self.fresh, self.prefix,
-                                                    os.lstat, stat.S_ISREG)
-        for path in paths:
+        cached, rows, prefix, lstat, is_regular = (self.cached, self.rows, self.prefix,
+                                                   os.lstat, stat.S_ISREG)
+        small = self._small
+        for path, tracked in paths.items():
+            if not tracked and _bytecode(path):
+                rows[path] = Row(path, "", 0, 0, 0, 0, 0, 0, 0, 0, SKIPPED)
+                continue
+            row = cached.get(path) if cached else None
+            if row is None:
+                entry = small(path, tracked)
+                if entry is not None:
+                    found[path] = entry
+                continue
             try:
                 status = lstat(prefix + path)  # not os.path.join: 100,000 calls
-            except OSError:
-                continue  # listed (an index entry) but gone: nothing there can run
-            row = cached.get(path)
-            if (is_regular(status.st_mode) and type(row) is list and len(row) == 6
-                    and row[0] == status.st_size and row[1] == status.st_mtime_ns
-                    and row[2] == status.st_ctime_ns and row[3] == status.st_ino
-                    and type(row[4]) is str and type(row[5]) is int):
-                self.total += row[0]
-                fresh[path] = row
-                found[path] = Entry("sha256:" + row[4], row[0], row[5])
+            except OSError:  # listed (an index entry) but gone: nothing there can run
+                rows[path] = Row(path, "", 0, 0, 0, 0, 0, 0, 0, 0, ABSENT, int(tracked))
                 continue
-            entry = self.entry(path, status)
+            if (is_regular(status.st_mode)
+                    and row.size == status.st_size and row.mtime == status.st_mtime_ns
+                    and row.ctime == status.st_ctime_ns and row.ino == status.st_ino
+                    and row.mode == status.st_mode and row.uid == status.st_uid
+                    and row.gid == status.st_gid):
+                self.total += row.size
+                rows[path] = row
+                found[path] = Entry(row.digest, row.size, row.lines)
+                continue
+            entry = self.entry(path, status, tracked=tracked)
             if entry is not None:
                 found[path] = entry
         return found
 
-    def entry(self, path: str, status: os.stat_result) -> Entry | None:
+    def _small(self, path: str, tracked: bool) -> Entry | None:
+        """A path with no cached row: opened without following a link or blocking on
+        a FIFO, so a small regular file is hashed from one read. The stat is the
+        fstat before reading: a write while it is read moves the ctime past
+        `started`, so the row is not settled and the next start hashes it again."""
+        import hashlib  # noqa: PLC0415 - OpenSSL, only when a file is read
+
         full = self.prefix + path
-        if stat.S_ISLNK(status.st_mode):
-            return self._link(path, full)
-        if stat.S_ISDIR(status.st_mode):
-            return Entry("unreadable:folder") if path.endswith("/") else None
-        if not stat.S_ISREG(status.st_mode):
-            return Entry(f"special:{stat.filemode(status.st_mode)[0]}")
-        size = status.st_size
+        try:
+            fd = os.open(full, _OPEN)
+        except OSError:  # a symlink (ELOOP), a socket, gone: told apart by its lstat
+            try:
+                status = os.lstat(full)
+            except OSError:
+                self.rows[path] = Row(path, "", 0, 0, 0, 0, 0, 0, 0, 0, ABSENT, int(tracked))
+                return None
+            return self.entry(path, status, tracked=tracked)
+        try:
+            status = os.fstat(fd)
+            size = status.st_size
+            if not stat.S_ISREG(status.st_mode) or size >= _CHUNK \
+                    or self.total + size > MAX_BYTES:
+                os.close(fd)
+                fd = -1
+                return self.entry(path, status, tracked=tracked)
+            data = os.read(fd, size + 1)
+            if len(data) != size:  # it changed since the fstat: read to its end instead
+                os.close(fd)
+                fd = -1
+                return self.entry(path, status, tracked=tracked)
+        except OSError:
+            return self.entry(path, os.lstat(full), tracked=tracked) if fd >= 0 else None
+        finally:
+            if fd >= 0:
+                os.close(fd)
         self.total += size
-        key = (size, status.st_mtime_ns, status.st_ctime_ns, status.st_ino)
-        if self.total > MAX_BYTES:
-            return Entry("unhashed:past the byte bound", size)
-        digest, lines, after = _hash(full)
-        if after == key and digest.startswith("sha256:"):  # unchanged while read: cache it
-            self.fresh[path] = [*key, digest.removeprefix("sha256:"), lines]
+        digest = "sha256:" + hashlib.sha256(data).hexdigest()
+        if tracked and self.modes and status.st_mode & 0o100:
+            digest = EXECUTABLE + digest
+        lines = data.count(b"\n")
+        flag = SETTLED if settled(status.st_mtime_ns, status.st_ctime_ns, self.started) \
+            else WATCHED
+        self.rows[path] = Row(path, digest, size, lines, status.st_mtime_ns,
+                              status.st_ctime_ns, status.st_ino, status.st_mode,
+                              status.st_uid, status.st_gid, flag, int(tracked))
         return Entry(digest, size, lines)
+
+    def again(self, path: str, old: Row | None) -> Row:
+        """The row of one path git named (or the cache watches), as it is now."""
+        tracked = old is not None and old.tracked == 1  # the tracked list is as it was
+        try:
+            status = os.lstat(self.prefix + path)
+        except OSError:  # gone: watched from now on, in case it comes back
+            return Row(path, "", 0, 0, 0, 0, 0, 0, 0, 0, ABSENT, int(tracked))
+        if not tracked and _bytecode(path):
+            return Row(path, "", 0, 0, 0, 0, 0, 0, 0, 0, SKIPPED)
+        self.entry(path, status, tracked=tracked)
+        return self.rows.get(path) or Row(path, "", 0, 0, 0, 0, 0, 0, 0, 0, ABSENT, int(tracked))
+
+    def entry(self, path: str, status: os.stat_result, *, tracked: bool) -> Entry | None:
+        full = self.prefix + path
+        key = (status.st_size, status.st_mtime_ns, status.st_ctime_ns, status.st_ino)
+        row = (path, status.st_size, 0, status.st_mtime_ns, status.st_ctime_ns,
+               status.st_ino, status.st_mode, status.st_uid, status.st_gid)
+        entry: Entry | None
+        if stat.S_ISLNK(status.st_mode):
+            entry = self._link(path, full)
+        elif stat.S_ISDIR(status.st_mode):
+            entry = Entry("unreadable:folder") if path.endswith("/") else None
+        elif not stat.S_ISREG(status.st_mode):
+            entry = Entry(f"special:{stat.filemode(status.st_mode)[0]}")
+        else:
+            self.total += status.st_size
+            if self.total > MAX_BYTES:
+                entry = Entry("unhashed:past the byte bound", status.st_size)
+            else:
+                digest, lines, after = _hash(full)
+                if tracked and self.modes and digest.startswith("sha256:") \
+                        and status.st_mode & 0o100:
+                    digest = EXECUTABLE + digest  # git records the bit: a clone has it
+                entry = Entry(digest, status.st_size, lines)
+                if after == key and digest.removeprefix(EXECUTABLE).startswith("sha256:") \
+                        and settled(status.st_mtime_ns, status.st_ctime_ns, self.started):
+                    self.rows[path] = Row(row[0], digest, row[1], lines, *row[3:], SETTLED,
+                                          int(tracked))
+                    return entry
+        if entry is None:
+            self.rows.pop(path, None)
+            return None
+        self.rows[path] = Row(row[0], entry.digest, entry.size, entry.lines, *row[3:],
+                              WATCHED, int(tracked))
+        return entry
 
     def _link(self, path: str, full: str) -> Entry:
         try:
@@ -214,18 +640,19 @@ class _Hasher:
 
 
     def _target(self, path: str, real: str, status: os.stat_result) -> str:
-        """The content digest of a link's regular target, cached under the link's path
-        by the target's size, mtime, ctime and inode (issue 23, item 9: a large file
-        outside the repo was read again by every command)."""
-        key = (status.st_size, status.st_mtime_ns, status.st_ctime_ns, status.st_ino)
-        row = self.cached.get(path)
-        if type(row) is list and len(row) == 6 and tuple(row[:4]) == key \
-                and type(row[4]) is str and type(row[5]) is int:
-            self.fresh[path] = row
-            return "sha256:" + row[4]
-        digest, lines, after = _hash(real)
-        if after == key and digest.startswith("sha256:"):
-            self.fresh[path] = [*key, digest.removeprefix("sha256:"), lines]
+        """The content digest of a link's regular target, kept by the link's path with
+        the target's real path, size, mtime, ctime and inode (issue 23, item 9: a large
+        file outside the repo was read again by every command)."""
+        key = [real, status.st_size, status.st_mtime_ns, status.st_ctime_ns, status.st_ino]
+        known = self.targets.get(path)
+        if isinstance(known, list) and len(known) == 6 and known[:5] == key \
+                and isinstance(known[5], str):
+            self.new_targets[path] = known
+            return known[5]
+        digest, _, after = _hash(real)
+        if after is not None and list(after) == key[1:] and digest.startswith("sha256:") \
+                and settled(status.st_mtime_ns, status.st_ctime_ns, self.started):
+            self.new_targets[path] = [*key, digest]
         return digest
 
 

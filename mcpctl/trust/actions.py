@@ -47,7 +47,8 @@ def approve(server: MergedServer, status: Status, root: Path, trust_file: Path) 
     pins = status.pins
     approval = Approval(status.fingerprint, datetime.now(UTC).isoformat(timespec="seconds"),
                         approved_definition(spec, pins))
-    entries = {path: pins.sizes.get(path) or Entry(digest) for path, digest in pins.files.items()}
+    sizes = dict(pins.sizes.items())  # one pass (a cached workspace set reads it lazily)
+    entries = {path: sizes.get(path) or Entry(digest) for path, digest in pins.files.items()}
 
     def mutate(store: Store) -> None:
         # Under the store's lock: a concurrent revoke must not drop the new manifest.

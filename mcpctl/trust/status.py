@@ -92,9 +92,6 @@ def status_of(
 
 def _changes(approval: Approval, pins: "PinSet", manifests: Manifests,
              definition: Definition) -> tuple[list[str], list[FileChange]]:
-    from mcpctl.pinning.pin_set import ABSENT  # noqa: PLC0415
-    from mcpctl.pinning.workspace import changed_paths  # noqa: PLC0415
-
     old = approval.definition
     now = approved_definition(definition.spec, pins)
     file_changes: list[FileChange] = []
@@ -102,19 +99,56 @@ def _changes(approval: Approval, pins: "PinSet", manifests: Manifests,
     # Across two kinds of set a file diff would list every file; the pinSet line says it.
     if not is_legacy(old) and old.get("manifest") != pins.digest \
             and old.get("pinSet") == pins.kind:
-        approved = manifests(str(old.get("manifest")))
-        if approved is None:
-            extra.append(NO_MANIFEST)
+        memo_key = f"changes:{old.get('manifest')}:{pins.digest}"
+        known = pins.memo.recall(memo_key) if pins.memo is not None else None
+        if known is not None:  # this very change was reported from this cache before
+            file_changes = _decoded(known)
         else:
-            before = {path: entry.digest for path, entry in approved.items()
-                      if entry.digest != ABSENT}
-            after = {path: digest for path, digest in pins.files.items() if digest != ABSENT}
-            file_changes = [FileChange(path, what, approved.get(path), _entry(pins, path))
-                            for path, what in changed_paths(before, after)]
+            approved = manifests(str(old.get("manifest")))
+            if approved is None:
+                extra.append(NO_MANIFEST)
+            else:
+                file_changes = _file_changes(approved, pins)
+                if pins.memo is not None and len(file_changes) <= _KEPT_CHANGES:
+                    pins.memo.remember(memo_key, _encoded(file_changes))
     changes = diff(old, now, [(c.path, c.what) for c in file_changes]) + extra
     return changes or [
         "fingerprint differs (approved by another mcpctl version or edited store)"
     ], file_changes
+
+
+_KEPT_CHANGES = 1000  # a longer report is computed again each time
+
+
+def _file_changes(approved: "Mapping[str, Entry]", pins: "PinSet") -> list[FileChange]:
+    """Every file added, removed or modified: one pass over both sets. A manifest keeps
+    64 bits of each digest (`manifest.short`): compared as such."""
+    from mcpctl.pinning.manifest import short  # noqa: PLC0415
+    from mcpctl.pinning.pin_set import ABSENT  # noqa: PLC0415
+    from mcpctl.pinning.workspace import changed_paths  # noqa: PLC0415
+
+    absent = (ABSENT, short(ABSENT))
+    before = {path: entry.digest if entry.digest.startswith("~") else short(entry.digest)
+              for path, entry in approved.items() if entry.digest not in absent}
+    after = {path: short(digest) for path, digest in pins.files.items() if digest != ABSENT}
+    return [FileChange(path, what, approved.get(path), _entry(pins, path))
+            for path, what in changed_paths(before, after)]
+
+
+def _encoded(changes: Sequence[FileChange]) -> str:
+    import json  # noqa: PLC0415
+
+    return json.dumps([[c.path, c.what, c.before and list(c.before), c.after and list(c.after)]
+                       for c in changes])
+
+
+def _decoded(text: str) -> list[FileChange]:
+    import json  # noqa: PLC0415
+
+    from mcpctl.pinning.workspace import Entry  # noqa: PLC0415
+
+    return [FileChange(path, what, before and Entry(*before), after and Entry(*after))
+            for path, what, before, after in json.loads(text)]
 
 
 def _entry(pins: "PinSet", path: str) -> "Entry | None":

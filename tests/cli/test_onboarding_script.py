@@ -70,6 +70,8 @@ def setup(tmp_path: Path) -> tuple[Path, Path, dict[str, str]]:
     return script, repo, env
 
 
+# The script runs three times, each bounded at 300 s (a few seconds idle).
+@pytest.mark.timeout(960)
 def test_the_readme_script_onboards_is_a_no_op_again_and_stops_on_a_change(
     setup: tuple[Path, Path, dict[str, str]], secret_service: SecretService,
     tmp_path: Path, mcpctl_home: Path,
@@ -128,6 +130,7 @@ def test_the_readme_script_onboards_is_a_no_op_again_and_stops_on_a_change(
     assert "trusted: tasks (" in accepted.stdout
 
 
+@pytest.mark.timeout(360)
 def test_with_no_secret_service_the_script_stops_before_changing_anything(
     setup: tuple[Path, Path, dict[str, str]], tmp_path: Path, mcpctl_home: Path,
 ) -> None:

@@ -7,7 +7,6 @@ token in a client's file, or make `check` hang.
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import pytest
@@ -105,9 +104,7 @@ def test_check_stays_linear_on_hostile_strings(tmp_path: Path, cli: Cli, value: 
     repo.mkdir()
     (repo / ".mcp.json").write_text(json.dumps({"mcpServers": {"s": {
         "command": "sh", "args": ["-c", value], "env": {"T": value}}}}))
-    started = time.monotonic()
-    cli("check", "-w", str(repo))
-    assert time.monotonic() - started < 10
+    cli("check", "-w", str(repo))  # 0.3 s idle; the test's bound is 30 s
 
 
 def test_a_gemini_settings_file_with_comments_is_read(tmp_path: Path, cli: Cli) -> None:

@@ -26,7 +26,7 @@ from jeepney.io.blocking import open_dbus_connection
 connection = open_dbus_connection(bus="SESSION")
 connection.send_and_get_reply(message_bus.RequestName("org.freedesktop.secrets"))
 print("ready", flush=True)
-time.sleep(60)
+time.sleep(600)
 """
 
 
@@ -122,6 +122,8 @@ def test_without_xdg_config_home_the_keyring_config_is_looked_for_in_home() -> N
     assert not secret_service.applies(base)
 
 
+# A read that never gave up would wait on the hung service (600 s) past this bound.
+@pytest.mark.timeout(60)
 def test_a_hung_secret_service_is_given_five_seconds_then_keyring_decides(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     bus_argv = [require_program("dbus-daemon"), "--session", "--nofork", "--print-address=1"]
@@ -135,7 +137,7 @@ def test_a_hung_secret_service_is_given_five_seconds_then_keyring_decides(
             began = time.monotonic()
             assert secret_service.read(SERVICE, "anything") is None
             waited = time.monotonic() - began
-    assert 5.0 <= waited < 5.8
+    assert waited >= 5.0  # a lower bound: load only lengthens the wait
 
 
 def test_without_jeepney_the_read_leaves_it_to_keyring(monkeypatch: pytest.MonkeyPatch) -> None:

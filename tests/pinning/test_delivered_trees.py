@@ -17,9 +17,11 @@ import os
 import py_compile
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
+from mcpctl.pinning.git_index import SETTLED_NS
 from tests.components import require_program
 from tests.conftest import run_mcpctl
 from tests.pinning.repos import git, git_repo
@@ -122,7 +124,9 @@ def test_empty_gitlinks_start_no_git_of_their_own(tmp_path: Path) -> None:
     assert mcpctl(root, "trust", "srv", "--yes", env=env).code == 0
     log.unlink()
     assert state(root, env) == ("trusted", "")
-    assert starts(log) == 4  # the root's four gits; none for a folder without `.git`
+    # The root's gits (four, or three while its index is settled and as it was: its path
+    # list is not read again, issue 24); none for a folder without `.git`.
+    assert starts(log) in (3, 4)
 
 
 def test_nested_repositories_start_no_git_and_their_gitignore_hides_nothing(
@@ -139,7 +143,7 @@ def test_nested_repositories_start_no_git_and_their_gitignore_hides_nothing(
     assert mcpctl(root, "trust", "srv", "--yes", env=env).code == 0
     log.unlink()
     assert state(root, env) == ("trusted", "")
-    assert starts(log) == 4  # the root's; a repository inside is walked
+    assert starts(log) in (3, 4)  # the root's (see above); a repository inside is walked
     (root / "inner0" / "node_modules" / "x.js").write_text("y\n")
     assert state(root) == ("trusted", "")
     (root / "inner0" / "hidden.py").write_text("# changed\n")
@@ -162,6 +166,9 @@ def test_a_link_to_a_large_outside_file_is_read_once(tmp_path: Path) -> None:
     require_program("strace")
     outside = tmp_path / "data.bin"
     outside.write_bytes(b"\1" * (8 * 1024 * 1024))
+    # A file written moments before it is hashed is hashed again until it has settled
+    # (the racy rule, `git_index.SETTLED_NS`), a link's target too.
+    time.sleep(SETTLED_NS / 1e9 + 0.1)
     root = git_repo(tmp_path / "repo", {"srv.py": "print()\n"})
     (root / "big").symlink_to(outside)
     git(root, "add", "big")

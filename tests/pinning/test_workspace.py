@@ -157,8 +157,11 @@ def test_the_cache_is_used_and_a_swap_that_restores_the_mtime_is_still_seen(
     (root / "server.js").write_text("good\n")
     cache = tmp_path / "cache"
     assert digests_of(root, cache) == {"server.js": sha("good\n")}
-    saved = digest_cache.load(digest_cache.cache_file(cache, str(root)), str(root))
-    assert saved["server.js"][4:] == [sha("good\n").removeprefix("sha256:"), 1]
+    saved = digest_cache.load(cache, str(root))
+    assert saved is not None
+    row = saved.row("server.js")
+    assert row is not None
+    assert (row.digest, row.lines) == (sha("good\n"), 1)
     before = os.stat(root / "server.js")
     (root / "server.js").write_text("evil\n")  # same size
     os.utime(root / "server.js", ns=(before.st_atime_ns, before.st_mtime_ns))

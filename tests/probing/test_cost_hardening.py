@@ -9,7 +9,6 @@ import signal
 import subprocess
 import sys
 import textwrap
-import time
 import uuid
 from pathlib import Path
 from typing import Any
@@ -19,7 +18,7 @@ import pytest
 from tests.cli.test_run import SERVER, workspace_with, write_user_config
 from tests.conftest import Cli, run_mcpctl
 from tests.processes import kill_all, signal_and_wait, started, wait_for
-from tests.protocol.conftest import PRELUDE, free_port, survivors, survivors_after_settling
+from tests.protocol.conftest import PRELUDE, refusing_port, survivors, survivors_after_settling
 
 GHP = "ghp_" + "A1b2C3d4E5f6G7h8I9j0" * 2  # the detector knows this shape
 PASSPHRASE = "correct-horse-battery-staple"  # it does not know this one
@@ -240,18 +239,19 @@ def test_a_tool_list_that_cannot_be_encoded_fails_that_server_alone(
 def test_broken_urls_and_headers_fail_alone_and_at_once(user_config: Path,
                                                         tmp_path: Path) -> None:
     python = toml_string(sys.executable)
-    write_user_config(user_config, (
-        '[servers.v6]\nurl = "http://[::1/mcp"\n\n'
-        '[servers.port]\nurl = "http://127.0.0.1:99999/mcp"\n\n'
-        f'[servers.accent]\nurl = "http://127.0.0.1:{free_port()}/mcp"\n'
-        'headers = { X-Team = "café" }\n\n'
-        '[servers.idna]\nurl = "https://xn--/mcp"\n\n'
-        f'[servers.nul]\ncommand = {python}\nargs = ["-c", "pass", "a\\u0000b"]\n\n'
-        f"[servers.tok]\ncommand = {python}\nargs = [{toml_string(str(SERVER))}]\n"))
-    started = time.monotonic()
-    result = run_mcpctl(["cost", "--workspace", str(tmp_path), "--timeout", "20"],
-                        env={"API_TOKEN": "abc"})
-    assert time.monotonic() - started < 10
+    with refusing_port() as port:
+        write_user_config(user_config, (
+            '[servers.v6]\nurl = "http://[::1/mcp"\n\n'
+            '[servers.port]\nurl = "http://127.0.0.1:99999/mcp"\n\n'
+            f'[servers.accent]\nurl = "http://127.0.0.1:{port}/mcp"\n'
+            'headers = { X-Team = "café" }\n\n'
+            '[servers.idna]\nurl = "https://xn--/mcp"\n\n'
+            f'[servers.nul]\ncommand = {python}\nargs = ["-c", "pass", "a\\u0000b"]\n\n'
+            f"[servers.tok]\ncommand = {python}\nargs = [{toml_string(str(SERVER))}]\n"))
+        # "At once": with the longest timeout there is, a probe that waited it out for any of
+        # these would outlast the run's own bound (60 s, over 10x its idle time) and fail.
+        result = run_mcpctl(["cost", "--workspace", str(tmp_path), "--timeout", "600"],
+                            env={"API_TOKEN": "abc"}, timeout=60)
     assert result.code == 6
     # What no launch can carry out is a problem where it is written (issue 23, item 7).
     assert [line.partition(": error: ")[2] for line in result.err.splitlines()] == [

@@ -12,7 +12,7 @@ import sys
 import time
 import uuid
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 import pytest
@@ -160,6 +160,8 @@ def require_npm_server(package: str) -> Path:
 
 
 def free_port() -> int:
+    """A loopback port free now, for a server the test is about to start there
+    (`http_server` then checks that server is the one listening)."""
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port: int = sock.getsockname()[1]
@@ -167,27 +169,64 @@ def free_port() -> int:
 
 
 @contextmanager
+def refusing_port() -> Iterator[int]:
+    """A loopback port where every connection is refused, for the block: bound by this
+    process and never listened on, so no other process (another worker's server) can
+    take it meanwhile, as it could a port that was only free when asked."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        yield port
+
+
+def listening_sockets(port: int) -> set[str]:
+    """The inodes of the TCP sockets listening on `port` (any address), from the
+    kernel's tables: which process owns one is then a question of its open files."""
+    found = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            rows = Path(table).read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for row in rows:
+            fields = row.split()
+            # local address "0100007F:1F90", state 0A (LISTEN), inode in field 9
+            if fields[3] == "0A" and int(fields[1].rsplit(":", 1)[1], 16) == port:
+                found.add(fields[9])
+    return found
+
+
+def sockets_of(pid: int) -> set[str]:
+    """The inodes of the sockets process `pid` holds open."""
+    inodes = set()
+    with suppress(OSError):
+        for entry in os.scandir(f"/proc/{pid}/fd"):
+            with suppress(OSError):
+                target = os.readlink(entry.path)
+                if target.startswith("socket:["):
+                    inodes.add(target[len("socket:["):-1])
+    return inodes
+
+
+@contextmanager
 def http_server(argv: list[str], port: int, env: dict[str, str] | None = None) -> Iterator[str]:
-    """Run an HTTP MCP server on 127.0.0.1:`port` for the block; yields its /mcp url."""
+    """Run an HTTP MCP server on 127.0.0.1:`port` for the block; yields its /mcp url
+    once that process itself listens there (issue 25). A connection alone proved only
+    that something listened: under a parallel run another worker's server may hold the
+    port, and the test would have talked to it."""
     process = subprocess.Popen(argv, env={**os.environ, **(env or {})},
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         # The SDK server takes seconds to import on a busy machine: 10 s was not enough.
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                if process.poll() is not None:
-                    raise RuntimeError(f"{argv} exited with {process.returncode} before "
-                                       f"listening on {port}") from None
-                if time.monotonic() > deadline:
-                    raise RuntimeError(f"{argv} did not listen on {port} within 30 s") from None
-                time.sleep(0.05)
-        if process.poll() is not None:  # what answered is another process on that port
-            raise RuntimeError(f"{argv} exited with {process.returncode}; port {port} is "
-                               "taken by another process")
+        deadline = time.monotonic() + 60
+        while not listening_sockets(port) & sockets_of(process.pid):
+            if process.poll() is not None:
+                taken = " (the port is another process's)" if listening_sockets(port) else ""
+                raise RuntimeError(f"{argv} exited with {process.returncode} before "
+                                   f"listening on {port}{taken}")
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"{argv} did not listen on {port} within 60 s")
+            time.sleep(0.05)
         yield f"http://127.0.0.1:{port}/mcp"
     finally:
         stop(process)

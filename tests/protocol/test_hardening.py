@@ -6,7 +6,6 @@ import json
 import sys
 import textwrap
 import threading
-import time
 from collections.abc import Callable, Iterable, Iterator
 from functools import partial
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -18,7 +17,13 @@ from mcpctl.model import Transport
 from mcpctl.protocol.http import MAX_SERVER_REQUESTS, MAX_WAITING_ANSWERS
 from mcpctl.protocol.probe import LaunchPlan
 from mcpctl.protocol.process import STDERR_LINE_CHARS
-from tests.protocol.conftest import Hostile, free_port, run_failure, stdio_plan, survivors
+from tests.protocol.conftest import (
+    Hostile,
+    refusing_port,
+    run_failure,
+    stdio_plan,
+    survivors,
+)
 
 GHP = "ghp_" + "A1b2C3d4E5f6G7h8I9j0" * 2
 PASSPHRASE = "correct-horse-battery-staple"  # no detector flags it: only its value can
@@ -90,22 +95,24 @@ def test_a_header_http_cannot_carry_is_refused_without_quoting_it(
     loopback: Callable[[Respond], str], value: str
 ) -> None:
     url = loopback(not_found)
-    plan = LaunchPlan("r", Transport.HTTP, url=url, headers={"Authorization": value}, timeout=5)
+    # At once: a probe that waited out this timeout would outlast the test's own bound.
+    plan = LaunchPlan("r", Transport.HTTP, url=url, headers={"Authorization": value},
+                      timeout=600)
     failure = run_failure(plan)
     assert failure.diagnosis == HEADER_REFUSED
-    assert failure.elapsed < 1.0
 
 
 def test_library_errors_are_not_quoted_when_headers_were_sent() -> None:
-    url = f"http://127.0.0.1:{free_port()}/mcp"
-    with_headers = LaunchPlan("r", Transport.HTTP, url=url, timeout=5,
-                              headers={"Authorization": f"Bearer {GHP}"})
-    assert run_failure(with_headers).diagnosis == (
-        "cannot reach the server: ConnectError (the error text is not shown: it may quote a "
-        "header value)")
-    without = LaunchPlan("r", Transport.HTTP, url=url, timeout=5)
-    assert run_failure(without).diagnosis == (
-        "cannot reach the server: All connection attempts failed")
+    with refusing_port() as port:
+        url = f"http://127.0.0.1:{port}/mcp"
+        with_headers = LaunchPlan("r", Transport.HTTP, url=url, timeout=5,
+                                  headers={"Authorization": f"Bearer {GHP}"})
+        assert run_failure(with_headers).diagnosis == (
+            "cannot reach the server: ConnectError (the error text is not shown: it may "
+            "quote a header value)")
+        without = LaunchPlan("r", Transport.HTTP, url=url, timeout=5)
+        assert run_failure(without).diagnosis == (
+            "cannot reach the server: All connection attempts failed")
 
 
 @pytest.mark.parametrize(("url", "diagnosis"), [
@@ -117,25 +124,22 @@ def test_library_errors_are_not_quoted_when_headers_were_sent() -> None:
      "as 'port')"),
 ])
 def test_a_url_that_cannot_be_parsed_fails_at_once(url: str, diagnosis: str) -> None:
-    failure = run_failure(LaunchPlan("r", Transport.HTTP, url=url, timeout=20))
+    failure = run_failure(LaunchPlan("r", Transport.HTTP, url=url, timeout=600))
     assert failure.diagnosis == diagnosis
-    assert failure.elapsed < 1.0
 
 
 def test_an_error_the_http_library_does_not_wrap_settles_the_request() -> None:
     """The IDNA codec raises its own error from inside the POST; the request must fail
     with it, not wait out the timeout with an orphaned task."""
-    failure = run_failure(LaunchPlan("r", Transport.HTTP, url="https://xn--/mcp", timeout=20))
+    failure = run_failure(LaunchPlan("r", Transport.HTTP, url="https://xn--/mcp", timeout=600))
     assert failure.diagnosis == (
         "cannot reach the server: Malformed A-label, no Punycode eligible content found")
-    assert failure.elapsed < 2.0
 
 
 def test_an_unexpected_error_is_that_servers_failure(hostile: Hostile) -> None:
-    plan = stdio_plan(sys.executable, "-c", "print('never')", "a\x00b", timeout=20)
+    plan = stdio_plan(sys.executable, "-c", "print('never')", "a\x00b", timeout=600)
     failure = run_failure(plan)
     assert failure.diagnosis == "unexpected ValueError while probing: embedded null byte"
-    assert failure.elapsed < 1.0
 
 
 # --- tool lists that are not strict JSON in UTF-8 (C2) ----------------------------------
@@ -209,6 +213,13 @@ def test_a_burst_of_server_requests_fails_the_connection(
 
 
 def test_server_requests_are_capped_in_all(loopback: Callable[[Respond], str]) -> None:
+    """The server sends its next request only once mcpctl answered the last (an event,
+    not a pause), so the cap, not the waiting-answers bound, is what trips.
+
+    Under load the 256 round trips once took longer than half the probe's timeout, when
+    mcpctl sends `initialize` behind a discovery still unanswered: this server refused
+    that with a 404, and the test failed with "HTTP 404". The timeout is now the longest
+    there is, so the fallback is never due within the test's own bound."""
     answered: list[str] = []
     changed = threading.Condition()
 
@@ -228,12 +239,13 @@ def test_server_requests_are_capped_in_all(loopback: Callable[[Respond], str]) -
             for n in range(MAX_SERVER_REQUESTS + 50):
                 yield event(ping(n))
                 with changed:
-                    if not changed.wait_for(partial(answered_more_than, n), timeout=2):
+                    # A bound so a lost answer ends the stream (idle: milliseconds).
+                    if not changed.wait_for(partial(answered_more_than, n), timeout=60):
                         return
 
         return 200, {"Content-Type": "text/event-stream"}, one_at_a_time()
 
-    failure = run_failure(LaunchPlan("r", Transport.HTTP, url=loopback(respond), timeout=10))
+    failure = run_failure(LaunchPlan("r", Transport.HTTP, url=loopback(respond), timeout=600))
     assert failure.diagnosis == (
         f"server sent more than {MAX_SERVER_REQUESTS} requests of its own; stopped")
     assert answered == [f"ping-{n}" for n in range(MAX_SERVER_REQUESTS)]
@@ -268,10 +280,9 @@ def test_stderr_lines_are_masked_before_they_are_cut() -> None:
 def test_an_http_error_body_is_masked(loopback: Callable[[Respond], str]) -> None:
     body = f"token {PASSPHRASE} rejected; expected {GHP}".encode()
     url = loopback(lambda message: (401, {"Content-Type": "text/plain"}, [body]))
-    plan = LaunchPlan("r", Transport.HTTP, url=url, timeout=5,
+    # At once: a probe that waited out this timeout would outlast the test's own bound.
+    plan = LaunchPlan("r", Transport.HTTP, url=url, timeout=600,
                       headers={"Authorization": f"Bearer {PASSPHRASE}"}, secrets=(PASSPHRASE,))
-    started = time.monotonic()
     failure = run_failure(plan)
     assert failure.diagnosis == (
         "server refused initialize: HTTP 401: token corr*** rejected; expected ghp_***")
-    assert time.monotonic() - started < 5

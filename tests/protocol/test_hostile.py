@@ -28,17 +28,19 @@ from tests.protocol.conftest import (
     survivors_after_settling,
 )
 
-SLACK = 5.0  # issue 5: each ends within its timeout plus 5 s
-# The longest plan timeout here is 30 s (a signal or a cancel ends it sooner); a test
-# still running at 60 s has lost its bound, and fails instead of hanging the suite.
+# Issue 5: each probe ends within its timeout plus a shutdown grace. The servers here
+# run for 600 s unless stopped, and the longest plan timeout is 30 s (a signal or a
+# cancel ends it sooner): a probe that lost its bound is still running at 60 s, and the
+# test fails there instead of hanging the suite. The diagnosis names the timeout that
+# fired. No test here times the probe (tests/test_no_timed_assertions.py).
 pytestmark = pytest.mark.timeout(60)
+SLACK = 5.0  # a signal's answer: idle, well under a second
 
 
 def test_never_answers(hostile: Hostile) -> None:
     plan, marker = hostile("time.sleep(600)\n")
     failure = run_failure(plan)
     assert failure.diagnosis == "timed out after 1.0 s waiting for the first answer"
-    assert failure.elapsed < plan.timeout + SLACK
     assert survivors(marker) == []
 
 
@@ -50,7 +52,6 @@ def test_answers_then_hangs(hostile: Hostile) -> None:
         """))
     failure = run_failure(plan)
     assert failure.diagnosis == "timed out after 1.0 s waiting for tools/list"
-    assert failure.elapsed < 2 * plan.timeout + SLACK
     assert survivors(marker) == []
 
 
@@ -62,7 +63,6 @@ def test_garbage_on_stdout(hostile: Hostile) -> None:
         "stdout pollution: server printed 'Hello' (not JSON-RPC) on stdout"
     )
     assert failure.stderr_tail == ("starting up",)
-    assert failure.elapsed < plan.timeout + SLACK
     assert survivors(marker) == []
 
 
@@ -70,12 +70,12 @@ def test_garbage_before_the_first_request_is_never_missed() -> None:
     """A shell prints at once, often before spawning has returned: the line must still
     be diagnosed, not dropped (dropping it turned pollution into a timeout)."""
     for _ in range(5):
-        plan = stdio_plan("/bin/sh", "-c", "echo Hello; exec sleep 30", timeout=5.0)
+        # A dropped line would leave the probe waiting out the timeout, past the bound.
+        plan = stdio_plan("/bin/sh", "-c", "echo Hello; exec sleep 600", timeout=600)
         failure = run_failure(plan)
         assert failure.diagnosis == (
             "stdout pollution: server printed 'Hello' (not JSON-RPC) on stdout"
         )
-        assert failure.elapsed < 4.0
 
 
 def test_json_that_is_not_json_rpc_is_pollution(hostile: Hostile) -> None:
@@ -99,7 +99,6 @@ def test_100_mb_without_a_newline(hostile: Hostile) -> None:
     failure = run_failure(plan)
     assert failure.diagnosis == f"line longer than {MAX_LINE_BYTES} bytes on stdout"
     assert peak_rss_mib() - before < 64  # the cap tripped at 8 MiB; nothing near 100 MB
-    assert failure.elapsed < plan.timeout + SLACK
     assert survivors(marker) == []
 
 
@@ -108,7 +107,6 @@ def test_exits_at_once(hostile: Hostile) -> None:
     failure = run_failure(plan)
     assert failure.diagnosis == "server exited with code 3 before answering"
     assert failure.stderr_tail == ("fatal: no config",)
-    assert failure.elapsed < plan.timeout + SLACK
     assert survivors(marker) == []
 
 
@@ -121,9 +119,11 @@ def test_ignores_sigterm_and_stdin_close(hostile: Hostile) -> None:
         """))
     started = time.monotonic()
     result = run_probe(plan)
+    waited = time.monotonic() - started
     assert [tool["name"] for tool in result.tools] == ["t"]
-    # stdin closed → wait; SIGTERM ignored → wait; SIGKILL.
-    assert 2 * SHUTDOWN_GRACE <= time.monotonic() - started < plan.timeout + SLACK
+    # stdin closed → wait; SIGTERM ignored → wait; SIGKILL (a server never killed would
+    # sleep past the module's bound). A lower bound: load only lengthens the waits.
+    assert waited >= 2 * SHUTDOWN_GRACE
     assert survivors(marker) == []
 
 
@@ -183,7 +183,6 @@ def test_ten_thousand_tools(hostile: Hostile) -> None:
     assert len(result.tools) == 10000
     assert result.tools[9999] == {"name": "tool_9999", "description": "d" * 50,
                                   "inputSchema": {"type": "object", "properties": {}}}
-    assert result.elapsed < plan.timeout + SLACK
     assert survivors(marker) == []
 
 
@@ -217,9 +216,7 @@ def test_cancellation_leaves_no_process(hostile: Hostile) -> None:
             return
         raise AssertionError("the probe was not cancelled")
 
-    started = time.monotonic()
     asyncio.run(cancel_midway())
-    assert time.monotonic() - started < SLACK
     assert survivors_after_settling(marker) == []
 
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import shlex
 import sys
-import time
+from pathlib import Path
 
 import pytest
 
@@ -18,6 +19,7 @@ from tests.protocol.conftest import (
     SDK_SERVER,
     free_port,
     http_server,
+    refusing_port,
     require_npm_server,
     run_failure,
     run_probe,
@@ -110,29 +112,41 @@ def test_plain_http_to_a_remote_host_is_refused_before_connecting() -> None:
 
 
 def test_nothing_listening_is_diagnosed() -> None:
-    plan = LaunchPlan("r", Transport.HTTP, url=f"http://127.0.0.1:{free_port()}/mcp", timeout=5)
-    assert run_failure(plan).diagnosis.startswith("cannot reach the server: ")
+    with refusing_port() as port:
+        plan = LaunchPlan("r", Transport.HTTP, url=f"http://127.0.0.1:{port}/mcp", timeout=5)
+        assert run_failure(plan).diagnosis.startswith("cannot reach the server: ")
 
 
-def test_probe_many_is_concurrent_and_isolates_failures() -> None:
-    slow = stdio_plan(sys.executable, "-c", "import time; time.sleep(5)", timeout=1.0,
+def meeting(plan: LaunchPlan, mine: Path, other: Path) -> LaunchPlan:
+    """`plan`'s server, started only once it has said it is up (`mine`) and seen the
+    other's word (`other`): two of them both answer only if both run at once."""
+    script = (f"touch {shlex.quote(str(mine))}; "
+              f"while [ ! -e {shlex.quote(str(other))} ]; do sleep 0.02; done; "
+              'exec "$@"')
+    return LaunchPlan(plan.name, plan.transport, argv=("/bin/sh", "-c", script, "sh",
+                                                       *plan.argv),
+                      env=plan.env, timeout=plan.timeout)
+
+
+def test_probe_many_is_concurrent_and_isolates_failures(tmp_path: Path) -> None:
+    slow = stdio_plan(sys.executable, "-c", "import time; time.sleep(600)", timeout=1.0,
                       name="slow")
-    plans = [scripted(name="a"), slow, scripted("--version", "2024-11-05", name="b"),
+    # Concurrent: "a" answers only once "b" has started, and "b" only once "a" has; one
+    # at a time, the first would wait for the other until its timeout, and fail.
+    a_up, b_up = tmp_path / "a-up", tmp_path / "b-up"
+    plans = [meeting(scripted(name="a", timeout=60), a_up, b_up), slow,
+             meeting(scripted("--version", "2024-11-05", name="b", timeout=60), b_up, a_up),
              stdio_plan(sys.executable, "-c", "raise SystemExit(2)", name="dead")]
-    started = time.monotonic()
     results = asyncio.run(probe_many(plans))
-    wall = time.monotonic() - started
     assert [r.name for r in results] == ["a", "slow", "b", "dead"]
-    assert isinstance(results[0], ProbeResult)
-    assert isinstance(results[2], ProbeResult)
+    assert isinstance(results[0], ProbeResult), results[0]
+    assert isinstance(results[2], ProbeResult), results[2]
     assert results[2].protocol_version == "2024-11-05"
-    assert results[1] == ProbeFailure(
-        "slow", "timed out after 1.0 s waiting for the first answer", (), results[1].elapsed
-    )
+    assert isinstance(results[1], ProbeFailure)
+    assert (results[1].name, results[1].diagnosis, results[1].stderr_tail) == (
+        "slow", "timed out after 1.0 s waiting for the first answer", ())
     assert isinstance(results[3], ProbeFailure)
     assert results[3].diagnosis == "server exited with code 2 before answering"
-    # Concurrent: the slow one's timeout plus its shutdown, not the sum of all four.
-    assert wall < results[1].elapsed + 1.0
 
 
 def test_everything_over_the_deprecated_http_sse_transport() -> None:

@@ -8,9 +8,9 @@ import signal
 import subprocess
 import sys
 import textwrap
-import time
 
 from tests.components import missing
+from tests.processes import started, wait_for
 from tests.protocol.conftest import Hostile, run_probe, survivors, survivors_after_settling
 
 
@@ -29,7 +29,21 @@ ESCAPE = textwrap.dedent("""\
         os._exit(0)
     subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)", MARKER],
                      start_new_session=True)
-    time.sleep(0.3)
+
+    def sleepers():  # both grandchildren, once each has become its own program
+        found = 0
+        for pid in filter(str.isdigit, os.listdir("/proc")):
+            try:
+                argv = open(f"/proc/{pid}/cmdline", "rb").read().split(b"\\0")
+            except OSError:
+                continue
+            found += argv[1:4] == [b"-c", b"import time; time.sleep(600)", MARKER.encode()]
+        return found
+
+    # An event, not a pause: answer (and so be stopped) only once both have escaped.
+    deadline = time.monotonic() + 30
+    while sleepers() < 2 and time.monotonic() < deadline:
+        time.sleep(0.02)
     for request in requests():
         handshake_answer(request)
     """)
@@ -47,18 +61,21 @@ def test_the_escape_works_without_the_subreaper(hostile: Hostile) -> None:
     """The control: the same grandchildren outlive a plain kill of the group."""
     require_linux()
     plan, marker = hostile(ESCAPE, timeout=10.0)
-    server = subprocess.Popen(list(plan.argv), stdin=subprocess.DEVNULL,
-                              stdout=subprocess.DEVNULL, start_new_session=True)
-    deadline = time.monotonic() + 10
-    while len(survivors(marker)) < 3 and time.monotonic() < deadline:
-        time.sleep(0.05)
-    os.killpg(server.pid, signal.SIGKILL)
-    server.wait(timeout=10)
-    time.sleep(0.3)
-    escaped = survivors(marker)
+    # stdin a pipe never written: the server waits for a request, alive, until killed
+    # (`started` kills and reaps it should a wait fail).
+    with started(list(plan.argv), stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                 start_new_session=True) as server:
+        # Events, not pauses (0.3 s bounds nothing on a busy machine): the server and
+        # both grandchildren are up, then the two outlive the group's kill.
+        wait_for(lambda: len(survivors(marker)) == 3, within=30,
+                 what="the server and its two grandchildren start")
+        os.killpg(server.pid, signal.SIGKILL)
+        server.wait(timeout=10)
     try:
-        assert len(escaped) == 2
+        wait_for(lambda: len(survivors(marker)) == 2, within=30,
+                 what="the group's kill leaves exactly the two grandchildren")
     finally:
+        escaped = survivors(marker)
         for pid in escaped:
             os.kill(pid, signal.SIGKILL)
         for pid in escaped:  # this test process may be their subreaper: reap them

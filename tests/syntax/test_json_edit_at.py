@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-import time
 
 import pytest
 
 from mcpctl.syntax.json_edit import Edits, json_edit_at
 from mcpctl.syntax.json_scan import find_objects
+from tests.work import calls_made
 
 ENTRY = {"type": "stdio", "command": "mcpctl", "args": ["run", "x"]}
 SERVERS = ("projects", "/src/app", "mcpServers")
@@ -75,14 +75,10 @@ def test_a_large_file_is_scanned_once_however_many_projects_change(projects: int
                                                "history": [{"display": "x" * 200}] * 5}
                          for i in range(projects)}}
     text = json.dumps(data, indent=2)
-    started = time.perf_counter()
-    find_objects(text, [("projects",)])
-    one_scan = time.perf_counter() - started
+    _, one_scan = calls_made(lambda: find_objects(text, [("projects",)]))
     edits: dict[tuple[str, ...], Edits] = {
         ("projects", f"/new/{i}", "mcpServers"): {"x": {"command": "c"}} for i in range(200)}
-    started = time.perf_counter()
-    new = json_edit_at(text, edits)
-    elapsed = time.perf_counter() - started
+    new, edit = calls_made(lambda: json_edit_at(text, edits))
     assert len(json.loads(new)["projects"]) == projects + 200
-    # Quadratic would be ~200 scans; allow generous noise for a loaded machine.
-    assert elapsed < 10 * one_scan + 0.5, (elapsed, one_scan)
+    # Counted, not timed: a scan per project would be ~200 scans' calls.
+    assert edit < 3 * one_scan, (edit, one_scan)

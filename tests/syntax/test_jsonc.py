@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 
 import pytest
 from hypothesis import given
@@ -201,15 +200,14 @@ ADVERSARIAL = {
 }
 
 
+# Quadratic work on 60 KB is ~10^9 steps (minutes); linear is milliseconds. The work is
+# in regular expressions (C, not countable: tests/work.py), so the bound is the test's.
+@pytest.mark.timeout(30)
 @pytest.mark.parametrize("name", sorted(ADVERSARIAL))
 def test_adversarial_text_is_read_in_linear_time(name: str) -> None:
     text = ADVERSARIAL[name]
-    started = time.perf_counter()
     with pytest.raises(JsonSyntaxError):
         parse(text, jsonc=True)
-    # Quadratic work on 60 KB is ~10^9 steps (minutes); linear is milliseconds. The
-    # bound leaves room for a loaded machine.
-    assert time.perf_counter() - started < 1.0
 
 
 @given(json_values)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 from typing import Any
 
@@ -106,25 +105,25 @@ def test_a_long_word_counts_as_the_reference_does() -> None:
     assert count_tokens(word) == reference_count(word)
 
 
+# One 60 KB word took the quadratic merge over 30 s (issue 15); it takes 0.02 s idle.
+# The merge runs in C, so its work cannot be counted (tests/work.py): the bound is the
+# test's own, far past the idle time and short of the quadratic one.
+@pytest.mark.timeout(15)
 def test_a_60_kb_word_is_counted_in_well_under_a_second_of_work() -> None:
-    # One 60 KB word took the quadratic merge over 30 s (issue 15). The bound is loose
-    # for a loaded machine; the count is exact: a repeated 6-letter block splits the
-    # same way each time only if nothing is lost.
+    # The count is exact: a repeated 6-letter block splits the same way each time only
+    # if nothing is lost.
     word = "".join(chr(97 + (i * 7919 % 26)) for i in range(60_000))
-    started = time.perf_counter()
     count = count_tokens(word)
-    assert time.perf_counter() - started < 5
     assert _encoding().decode(_encoding().encode_ordinary(word)) == word
     assert 10_000 < count < 60_000
 
 
+@pytest.mark.timeout(15)  # 0.1 s idle: see the 60 KB word above
 def test_a_megabyte_description_is_linear_and_exact() -> None:
     sentence = " The quick brown fox jumps over the lazy dog, then checks its MCP config."
     copies = 1_000_000 // len(sentence)
     tool = {"name": "big", "description": sentence * copies}
-    started = time.perf_counter()
     total = tool_tokens(tool)
-    assert time.perf_counter() - started < 5
     # Each copy splits into the same pieces, so the whole is the sum of its parts.
     assert count_tokens(sentence * copies) == count_tokens(sentence) * copies
     assert total == count_tokens(tool_text(tool))

@@ -41,7 +41,10 @@ def test_cost_over_two_servers_reads_the_store_once_and_lists_the_workspace_once
     (root / ".mcp.json").write_text(json.dumps({"mcpServers": {
         "a": {"command": "bash", "args": ["a.sh"]}, "b": {"command": "bash", "args": ["b.sh"]}}}))
     assert run_mcpctl(["trust", "--all", "--yes", "-w", str(root)]).code == 0
-    # rev-parse, ls-files -s, ls-files --others, ls-files --ignored: one listing; the
-    # store: one read.
-    assert counted("cost", "--json", "-w", str(root)) == {"store": 1, "git": 4}
-    assert counted("list", "--json", "-w", str(root)) == {"store": 1, "git": 4}
+    # One round of git (run side by side) against the cache `trust` wrote: rev-parse,
+    # ls-files -m -d -o against the private index, the ignored files present, and the
+    # tracked list — unless the repo's index had settled when `trust` read it and is as
+    # it was (then its list is not read again): 4 gits or 3, never one per server.
+    for command in ("cost", "list"):
+        assert counted(command, "--json", "-w", str(root)) in (
+            {"store": 1, "git": 4}, {"store": 1, "git": 3})

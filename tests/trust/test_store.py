@@ -14,12 +14,14 @@ from typing import Any
 
 import pytest
 
-from mcpctl.pinning.manifest import manifest_digest
+from mcpctl.pinning.manifest import manifest_digest, short
+from mcpctl.pinning.workspace import Entry
 from mcpctl.trust.state import Approval
 from mcpctl.trust.store import (
     SCHEMA_VERSION,
     TrustStoreError,
     approvals_in,
+    load_manifest,
     read_store,
     update_store,
     workspace_key,
@@ -72,10 +74,11 @@ def test_the_store_written_by_trust(cli: Cli, ws: Path, store: Path) -> None:
         "named": [], "manifest": manifest_digest(whole), "fileCount": 1}
     tasks = records["tasks"]["definition"]
     assert (tasks["named"], tasks["manifest"]) == (["run.sh"], manifest_digest(whole))
-    # The per-path digests sit in a manifest beside the store, named by their digest.
-    saved = json.loads((store.parent / "approved-files" /
-                        f"{manifest_digest(whole).removeprefix('sha256:')}.json").read_text())
-    assert saved == {"schema_version": 1, "files": {"run.sh": [run_sh, 10, 1]}}
+    # The per-path digests sit in a compact manifest beside the store, named by the set's.
+    saved = load_manifest(store, manifest_digest(whole))
+    assert saved == {"run.sh": Entry(short(run_sh), 10, 1)}
+    assert f"{manifest_digest(whole).removeprefix('sha256:')}.bin" in os.listdir(
+        store.parent / "approved-files")
     assert records["web"]["definition"]["headers"] == {
         "Authorization": {"sha256": hashlib.sha256(f"Bearer {TOKEN}".encode()).hexdigest()},
         "X-Team": "core"}

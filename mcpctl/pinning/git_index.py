@@ -1,0 +1,91 @@
+"""A private git index, written by mcpctl in its own cache, that git compares the work
+tree against (issue 24).
+
+The repo's own `.git/index` is never used for its stat data: a tarball or a copied
+tree can bring one whose stat data matches forged files. This index is the user's
+(mcpctl writes it in the user's cache, a repo cannot), and it holds only what mcpctl
+itself saw when it hashed each file:
+
+- the stat data of mcpctl's own `lstat` before reading the file (and unchanged after);
+- an object id that is NOT git's id of the content but the first 20 bytes of its
+  SHA-256, so whenever git compares content (a racily clean entry) it finds it
+  different, and mcpctl hashes the file again: git's content comparison, which applies
+  the repo's `.gitattributes` conversions, can never call a changed file unchanged;
+- only settled files (`SETTLED_NS`): a file whose mtime or ctime is within the margin
+  of the moment it was hashed is left out, so git lists it as untracked and mcpctl
+  hashes it on every start until the index is written again. That is the racy case on
+  any timestamp granularity up to the margin (2 s on FAT), whatever the clock of the
+  filesystem the cache lives on.
+
+Version 2, no extension: no split index, untracked cache, fsmonitor data or sparse
+entries; no assume-unchanged or skip-worktree flag. git checks the trailer's SHA-1, so a
+corrupted file is an error, and mcpctl falls back to its exact pass.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Iterable
+from pathlib import Path
+
+from mcpctl.files.atomic import atomic_write_bytes
+
+SETTLED_NS = 3 * 10**9  # a file written less than 3 s before it was hashed is re-hashed
+_HEADER = struct.Struct(">4sII")
+_ENTRY = struct.Struct(">10I20sH")  # ctime s/ns, mtime s/ns, dev, ino, mode, uid, gid, size
+_MASK = 0xFFFFFFFF
+
+
+def settled(mtime_ns: int, ctime_ns: int, hashed_at_ns: int) -> bool:
+    return max(mtime_ns, ctime_ns) + SETTLED_NS <= hashed_at_ns
+
+
+def git_mode(mode: int) -> int:
+    """The mode git records: a regular file's is executable or not, by the owner's bit."""
+    kind = mode & 0o170000
+    if kind in (0o120000, 0o160000):  # a symlink, a submodule's commit
+        return kind
+    return 0o100755 if mode & 0o100 else 0o100644
+
+
+def intact(path: Path) -> bool:
+    """Whether the index still hashes to its name. git itself does not check the
+    checksum when it reads an index, and one flipped bit could set an entry's
+    assume-unchanged flag: git would then never look at that file again."""
+    import hashlib  # noqa: PLC0415 - OpenSSL, only when a workspace is pinned
+
+    hasher = hashlib.sha1()  # noqa: S324 - git's own checksum of the file
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError:
+        return False
+    if len(data) < 32 or not data.startswith(b"DIRC\0\0\0\2"):
+        return False
+    hasher.update(data[:-20])
+    return hasher.digest() == data[-20:] and path.name == f"{data[-20:].hex()}.index"
+
+
+def write_index(folder: Path, entries: Iterable[tuple[bytes, tuple[int, ...], bytes]]) -> str:
+    """Write `<folder>/<checksum>.index` and return the checksum (hex). `entries`: (path
+    bytes relative to the repo, (size, mtime_ns, ctime_ns, ino, mode, dev, uid, gid),
+    SHA-256 digest bytes), sorted by path bytes."""
+    body = bytearray()
+    count = 0
+    for name, status, digest in entries:
+        size, mtime, ctime, ino, mode, dev, uid, gid = status
+        body += _ENTRY.pack(ctime // 10**9 & _MASK, ctime % 10**9, mtime // 10**9 & _MASK,
+                            mtime % 10**9, dev & _MASK, ino & _MASK, git_mode(mode),
+                            uid & _MASK, gid & _MASK, size & _MASK, digest[:20],
+                            min(len(name), 0xFFF))
+        body += name
+        body += b"\0" * (8 - (62 + len(name)) % 8)  # 1 to 8 NULs: entries align to 8
+        count += 1
+    import hashlib  # noqa: PLC0415 - OpenSSL, only when a workspace is pinned
+
+    data = _HEADER.pack(b"DIRC", 2, count) + body
+    trailer = hashlib.sha1(data).digest()  # noqa: S324 - git's own checksum of the file
+    path = folder / f"{trailer.hex()}.index"
+    if not path.exists():  # named by its content: written once, never changed
+        atomic_write_bytes(path, data + trailer, mode=0o600)
+    return trailer.hex()

@@ -1,0 +1,375 @@
+"""The fast path (issue 24): git says what differs from mcpctl's private index, only that
+is hashed again, and nothing a repo can forge turns `changed` into `trusted`.
+
+Each case is caught by a real `mcpctl run` whose git commands are recorded (an audit
+hook in the mcpctl process): `ls-files -m -d -o` against the private index ran and the
+exact pass (`ls-files -s` of every tracked file) did not. The repos are made once for the
+module and left to settle past `git_index.SETTLED_NS`, so their files are in the
+private index (a file written less than that before it was hashed is re-hashed on every
+start instead, which is the racy case `test_a_racy_rewrite_within_the_tick_is_caught`
+covers).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from mcpctl.pinning import digest_cache
+from mcpctl.pinning.git_index import SETTLED_NS, write_index
+from tests.conftest import Result
+from tests.pinning.repos import git, git_repo
+
+REPO = Path(__file__).resolve().parents[2]
+SERVER = {"mcpServers": {"srv": {"command": "bash", "args": ["server.sh"]}}}
+FILES = {"server.sh": "exit 0\n", "lib/a.js": "a\n", "lib/b.js": "b\n",
+         ".gitignore": "*.log\n", "tool": "#!/bin/sh\n"}
+CASES = ["reverted", "tracked", "untracked", "ignored", "submodule", "symlink", "link-target",
+         "mode", "deleted", "forged-index", "corrupt-index", "corrupt-cache", "git-fails",
+         "git-missing", "unchanged", "racy-settled", "gitignore", "untrack", "manifest"]
+
+# Written as each git starts: a `run` that starts its server replaces this process.
+RECORDING = textwrap.dedent("""\
+    import json, os, sys
+    def hook(event, args):
+        if event == "os.posix_spawn" and str(args[0]).endswith("git"):
+            with open(os.environ["RECORD_TO"], "a") as out:
+                out.write(json.dumps([str(a) for a in args[1]]) + "\\n")
+    sys.addaudithook(hook)
+    from mcpctl.cli.main import run
+    sys.exit(run(sys.argv[1:]))
+    """)
+
+
+def recorded_run(root: Path, record: Path, env: dict[str, str] | None = None
+                 ) -> tuple[Result, list[list[str]]]:
+    """`mcpctl run srv` in `root`, and the argv of every git it started."""
+    done = subprocess.run(
+        [sys.executable, "-c", RECORDING, "run", "srv", "--workspace", str(root)],
+        capture_output=True, text=True, cwd=REPO, timeout=120, check=False,
+        env={**os.environ, "RECORD_TO": str(record), **(env or {})})
+    lines = record.read_text().splitlines() if record.exists() else []
+    record.unlink(missing_ok=True)
+    calls: list[list[str]] = [json.loads(line) for line in lines]
+    return Result(done.returncode, done.stdout, done.stderr), calls
+
+
+def against_private_index(argv: list[str]) -> bool:
+    return "ls-files" in argv and "-m" in argv and "-o" in argv
+
+
+def fast(calls: list[list[str]]) -> bool:
+    return any(map(against_private_index, calls)) and not any(
+        "-s" in argv and "ls-files" in argv for argv in calls)
+
+
+def cli(root: Path, *args: str) -> Result:
+    done = subprocess.run([sys.executable, "-m", "mcpctl", *args, "--workspace", str(root)],
+                          capture_output=True, text=True, cwd=REPO, timeout=120, check=False)
+    return Result(done.returncode, done.stdout, done.stderr)
+
+
+@pytest.fixture(scope="module")
+def settled_repos(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """A repo per case, committed, with a submodule and a symlink, left to settle."""
+    base = tmp_path_factory.mktemp("fast")
+    inner = git_repo(base / "inner", {"dep.js": "dep\n"})
+    repos: dict[str, Path] = {}
+    for case in CASES:
+        root = git_repo(base / case, FILES)
+        (root / "tool").chmod(0o644)
+        (root / "link.js").symlink_to("lib/a.js")
+        git(root, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(inner),
+            "vendor")
+        (root / ".mcp.json").write_text(json.dumps(SERVER))
+        git(root, "add", "-A")
+        git(root, "commit", "-qm", "all")
+        repos[case] = root
+    time.sleep(SETTLED_NS / 1e9 + 0.2)
+    return repos
+
+
+@pytest.fixture
+def approved(settled_repos: dict[str, Path]) -> Callable[[str], Path]:
+    """The case's repo, approved (in this test's own mcpctl home), then run once."""
+
+    def make(case: str) -> Path:
+        root = settled_repos[case]
+        assert cli(root, "trust", "srv", "--yes").code == 0
+        assert cli(root, "run", "srv").code == 0
+        return root
+
+    return make
+
+
+def refused(result: Result, *named: str) -> bool:
+    return (result.code == 4 and result.err.startswith(
+        "mcpctl: error: server 'srv' changed since it was approved (")
+        and all(name in result.err for name in named))
+
+
+def test_an_unchanged_workspace_starts_on_the_fast_path(approved: Callable[[str], Path],
+                                                        tmp_path: Path) -> None:
+    root = approved("unchanged")
+    result, calls = recorded_run(root, tmp_path / "calls")
+    assert (result.code, result.err) == (0, "")
+    assert fast(calls)
+    # One private index, the workspace's: the submodule is walked as a folder (issue 23).
+    assert [argv[2] for argv in calls if against_private_index(argv)] == [str(root)]
+    # The repo's own index is as it was (its ctime says so): its path list is not read.
+    assert [argv for argv in calls if argv[-2:] == ["ls-files", "-z"]] == []
+
+
+@pytest.mark.parametrize(("case", "change", "named"), [
+    ("tracked", lambda r: (r / "lib" / "a.js").write_text("A\n"), "lib/a.js modified"),
+    ("untracked", lambda r: (r / "lib" / "new.js").write_text("new\n"), "lib/new.js added"),
+    ("submodule", lambda r: (r / "vendor" / "dep.js").write_text("evil\n"),
+     "vendor/dep.js modified"),
+    ("symlink", lambda r: ((r / "link.js").unlink(), (r / "link.js").symlink_to("lib/b.js")),
+     "link.js modified"),
+    ("link-target", lambda r: (r / "lib" / "a.js").write_text("B\n"), "link.js modified"),
+    ("mode", lambda r: (r / "tool").chmod(0o755), "tool modified"),
+    ("deleted", lambda r: (r / "lib" / "b.js").unlink(), "lib/b.js removed"),
+], ids=["tracked", "untracked", "submodule", "symlink", "link-target", "mode", "deleted"])
+def test_each_change_is_caught_by_run_on_the_fast_path(
+    approved: Callable[[str], Path], tmp_path: Path, case: str,
+    change: Callable[[Path], object], named: str
+) -> None:
+    root = approved(case)
+    change(root)
+    result, calls = recorded_run(root, tmp_path / "calls")
+    assert refused(result, named), result.err
+    assert fast(calls)
+    again, calls = recorded_run(root, tmp_path / "calls")  # from what the first kept
+    assert (again.code, again.err) == (result.code, result.err)
+    assert fast(calls)
+
+
+def test_an_ignored_new_file_is_not_a_change(approved: Callable[[str], Path],
+                                             tmp_path: Path) -> None:
+    root = approved("ignored")
+    (root / "debug.log").write_text("noise\n")
+    result, calls = recorded_run(root, tmp_path / "calls")
+    assert (result.code, result.err) == (0, "")
+    assert fast(calls)
+
+
+def test_a_racy_rewrite_within_the_tick_is_caught(mcpctl_home: Path, tmp_path: Path) -> None:
+    """Rewritten right after it was hashed, same size, its mtime put back: the stat key
+    is what it was on a filesystem with a coarse clock. mcpctl hashed it within the
+    settling margin, so it is not in the private index and is hashed on every start."""
+    root = git_repo(tmp_path / "repo", {"server.sh": "exit 0\n", "x.js": "good\n"})
+    (root / ".mcp.json").write_text(json.dumps(SERVER))
+    assert cli(root, "trust", "srv", "--yes").code == 0
+    before = os.stat(root / "x.js")
+    (root / "x.js").write_text("evil\n")
+    os.utime(root / "x.js", ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert os.stat(root / "x.js").st_size == before.st_size
+    result, calls = recorded_run(root, tmp_path / "calls")
+    assert refused(result, "x.js modified"), result.err
+    assert fast(calls)
+
+
+def test_a_settled_file_rewritten_with_its_mtime_put_back_is_caught(
+    approved: Callable[[str], Path], tmp_path: Path
+) -> None:
+    root = approved("racy-settled")
+    before = os.stat(root / "lib" / "a.js")
+    (root / "lib" / "a.js").write_text("Z\n")
+    os.utime(root / "lib" / "a.js", ns=(before.st_atime_ns, before.st_mtime_ns))
+    result, calls = recorded_run(root, tmp_path / "calls")
+    assert refused(result, "lib/a.js modified"), result.err
+    assert fast(calls)
+
+
+def test_a_forged_repo_index_that_fools_git_status_does_not_fool_run(
+    approved: Callable[[str], Path], tmp_path: Path
+) -> None:
+    """The repo's `.git/index` is rewritten (as a tarball could bring it) with the
+    approved object ids and the stat data of the swapped file: `git status` then says
+    nothing changed. mcpctl never reads that index's stat data."""
+    root = approved("forged-index")
+    before = os.stat(root / "lib" / "a.js")
+    (root / "lib" / "a.js").write_text("Z\n")
+    os.utime(root / "lib" / "a.js", ns=(before.st_atime_ns, before.st_mtime_ns))
+    staged = [line.split("\t") for line in git(root, "ls-files", "-s").splitlines()]
+    entries = []
+    for meta, name in sorted(staged, key=lambda pair: pair[1].encode()):
+        mode, oid, _ = meta.split()
+        if mode == "160000":  # the submodule's commit, as git keeps it
+            entries.append((name.encode(), (0, 0, 0, 0, 0o160000, 0, 0, 0), bytes.fromhex(oid)))
+            continue
+        status = os.lstat(root / name)
+        entries.append((name.encode(), (status.st_size, status.st_mtime_ns,
+                                        status.st_ctime_ns, status.st_ino, status.st_mode, 0,
+                                        status.st_uid, status.st_gid), bytes.fromhex(oid)))
+    trailer = write_index(tmp_path, entries)
+    shutil.copy(tmp_path / f"{trailer}.index", root / ".git" / "index")
+    # The control: git's own status trusts the forged stat data and sees no change.
+    said = git(root, "status", "--porcelain", "--untracked-files=no")
+    assert "lib/a.js" not in said
+    result, calls = recorded_run(root, tmp_path / "calls")
+    assert refused(result, "lib/a.js modified"), result.err
+    assert fast(calls)
+
+
+def test_a_corrupted_private_index_falls_back_to_the_exact_pass(
+    approved: Callable[[str], Path], mcpctl_home: Path, tmp_path: Path
+) -> None:
+    """One flipped bit: lib/b.js's assume-unchanged flag. git does not check an index's
+    checksum when it reads it, so without mcpctl's own check (`git_index.intact`) git
+    would never look at that file again (remove the check and this test fails)."""
+    root = approved("corrupt-index")
+    flipped = 0
+    for index in mcpctl_home.rglob("*.index"):
+        data = bytearray(index.read_bytes())
+        offset = 12
+        while offset < len(data) - 20:
+            length = int.from_bytes(data[offset + 60:offset + 62], "big") & 0xFFF
+            if data[offset + 62:offset + 62 + length] == b"lib/b.js":
+                data[offset + 60] |= 0x80  # the assume-unchanged bit
+                flipped += 1
+            offset += 62 + length + (8 - (62 + length) % 8)
+        index.write_bytes(bytes(data))
+    assert flipped == 1
+    (root / "lib" / "b.js").write_text("Q\n")
+    result, calls = recorded_run(root, tmp_path / "calls")
+    assert refused(result, "lib/b.js modified"), result.err
+    assert any("-s" in argv and "ls-files" in argv for argv in calls)  # the exact pass ran
+    (root / "lib" / "b.js").write_text("b\n")
+    again, _ = recorded_run(root, tmp_path / "calls")
+    assert (again.code, again.err) == (0, "")
+
+
+def test_a_corrupted_cache_falls_back_to_the_exact_pass(
+    approved: Callable[[str], Path], mcpctl_home: Path, tmp_path: Path
+) -> None:
+    root = approved("corrupt-cache")
+    caches = list(mcpctl_home.rglob("pins/*.db"))
+    assert caches
+    for cache in caches:
+        cache.write_bytes(b"SQLite format 3\0" + os.urandom(4096))
+    (root / "lib" / "b.js").write_text("B\n")
+    result, calls = recorded_run(root, tmp_path / "calls")
+    assert refused(result, "lib/b.js modified"), result.err
+    assert any("-s" in argv and "ls-files" in argv for argv in calls)
+
+
+def fake_git(folder: Path, body: str) -> dict[str, str]:
+    folder.mkdir()
+    real = shutil.which("git")
+    assert real is not None
+    script = folder / "git"
+    script.write_text(f"#!/bin/sh\nREAL='{real}'\n{body}\n")
+    script.chmod(0o755)
+    return {"PATH": f"{folder}{os.pathsep}{os.environ['PATH']}"}
+
+
+def test_a_failing_git_falls_back_to_the_exact_pass(approved: Callable[[str], Path],
+                                                    tmp_path: Path) -> None:
+    """A git that fails the fast path's `ls-files -m` (and answers the rest)."""
+    root = approved("git-fails")
+    env = fake_git(tmp_path / "bin", 'for a in "$@"; do [ "$a" = -m ] && exit 128; '
+                   'done\nexec "$REAL" "$@"')
+    unchanged, calls = recorded_run(root, tmp_path / "calls", env)
+    assert (unchanged.code, unchanged.err) == (0, "")
+    assert any("-s" in argv and "ls-files" in argv for argv in calls)
+    (root / "lib" / "a.js").write_text("changed\n")
+    result, _ = recorded_run(root, tmp_path / "calls", env)
+    assert refused(result, "lib/a.js modified"), result.err
+
+
+def test_without_git_nothing_changed_is_never_trusted(approved: Callable[[str], Path],
+                                                       tmp_path: Path) -> None:
+    """No git on PATH: the folder is walked (every file, ignored ones too): a set other
+    than the approved one, so `changed`, never `trusted` from a stale cache."""
+    root = approved("git-missing")
+    (root / "lib" / "a.js").write_text("changed\n")
+    empty = tmp_path / "nogit"
+    empty.mkdir()
+    for program in ("bash", "sh"):
+        found = shutil.which(program)
+        assert found is not None
+        (empty / program).symlink_to(found)
+    result, calls = recorded_run(root, tmp_path / "calls", {"PATH": str(empty)})
+    assert calls == []
+    assert refused(result, "lib/a.js modified"), result.err
+
+
+def test_the_cache_is_compact_and_the_index_is_named_by_its_checksum(
+    approved: Callable[[str], Path], mcpctl_home: Path
+) -> None:
+    root = approved("unchanged")
+    cache = digest_cache.load(mcpctl_home / "cache", os.path.realpath(root))
+    assert cache is not None
+    row = cache.row("lib/a.js")
+    assert row is not None
+    assert (row.flag, row.lines) == (digest_cache.SETTLED, 1)
+    link = cache.row("link.js")
+    assert link is not None
+    assert link.flag == digest_cache.WATCHED  # a symlink is looked at on every start
+    repos = json.loads(cache.meta("repos") or "{}")
+    assert sorted(repos) == [""]
+    assert repos[""]["nested"] == ["vendor"]  # walked on every start
+    for info in repos.values():
+        assert digest_cache.index_file(mcpctl_home / "cache", info["index"]).is_file()
+
+
+def test_a_file_newly_ignored_is_reported_removed_exactly(approved: Callable[[str], Path],
+                                                           tmp_path: Path) -> None:
+    """A `.gitignore` change moves files out of the set without touching them: the
+    exact pass lists them anew, so the report names both."""
+    root = approved("gitignore")
+    (root / "notes.md").write_text("untracked, not ignored\n")
+    assert cli(root, "trust", "srv", "--yes", "--accept-changed").code == 0
+    (root / ".gitignore").write_text("*.log\nnotes.md\n")
+    result, _ = recorded_run(root, tmp_path / "calls")
+    assert refused(result, ".gitignore modified", "notes.md removed"), result.err
+
+
+def test_a_tracked_file_untracked_and_ignored_is_reported_removed(
+    approved: Callable[[str], Path], tmp_path: Path
+) -> None:
+    """`git rm --cached` of an ignored file changes the set and no file on disk: the
+    tracked list's digest says so."""
+    root = approved("untrack")
+    (root / "debug.log").write_text("tracked although ignored\n")
+    git(root, "add", "-f", "debug.log")
+    assert cli(root, "trust", "srv", "--yes", "--accept-changed").code == 0
+    git(root, "rm", "-q", "--cached", "debug.log")
+    result, _ = recorded_run(root, tmp_path / "calls")
+    assert refused(result, "debug.log removed"), result.err
+
+
+def test_a_corrupted_manifest_only_loses_the_file_list(approved: Callable[[str], Path],
+                                                       mcpctl_home: Path,
+                                                       tmp_path: Path) -> None:
+    root = approved("manifest")
+    (root / "lib" / "a.js").write_text("changed\n")
+    for manifest in (mcpctl_home / "data" / "approved-files").glob("*.bin"):
+        data = bytearray(manifest.read_bytes())
+        data[-3] ^= 0xFF
+        manifest.write_bytes(bytes(data))
+    result, _ = recorded_run(root, tmp_path / "calls")
+    assert refused(result, "the list of files approved is missing"), result.err
+
+
+def test_a_change_undone_is_trusted_again(approved: Callable[[str], Path],
+                                          tmp_path: Path) -> None:
+    root = approved("reverted")
+    (root / "lib" / "a.js").write_text("evil\n")
+    result, _ = recorded_run(root, tmp_path / "calls")
+    assert refused(result, "lib/a.js modified"), result.err
+    (root / "lib" / "a.js").write_text("a\n")
+    undone, calls = recorded_run(root, tmp_path / "calls")
+    assert (undone.code, undone.err) == (0, "")
+    assert fast(calls)
