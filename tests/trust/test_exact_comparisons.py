@@ -81,25 +81,32 @@ def test_revoke_stale_forgets_an_approval_that_became_unpinnable(
     assert json.loads((mcpctl_home / "data" / "trust.json").read_text())["workspaces"] == {}
 
 
-def test_a_manifest_that_does_not_hash_to_its_name_names_no_file(
+def test_a_manifest_under_another_approvals_name_names_no_file(
     tmp_path: Path, mcpctl_home: Path
 ) -> None:
-    """The approved file list names the changed files only when it is the list that was
-    approved: one rewritten in the data folder (to make a change look like another) is
-    refused, and the note says the files cannot be named.
+    """The approved file list names the changed files only when it was written for this
+    approval: another approval's list put under this one's name (so that a change looks
+    like another, or like none) is refused, and the note says the files cannot be named.
 
-    Planted by hand, dropping the `manifest_digest(...) != digest` check in
-    `load_manifest` named the decoy as the change, and this failed."""
+    Planted by hand, a checksum of the rows alone (without the approval's digest) took
+    the other list, and this failed."""
     from mcpctl.trust.state import NO_MANIFEST  # noqa: PLC0415 - the note as the code has it
 
+    def manifests() -> set[Path]:
+        return set((mcpctl_home / "data").rglob("*.bin"))
+
     root = trusted_workspace(tmp_path)
+    [approved] = manifests()
+    (root / "decoy.txt").write_text("decoy\n")
+    assert run_mcpctl(["trust", "srv", "--yes", "--accept-changed", "-w", str(root)]).code == 0
+    [other] = manifests()
+    other_bytes = other.read_bytes()
+    # Back to the first approval, then the other list under its name.
+    (root / "decoy.txt").unlink()
+    assert run_mcpctl(["trust", "srv", "--yes", "--accept-changed", "-w", str(root)]).code == 0
+    [again] = manifests()
+    assert again.name == approved.name
+    again.write_bytes(other_bytes)
     (root / "run.sh").write_text("touch MARKER\n")
-    assert state(root) == ("changed", "file run.sh modified")
-    [manifest] = [path for path in (mcpctl_home / "data").rglob("*.json")
-                  if path.name != "trust.json"]
-    document = json.loads(manifest.read_text())
-    rows = document["files"]
-    rows["decoy.txt"] = rows.pop("run.sh")
-    manifest.write_text(json.dumps(document))
     assert state(root) == ("changed", NO_MANIFEST)
     assert run_mcpctl(["run", "srv", "-w", str(root)]).code == 4
