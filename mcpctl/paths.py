@@ -54,6 +54,9 @@ class Paths(NamedTuple):
         folders platformdirs gives on `platform`."""
         home = environ.get("MCPCTL_HOME")
         if home:
+            # `~` from the environment mcpctl was handed, as the rest of the paths are.
+            if home == "~" or home.startswith("~/"):
+                home = _home(environ).rstrip("/") + home[1:]
             root = Path(home).expanduser()
             return cls(root / "config", root / "data", root / "cache")
         if not (platform.startswith("linux") or platform == "darwin") or _android(environ):

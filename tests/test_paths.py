@@ -101,3 +101,24 @@ def test_other_platforms_ask_platformdirs(monkeypatch: pytest.MonkeyPatch) -> No
 def test_mcpctl_home_puts_everything_in_one_folder() -> None:
     assert Paths.from_environment({"MCPCTL_HOME": "/srv/m", "XDG_CONFIG_HOME": "/x"}) == \
         Paths(Path("/srv/m/config"), Path("/srv/m/data"), Path("/srv/m/cache"))
+
+
+def test_mcpctl_home_with_a_tilde_is_under_home() -> None:
+    """`MCPCTL_HOME=~/m` (quoted in a script, so the shell left the tilde) is HOME's `m`.
+
+    The tilde is expanded with the HOME of the environment handed in, as every other
+    folder is: `Path.expanduser()` alone read the process's own HOME, and this failed."""
+    paths = Paths.from_environment({"HOME": "/home/ada", "MCPCTL_HOME": "~/m"}, "linux")
+    assert paths == Paths(Path("/home/ada/m/config"), Path("/home/ada/m/data"),
+                          Path("/home/ada/m/cache"))
+
+
+def test_an_empty_mcpctl_home_is_the_same_as_none() -> None:
+    """`MCPCTL_HOME=` (a script's unset variable) falls back to the user's folders; it is
+    never the current directory. Planted by hand, `if home is not None:` put config/,
+    data/ and cache/ in the current directory, and this failed."""
+    environ = {"HOME": "/home/ada", "MCPCTL_HOME": ""}
+    assert Paths.from_environment(environ, "linux") == Paths.from_environment(
+        {"HOME": "/home/ada"}, "linux")
+    assert Paths.from_environment(environ, "linux").config_dir == Path(
+        "/home/ada/.config/mcpctl")

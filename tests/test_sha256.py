@@ -30,3 +30,15 @@ def test_short_input_loads_no_openssl_and_long_input_does() -> None:
                            text=True, check=True, timeout=60).stdout.strip()
             for n in (LONG - 1, LONG)]
     assert seen == ["False", "True"]
+
+
+@pytest.mark.parametrize("size", [(1 << 20) - 1, 1 << 20, (1 << 20) + 1, 3 << 20])
+def test_long_input_is_hashed_whole_past_a_mebibyte(size: int) -> None:
+    """A manifest of 10,000 files is over 1 MiB: the digest covers every byte of it.
+
+    Planted by hand, `hashlib.sha256(data[:1 << 20])` passed the sizes above (they stop
+    at 192 KiB) and fails here: only the last bytes differ between the two inputs."""
+    head = os.urandom(size - 1)
+    one, other = head + b"a", head + b"b"
+    assert sha256_hex(one) == hashlib.sha256(one).hexdigest()
+    assert sha256_hex(one) != sha256_hex(other)

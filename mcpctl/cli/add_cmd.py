@@ -145,7 +145,7 @@ def add_command(
         return add_registry.run(name, add_registry.RegistryAdd(
             from_registry, registry, use, env or [], header or [], secret_from_env or [],
             from_stdin, replace), [flag for flag, value in others.items() if value],
-            context(workspace, config, creates_config=True), as_json)
+            context(workspace, config, creates_config=True), as_json, no_sync=no_sync)
     if registry or use or secret_from_env:
         raise UsageError("--registry, --use and --secret-from-env go with --from-registry")
     entry = build_entry(name, EntryOptions(

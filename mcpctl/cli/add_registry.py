@@ -237,15 +237,19 @@ def _pairs(items: list[str], flag: str, separators: str) -> dict[str, str]:
 
 
 def run(name: str, given: RegistryAdd, conflicting: list[str], machine: "Machine",
-        as_json: bool) -> int:
-    """`add --from-registry`: the report, rendered."""
+        as_json: bool, *, no_sync: bool = False) -> int:
+    """`add --from-registry`: the report, rendered; then the clients in `[clients] sync`
+    brought up to date, as after any other `add`."""
     from mcpctl.cli import render  # noqa: PLC0415
+    from mcpctl.cli.syncing import sync_after_edit  # noqa: PLC0415
 
     if conflicting:
         raise UsageError(f"--from-registry makes the whole entry; leave out "
                          f"{', '.join(conflicting)}")
     report = add_from_registry(machine, name, given)
-    return render.emit(report, as_json, _print_added)
+    code = render.emit(report, as_json, _print_added)
+    sync_after_edit(machine, report.data.edit.status, no_sync=no_sync)
+    return code
 
 
 def _print_added(added: "Added") -> None:

@@ -165,6 +165,26 @@ def test_a_server_json_file_is_added_without_any_registry(user_config: Path,
     assert entry["origin"]["file"] == str(path)
 
 
+def test_an_added_registry_server_reaches_the_enabled_clients_at_once(
+        user_config: Path, tmp_path: Path, isolated_home: Path) -> None:
+    """As after any other `add`: a client in `[clients] sync` gets the entry now, and
+    `--no-sync` leaves it saying `mcpctl sync` is needed."""
+    path = tmp_path / "server.json"
+    shutil.copy(Path(__file__).parent.parent / "fixtures" / "registry" / "playwright.json",
+                path)
+    assert mcpctl("clients", "enable", "cursor").code == 0
+    added = mcpctl("add", "pw", "--from-registry", str(path), "--registry", dead_url())
+    assert added.code == 0, added.err
+    cursor = json.loads((isolated_home / ".cursor" / "mcp.json").read_text())
+    assert cursor["mcpServers"]["pw"]["args"][-2:] == ["run", "pw"]
+    left = mcpctl("add", "pw2", "--from-registry", str(path), "--registry", dead_url(),
+                  "--no-sync")
+    assert left.code == 0
+    assert "note: cursor not updated (--no-sync); run `mcpctl sync`" in left.err
+    cursor = json.loads((isolated_home / ".cursor" / "mcp.json").read_text())
+    assert "pw2" not in cursor["mcpServers"]
+
+
 def test_search_lists_latest_versions_and_what_they_need(registry: Registry) -> None:
     result = mcpctl("search", "brave", "--registry", registry.url)
     assert result.code == 0, result.err

@@ -1,0 +1,514 @@
+"""Structural mutation testing of the security core (issue 30; by hand, not in CI).
+
+`bench/mutation.py` swaps operators (`<` for `<=`) in a dozen modules and runs a few
+chosen test files per mutant. Real bugs are rarely an operator: a check left out, a
+class of files skipped, a bound made wider, a prefix compared where the whole value
+should be, a context argument dropped, the wrong environment passed. This tool makes
+those mutants from each module's syntax tree and runs every one against the whole
+suite, in copies of the checkout (never the real tree), several copies side by side.
+
+Operators (each mutant changes one place):
+  drop-if        an `if` without `else` removed, with its body: a check left out
+  if-true        an `if`'s test made `True`: the branch always taken
+  if-false       an `if`'s test made `False`: the branch never taken
+  drop-raise     a `raise` statement replaced by `pass`
+  drop-call      a call made as a statement (`check(x)`) replaced by `pass`
+  return-early   `return` first in a function that returns nothing: it does nothing
+  skip-loop      `continue` first in a loop's body: a class of items skipped
+  widen-bound    an UPPER_CASE number constant multiplied by 16
+  prefix-eq      `a == b` / `a != b` on two strings compares their first 8 characters
+  prefix-starts  `x.startswith(y)` with a string `y` drops its last character
+  drop-keyword   one keyword argument of a call left out (its default used instead)
+  os-environ     an `environ`/`env` argument replaced by `os.environ`
+
+Each copy has its own environment (`uv sync`), as a fresh clone would. Each mutant
+runs `pytest -x` over the whole suite, the tests of the module's own
+folder first (so a mutant that is killed is usually killed in seconds). A mutant is
+killed when the suite fails (or hangs past the timeout), survived when it passes.
+Results are kept in a file keyed by the module's content and the mutant, so a run
+stopped half-way resumes where it was, and a later commit re-runs only what changed.
+
+    uv run python bench/structural_mutation.py --list               # count, run nothing
+    uv run python bench/structural_mutation.py                      # every module (hours)
+    uv run python bench/structural_mutation.py pinning/git.py paths.py --jobs 2
+
+Exit status: 0 when no unrecorded survivor is left, 1 when one is, 2 on bad arguments or
+when the suite fails before any mutation (the score would mean nothing).
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import os
+import py_compile
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from bench.mutation import copy_checkout
+
+REPO = Path(__file__).resolve().parent.parent
+PACKAGE = REPO / "mcpctl"
+# The modules issue 30 names: folders stand for every module in them.
+SCOPE = ("pinning", "trust", "launch.py", "cli/hand_parse.py", "cli/run_start.py",
+         "cli/list_start.py", "clients/guarded.py", "clients/write", "credentials",
+         "protocol", "sha256.py", "paths.py")
+RESULTS = REPO / "bench" / ".structural-mutation.json"  # git-ignored (bench/.*)
+MUTANT_TIMEOUT = 900.0
+PREFIX = 8
+# The helpers the prefix operators call, put after the module's docstring and
+# `__future__` imports: strings compared by their first characters only, and a
+# `startswith` argument without its last character (`"/ws/"` → `"/ws"`).
+HELPER = ("def _mutant_prefix_eq(a, b):\n"
+          "    if isinstance(a, str) and isinstance(b, str):\n"
+          f"        return a[:{PREFIX}] == b[:{PREFIX}]\n"
+          "    return a == b\n\n"
+          "def _mutant_shorter(a):\n"
+          "    return a[:-1] if isinstance(a, str) and a else a\n")
+HELPED = ("prefix-eq", "prefix-starts")
+
+
+@dataclass(frozen=True)
+class Mutant:
+    module: str  # relative to the repository, e.g. mcpctl/pinning/git.py
+    operator: str
+    line: int
+    index: int  # the n-th place this operator applies in the module (stable per content)
+    source: str  # the original line, stripped
+
+    @property
+    def key(self) -> str:
+        return f"{self.module}:{self.operator}:{self.index}"
+
+
+# Survivors that behave exactly like the original: (module, operator, stripped line) →
+# why. docs/design.md lists them with the run's figures.
+EQUIVALENT: dict[tuple[str, str, str], str] = {}
+
+
+# --- making mutants -------------------------------------------------------------------
+
+
+def _is_str_constant(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and isinstance(node.value, str)
+
+
+def _returns_nothing(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    for node in ast.walk(function):
+        if isinstance(node, ast.Return) and node.value is not None:
+            return False
+        if isinstance(node, ast.Yield | ast.YieldFrom):
+            return False
+    return function.returns is None or (
+        isinstance(function.returns, ast.Constant) and function.returns.value is None)
+
+
+def _docstring_only(body: list[ast.stmt]) -> bool:
+    return len(body) == 1 and isinstance(body[0], ast.Expr) and _is_str_constant(body[0].value)
+
+
+def sites(tree: ast.Module) -> Iterator[tuple[str, ast.AST, Callable[[ast.AST], object]]]:
+    """(operator, node, change) for every place an operator applies, in source order.
+    `change(node)` edits the node in place (the tree is a copy per mutant)."""
+    for node in ast.walk(tree):
+        yield from _sites_of(node)
+
+
+def _sites_of(node: ast.AST) -> Iterator[tuple[str, ast.AST, Callable[[ast.AST], object]]]:
+    if isinstance(node, ast.If):
+        if not node.orelse:
+            yield "drop-if", node, _drop_if
+        yield "if-true", node, lambda n: setattr(n, "test", ast.Constant(True))
+        yield "if-false", node, lambda n: setattr(n, "test", ast.Constant(False))
+    elif isinstance(node, ast.Raise):
+        yield "drop-raise", node, _to_pass
+    elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+        yield "drop-call", node, _to_pass
+    elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+        if _returns_nothing(node) and not _docstring_only(node.body) \
+                and node.name != "__init__":
+            yield "return-early", node, _return_early
+    elif isinstance(node, ast.For | ast.AsyncFor | ast.While):
+        yield "skip-loop", node, _skip_loop
+    elif isinstance(node, ast.Assign) and _is_bound(node):
+        yield "widen-bound", node, _widen
+    elif isinstance(node, ast.Compare) and len(node.ops) == 1 \
+            and isinstance(node.ops[0], ast.Eq | ast.NotEq) and _may_be_strings(node):
+        yield "prefix-eq", node, _prefix_eq
+    elif isinstance(node, ast.Call):
+        yield from _call_sites(node)
+
+
+def _call_sites(node: ast.Call) -> Iterator[tuple[str, ast.AST, Callable[[ast.AST], object]]]:
+    function = node.func
+    if isinstance(function, ast.Attribute) and function.attr in ("startswith", "endswith") \
+            and len(node.args) == 1 and not isinstance(node.args[0], ast.Tuple):
+        yield "prefix-starts", node, _shorter_argument
+    for index, keyword in enumerate(node.keywords):
+        if keyword.arg is not None:
+            yield "drop-keyword", keyword, _dropper(node, index)
+        if isinstance(keyword.value, ast.Name) and keyword.value.id in ("environ", "env"):
+            yield "os-environ", keyword, _environ_in_keyword
+    for index, argument in enumerate(node.args):
+        if isinstance(argument, ast.Name) and argument.id in ("environ", "env"):
+            yield "os-environ", argument, _environ_in_argument(node, index)
+
+
+def _is_bound(node: ast.Assign) -> bool:
+    """`NAME = 64 * 1024` at any level, the name upper case, the value a number."""
+    if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name):
+        return False
+    name = node.targets[0].id
+    if not name.lstrip("_").isupper():
+        return False
+    try:
+        value = ast.literal_eval(ast.unparse(node.value))
+    except (ValueError, SyntaxError, TypeError):
+        return _arithmetic(node.value)
+    return isinstance(value, int | float) and not isinstance(value, bool) and value != 0
+
+
+def _arithmetic(node: ast.expr) -> bool:
+    if isinstance(node, ast.BinOp):
+        return _arithmetic(node.left) and _arithmetic(node.right)
+    return isinstance(node, ast.Constant) and isinstance(node.value, int | float)
+
+
+def _may_be_strings(node: ast.Compare) -> bool:
+    """Not when either side is a number, None, a bool, a collection or a length."""
+    for side in (node.left, node.comparators[0]):
+        if isinstance(side, ast.Constant) and not isinstance(side.value, str):
+            return False
+        if isinstance(side, ast.List | ast.Tuple | ast.Set | ast.Dict | ast.ListComp
+                      | ast.SetComp | ast.DictComp | ast.BinOp | ast.UnaryOp):
+            return False
+        if isinstance(side, ast.Call) and isinstance(side.func, ast.Name) \
+                and side.func.id in ("len", "int", "float", "type", "id", "sum"):
+            return False
+    return True
+
+
+def _drop_if(node: ast.AST) -> None:
+    assert isinstance(node, ast.If)
+    node.test, node.body = ast.Constant(False), [ast.Pass()]
+
+
+def _to_pass(node: ast.AST) -> ast.AST:
+    return ast.copy_location(ast.Pass(), node)
+
+
+def _return_early(node: ast.AST) -> None:
+    assert isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+    first = 1 if node.body and isinstance(node.body[0], ast.Expr) \
+        and _is_str_constant(node.body[0].value) else 0
+    node.body.insert(first, ast.Return(None))
+
+
+def _skip_loop(node: ast.AST) -> None:
+    assert isinstance(node, ast.For | ast.AsyncFor | ast.While)
+    node.body.insert(0, ast.Continue())
+
+
+def _widen(node: ast.AST) -> None:
+    assert isinstance(node, ast.Assign)
+    node.value = ast.BinOp(node.value, ast.Mult(), ast.Constant(16))
+
+
+def _prefix_eq(node: ast.AST) -> ast.AST:
+    assert isinstance(node, ast.Compare)
+    call: ast.expr = ast.Call(ast.Name("_mutant_prefix_eq", ast.Load()),
+                              [node.left, node.comparators[0]], [])
+    if isinstance(node.ops[0], ast.NotEq):
+        call = ast.UnaryOp(ast.Not(), call)
+    return ast.copy_location(call, node)
+
+
+def _shorter_argument(node: ast.AST) -> None:
+    assert isinstance(node, ast.Call)
+    node.args[0] = ast.Call(ast.Name("_mutant_shorter", ast.Load()), [node.args[0]], [])
+
+
+def _dropper(call: ast.Call, index: int) -> Callable[[ast.AST], None]:
+    def drop(_: ast.AST) -> None:
+        del call.keywords[index]
+
+    return drop
+
+
+def _environ_in_keyword(node: ast.AST) -> None:
+    assert isinstance(node, ast.keyword)
+    node.value = _os_environ()
+
+
+def _environ_in_argument(call: ast.Call, index: int) -> Callable[[ast.AST], None]:
+    def swap(_: ast.AST) -> None:
+        call.args[index] = _os_environ()
+
+    return swap
+
+
+def _os_environ() -> ast.expr:
+    return ast.parse("__import__('os').environ", mode="eval").body
+
+
+def mutants_of(module: str, text: str) -> list[Mutant]:
+    tree = ast.parse(text)
+    lines = text.splitlines()
+    counts: dict[str, int] = {}
+    found = []
+    for operator, node, _ in sites(tree):
+        index = counts[operator] = counts.get(operator, -1) + 1
+        line = getattr(node, "lineno", 0)
+        found.append(Mutant(module, operator, line, index,
+                            lines[line - 1].strip() if line else ""))
+    return sorted(found, key=lambda m: (m.line, m.operator, m.index))
+
+
+def mutated_source(text: str, mutant: Mutant) -> str:
+    """The module's source with `mutant` applied (formatting is ast.unparse's)."""
+    tree = ast.parse(text)
+    seen = -1
+    for operator, node, change in sites(tree):
+        if operator != mutant.operator:
+            continue
+        seen += 1
+        if seen == mutant.index:
+            _apply(tree, node, change)
+            break
+    else:
+        raise LookupError(f"no such mutant: {mutant.key}")
+    ast.fix_missing_locations(tree)
+    body = ast.unparse(tree)
+    return _with_helper(body) if mutant.operator in HELPED else body
+
+
+def _apply(tree: ast.Module, node: ast.AST, change: Callable[[ast.AST], object]) -> None:
+    replacement = change(node)
+    if replacement is None or replacement is node:
+        return
+    for parent in ast.walk(tree):
+        for field, value in ast.iter_fields(parent):
+            if isinstance(value, list) and node in value:
+                value[value.index(node)] = replacement
+                return
+            if value is node:
+                setattr(parent, field, replacement)
+                return
+    raise LookupError("the mutated node has no parent")
+
+
+def _with_helper(body: str) -> str:
+    tree = ast.parse(body)
+    at = 0
+    for index, statement in enumerate(tree.body):
+        docstring = index == 0 and isinstance(statement, ast.Expr) \
+            and _is_str_constant(statement.value)
+        future = isinstance(statement, ast.ImportFrom) and statement.module == "__future__"
+        if docstring or future:
+            at = index + 1
+    lines = [ast.unparse(statement) for statement in tree.body]
+    return "\n".join([*lines[:at], HELPER, *lines[at:]]) + "\n"
+
+
+# --- running them ---------------------------------------------------------------------
+
+
+def modules_in_scope(names: list[str]) -> list[str]:
+    chosen = names or list(SCOPE)
+    modules: list[str] = []
+    for name in chosen:
+        path = PACKAGE / name
+        if path.is_dir():
+            modules += sorted(str(p.relative_to(REPO)) for p in path.rglob("*.py"))
+        elif path.is_file():
+            modules.append(str(path.relative_to(REPO)))
+        else:
+            raise SystemExit(f"structural_mutation: no module or folder mcpctl/{name}")
+    return list(dict.fromkeys(modules))
+
+
+def first_tests(module: str) -> list[str]:
+    """The tests mirroring the module's folder, then the whole suite."""
+    parts = Path(module).relative_to("mcpctl").parts
+    mirror = REPO / "tests" / Path(*parts[:-1]) if len(parts) > 1 else None
+    first = [str(mirror.relative_to(REPO))] if mirror is not None and mirror.is_dir() else []
+    return [*first, "tests"]
+
+
+def prepare(root: Path) -> None:
+    """A checkout of its own: the files, the npm servers and clients as `.ci/run` puts
+    them, and an environment (`uv sync`) whose console script and editable install are
+    the copy's, so a test that starts `mcpctl` or judges where it lies sees the copy."""
+    root.mkdir()
+    copy_checkout(root)
+    clients = REPO / "tests" / ".clients"
+    if clients.is_dir():
+        (root / "tests" / ".clients").symlink_to(clients)
+    uv = shutil.which("uv") or "uv"
+    subprocess.run([uv, "sync", "--locked", "--quiet"], cwd=root, check=True, timeout=900,
+                   env={k: v for k, v in os.environ.items() if k != "VIRTUAL_ENV"})
+    subprocess.run([str(root / ".venv" / "bin" / "python"), "-m", "compileall", "-q",
+                    "mcpctl"], cwd=root, check=True, timeout=300)
+
+
+def run_suite(copy_root: Path, tests: list[str], timeout: float) -> str:
+    """"killed" or "survived" (the baseline prints the tail of a failing run)."""
+    venv = copy_root / ".venv"
+    # No bytecode is written: a mutant's would outlive it. The pristine modules were
+    # compiled once; a mutated one no longer matches its bytecode and is read as source.
+    env = {**os.environ, "PATH": f"{venv / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}",
+           "VIRTUAL_ENV": str(venv), "PYTHONDONTWRITEBYTECODE": "1",
+           "CI": os.environ.get("CI", "true")}
+    env.pop("PYTHONPATH", None)
+    command = [str(venv / "bin" / "python"), "-m", "pytest", "-x", "-q", "-p",
+               "no:cacheprovider", *tests]
+    try:
+        done = subprocess.run(command, cwd=copy_root, env=env, timeout=timeout,
+                              capture_output=True, text=True, check=False)
+    except subprocess.TimeoutExpired:
+        return "killed"  # a hang is caught by the suite's own bounds, or by this one
+    if done.returncode != 0 and tests == ["tests"]:
+        print(done.stdout[-4000:], file=sys.stderr)
+    return "survived" if done.returncode == 0 else "killed"
+
+
+def digest_of(text: str) -> str:
+    import hashlib  # noqa: PLC0415 - only here
+
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def load_results(path: Path) -> dict[str, str]:
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def save_results(path: Path, results: dict[str, str]) -> None:
+    temporary = path.with_suffix(".tmp")
+    temporary.write_text(json.dumps(results, indent=1, sort_keys=True))
+    os.replace(temporary, path)
+
+
+def run_all(mutants: list[Mutant], texts: dict[str, str], jobs: int, results_file: Path
+            ) -> dict[Mutant, str]:
+    results = load_results(results_file)
+    outcomes: dict[Mutant, str] = {}
+    pending = []
+    for mutant in mutants:
+        stored = results.get(f"{digest_of(texts[mutant.module])}:{mutant.key}")
+        if stored is not None:
+            outcomes[mutant] = stored
+        else:
+            pending.append(mutant)
+    print(f"{len(mutants)} mutants, {len(outcomes)} already run, {len(pending)} to run "
+          f"with {jobs} copies side by side", flush=True)
+    with tempfile.TemporaryDirectory(prefix="mcpctl-structural-") as scratch:
+        copies = [Path(scratch) / f"copy{n}" for n in range(jobs)]
+        for root in copies:
+            prepare(root)
+        if pending and run_suite(copies[0], ["tests"], MUTANT_TIMEOUT * 2) != "survived":
+            raise SystemExit("structural_mutation: the suite fails unmutated; fix it first")
+        free = list(copies)
+
+        def one(mutant: Mutant) -> tuple[Mutant, str]:
+            root = free.pop()
+            target = root / mutant.module
+            try:
+                target.write_text(mutated_source(texts[mutant.module], mutant))
+                outcome = run_suite(root, first_tests(mutant.module), MUTANT_TIMEOUT)
+            finally:
+                target.write_text(texts[mutant.module])
+                py_compile.compile(str(target), doraise=True)  # pristine bytecode again
+                free.append(root)
+            return mutant, outcome
+
+        with ThreadPoolExecutor(max_workers=jobs) as pool:
+            for mutant, outcome in pool.map(one, pending):
+                outcomes[mutant] = outcome
+                results[f"{digest_of(texts[mutant.module])}:{mutant.key}"] = outcome
+                save_results(results_file, results)
+                if outcome == "survived":
+                    print(f"  SURVIVED {mutant.module}:{mutant.line} {mutant.operator}: "
+                          f"{mutant.source}", flush=True)
+    return outcomes
+
+
+def report(outcomes: dict[Mutant, str]) -> int:
+    by_module: dict[str, list[tuple[Mutant, str]]] = {}
+    for mutant, outcome in outcomes.items():
+        by_module.setdefault(mutant.module, []).append((mutant, outcome))
+    killed = survived = equivalent = 0
+    for module, rows in sorted(by_module.items()):
+        dead = sum(outcome == "killed" for _, outcome in rows)
+        print(f"{module}: {dead}/{len(rows)} killed")
+        for mutant, outcome in sorted(rows, key=lambda row: row[0].line):
+            if outcome != "survived":
+                continue
+            why = EQUIVALENT.get((mutant.module, mutant.operator, mutant.source))
+            tag = f"equivalent: {why}" if why else "SURVIVOR"
+            print(f"  {tag}\n    line {mutant.line} {mutant.operator}: {mutant.source}")
+            equivalent += why is not None
+            survived += why is None
+        killed += dead
+    scored = killed + survived
+    score = 100 * killed / scored if scored else 100.0
+    print(f"\nscore: {killed}/{scored} non-equivalent mutants killed ({score:.1f} %); "
+          f"{equivalent} equivalent, {survived} unrecorded survivors")
+    return 1 if survived else 0
+
+
+def _compiles(mutant: Mutant, text: str) -> bool:
+    """A mutant that is not valid Python tests nothing: left out (and said)."""
+    try:
+        compile(mutated_source(text, mutant), mutant.module, "exec")
+    except SyntaxError as error:
+        print(f"  left out (does not compile: {error.msg}): {mutant.key}", file=sys.stderr)
+        return False
+    return True
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("modules", nargs="*",
+                        help="modules or folders under mcpctl/ (default: issue 30's scope)")
+    parser.add_argument("--jobs", type=int, default=2, help="copies run side by side")
+    parser.add_argument("--list", action="store_true", help="count the mutants; run none")
+    parser.add_argument("--operator", action="append", default=[],
+                        help="only this operator (repeatable)")
+    parser.add_argument("--results", type=Path, default=RESULTS, help="the results file")
+    options = parser.parse_args()
+    modules = modules_in_scope(options.modules)
+    texts = {module: (REPO / module).read_text(encoding="utf-8") for module in modules}
+    mutants = [m for module in modules for m in mutants_of(module, texts[module])
+               if not options.operator or m.operator in options.operator]
+    if options.list:
+        counts: dict[str, int] = {}
+        for mutant in mutants:
+            counts[mutant.operator] = counts.get(mutant.operator, 0) + 1
+        for module in modules:
+            print(f"{module}: {sum(m.module == module for m in mutants)}")
+        print("by operator: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
+        print(f"{len(mutants)} mutants in {len(modules)} modules")
+        return 0
+    mutants = [m for m in mutants if _compiles(m, texts[m.module])]
+    started = time.monotonic()
+    outcomes = run_all(mutants, texts, max(1, options.jobs), options.results)
+    code = report(outcomes)
+    print(f"time: {time.monotonic() - started:.0f} s")
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,85 @@
+"""Where pinning's git comes from and which tree it lists (issue 30: each test was shown
+to fail with the bug planted by hand, as its docstring says)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from tests.conftest import run_mcpctl
+from tests.pinning.repos import git, git_repo
+
+SERVER = {"mcpServers": {"srv": {"command": "bash", "args": ["run.sh"]}}}
+
+
+def state(root: Path, cwd: Path, env: dict[str, str] | None = None) -> str:
+    listed = run_mcpctl(["list", "--json", "-w", str(root)], cwd=cwd, env=env)
+    assert listed.code in (0, 1), listed.err
+    return str(json.loads(listed.out)["servers"][0]["state"])
+
+
+def test_a_git_in_the_workspace_is_not_run_through_a_relative_path_entry(
+    tmp_path: Path
+) -> None:
+    """With `.` first on PATH and the workspace as the current folder, a `git` the repo
+    ships would be found first; mcpctl takes git from absolute PATH entries only.
+
+    Planted by hand, dropping `os.path.isabs(entry)` from `git_program` ran the repo's
+    `git`: its marker appeared."""
+    root = git_repo(tmp_path / "repo", {".mcp.json": json.dumps(SERVER), "run.sh": "true\n"})
+    fake = root / "git"
+    fake.write_text(f"#!/bin/sh\ntouch {tmp_path / 'MARKER'}\nexit 1\n")
+    fake.chmod(0o755)
+    env = {"PATH": f".{os.pathsep}{os.environ['PATH']}"}
+    assert state(root, root, env) == "untrusted"
+    assert run_mcpctl(["trust", "srv", "--yes", "-w", str(root)], cwd=root, env=env).code == 0
+    assert state(root, root, env) == "trusted"
+    assert not (tmp_path / "MARKER").exists()
+
+
+def test_a_work_tree_git_places_elsewhere_is_not_this_workspace_listing(
+    tmp_path: Path
+) -> None:
+    """A delivered `.git/config` with `core.worktree` elsewhere makes git list another
+    folder's files; mcpctl then walks the workspace itself, so a file only this folder
+    holds is pinned.
+
+    Planted by hand, dropping the `--show-toplevel` comparison in `work_tree_files`
+    pinned the other tree's listing: `lib.sh`'s change stayed `trusted`."""
+    benign = git_repo(tmp_path / "benign", {"run.sh": "true\n"})
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / ".mcp.json").write_text(json.dumps(SERVER))
+    (root / "run.sh").write_text(". ./lib.sh\n")
+    (root / "lib.sh").write_text("true\n")
+    os.rename(benign / ".git", root / ".git")
+    git(root, "config", "core.worktree", str(benign))
+    assert run_mcpctl(["trust", "srv", "--yes", "-w", str(root)], cwd=tmp_path).code == 0
+    assert state(root, tmp_path) == "trusted"
+    (root / "lib.sh").write_text(f"touch {tmp_path / 'MARKER'}\n")
+    assert state(root, tmp_path) == "changed"
+    assert run_mcpctl(["run", "srv", "-w", str(root)], cwd=tmp_path).code == 4
+    assert not (tmp_path / "MARKER").exists()
+
+
+def test_a_link_to_a_folder_beside_the_workspace_with_a_longer_name_is_outside(
+    tmp_path: Path
+) -> None:
+    """`/x/repo-evil` starts with the text `/x/repo` but is not inside `/x/repo`: a link
+    to a folder there is a folder outside, which mcpctl cannot pin.
+
+    Planted by hand, `real.startswith(self.real_root)` (no `/`) counted it inside: the
+    approval went through and a change in that folder ran under it."""
+    root = tmp_path / "repo"
+    evil = tmp_path / "repo-evil" / "lib"
+    evil.mkdir(parents=True)
+    (evil / "run.sh").write_text("true\n")
+    root.mkdir()
+    (root / ".mcp.json").write_text(json.dumps(
+        {"mcpServers": {"srv": {"command": "bash", "args": ["lib/run.sh"]}}}))
+    (root / "lib").symlink_to(evil)
+    trusted = run_mcpctl(["trust", "srv", "--yes", "-w", str(root)], cwd=tmp_path)
+    assert trusted.code == 4
+    assert "a symlink to a folder outside the workspace" in trusted.err
+    assert state(root, tmp_path) == "unpinnable"
