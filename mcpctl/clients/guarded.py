@@ -6,7 +6,6 @@ importing the export machinery; and `guard_state`, what guards each client in a
 workspace, which `clients`, `list` and `doctor` report.
 """
 
-from __future__ import annotations
 
 import os
 from collections.abc import Mapping
@@ -203,7 +202,7 @@ def client_reading(path: Path, root: Path) -> str | None:
         return None
 
 
-def guard_states_here(machine: Machine) -> dict[str, GuardState]:
+def guard_states_here(machine: "Machine") -> dict[str, GuardState]:
     """`guard_state` of every client that reads a repo's servers, in `machine.root`."""
     from mcpctl.clients.settings import read_client_settings  # noqa: PLC0415
     from mcpctl.errors import McpctlError  # noqa: PLC0415
@@ -225,7 +224,7 @@ class AlsoRead(NamedTuple):
     servers: tuple[str, ...] | None  # None: mcpctl cannot read it
 
 
-def claude_code_also_reads(machine: Machine) -> list[AlsoRead]:
+def claude_code_also_reads(machine: "Machine") -> list[AlsoRead]:
     """Claude Code reads `.mcp.json` in its folder and every parent up to `/` (measured
     with 2.1.197); mcpctl's workspace tier reads the root's only. These are the others,
     nearest first, from the current folder when it is inside the root, else from the

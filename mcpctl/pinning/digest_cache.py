@@ -20,7 +20,6 @@ Size, measured: about 145 bytes a path (SQLite's B-tree of the path, a 71-charac
 digest, nine integers): 14 MB for 100,000 files, 146 MB for 1,000,000.
 """
 
-from __future__ import annotations
 
 import contextlib
 import json
@@ -42,9 +41,6 @@ SETTLED, WATCHED, SKIPPED, ABSENT = 0, 1, 2, 3  # row flags
 # SKIPPED: untracked bytecode, not in the set; ABSENT: tracked by git, not on disk.
 
 
-NO_ROWS: Mapping[str, Row] = {}
-
-
 class Row(NamedTuple):
     path: str
     digest: str
@@ -58,6 +54,9 @@ class Row(NamedTuple):
     gid: int
     flag: int
     tracked: int = 0  # 1: git tracks it (its executable bit is pinned, as git records it)
+
+
+NO_ROWS: Mapping[str, Row] = {}
 
 
 def cache_file(cache_dir: Path, real_root: str) -> Path:
@@ -77,7 +76,7 @@ class Cache:
     learnt from it later (a set digest, a change report) goes beside it, in
     `<name>.memo`, tied to this file by its generation."""
 
-    def __init__(self, connection: sqlite3.Connection, path: Path) -> None:
+    def __init__(self, connection: "sqlite3.Connection", path: Path) -> None:
         self._db = connection
         self.path = path
         self._memo: dict[str, str] | None = None

@@ -15,7 +15,6 @@ worktree that git places elsewhere (`core.worktree`) is not this folder: the cal
 then walks the folder instead.
 """
 
-from __future__ import annotations
 
 import contextlib
 import os
