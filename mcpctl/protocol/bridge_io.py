@@ -9,8 +9,7 @@ import os
 import threading
 from collections.abc import Callable
 
-_READ_CHUNK = 64 * 1024
-TOO_LONG = b"\0too-long"  # a stdin line past the cap; never valid JSON, so never a message
+from mcpctl.protocol.lines import read_lines
 
 
 class ClientGone(Exception):
@@ -43,44 +42,3 @@ def start_reader(fd: int, lines: asyncio.Queue[bytes | None], cap: int) -> None:
 
     thread = threading.Thread(target=read_lines, args=(fd, put, cap), daemon=True)
     thread.start()
-
-
-def read_lines(fd: int, put: Callable[[bytes | None], None], cap: int) -> None:
-    """Split `fd` into lines, each scanned once; a line past `cap` becomes `TOO_LONG`
-    and the rest of it is skipped."""
-    pending = bytearray()
-    skipping = False
-    while True:
-        try:
-            chunk = os.read(fd, _READ_CHUNK)
-        except OSError:
-            chunk = b""
-        if not chunk:
-            break
-        *done, rest = chunk.split(b"\n")
-        for index, part in enumerate(done):
-            line = bytes(pending) + part if index == 0 else part
-            if index == 0:
-                pending.clear()
-                if skipping:
-                    skipping = False
-                    continue
-            _put_line(line, put, cap)
-        if not skipping:
-            pending += rest
-            if len(pending) > cap:
-                put(TOO_LONG)
-                skipping = True
-                pending.clear()
-    if pending and not skipping:
-        _put_line(bytes(pending), put, cap)
-    put(None)
-
-
-def _put_line(line: bytes, put: Callable[[bytes | None], None], cap: int) -> None:
-    line = line.rstrip(b"\r")
-    if len(line) > cap:
-        put(TOO_LONG)
-    elif line.strip():
-        put(line)
-

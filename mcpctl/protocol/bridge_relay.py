@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any, TypeGuard
 from mcpctl.credentials.redact import redact_prefix
 from mcpctl.model import Transport
 from mcpctl.protocol import jsonrpc
-from mcpctl.protocol.bridge_io import TOO_LONG, ClientGone
+from mcpctl.protocol.bridge_io import ClientGone
 from mcpctl.protocol.http_wire import (
     HttpRefused,
     content_kind,
@@ -44,6 +44,7 @@ from mcpctl.protocol.http_wire import (
     refusal,
 )
 from mcpctl.protocol.jsonrpc import Json, RpcError
+from mcpctl.protocol.lines import TOO_LONG
 from mcpctl.protocol.param_headers import InvalidAnnotation, Path, annotated_paths, mirrored
 from mcpctl.protocol.process import LIMITS, Limits
 from mcpctl.protocol.session import ChannelError

@@ -27,57 +27,17 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 
 from mcpctl.filtering.wire import ToolGate
+from mcpctl.protocol.lines import TOO_LONG, read_lines
 
 # The probe's caps (`process.Limits`), without importing the probe's asyncio: 8 MiB for
 # a client's line, 64 MiB for a server's (a tools/list answer may be large).
 MAX_LINE_BYTES = 8 * 1024 * 1024
 MAX_TOTAL_BYTES = 64 * 1024 * 1024
-_READ_CHUNK = 64 * 1024
-TOO_LONG = b"\0too-long"  # a line past the cap; never valid JSON, so never a message
 
 EOF_GRACE = 5.0
 TERM_GRACE = 1.0
 _PARSE_ERROR = (b'{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":'
                 b'"mcpctl: message longer than the line limit"}}\n')
-
-
-def read_lines(fd: int, put: Callable[[bytes | None], None], cap: int) -> None:
-    """Split `fd` into lines (each byte scanned once; `None` at EOF). A line past `cap`
-    becomes TOO_LONG and the rest of it is skipped."""
-    pending = bytearray()
-    skipping = False
-    while True:
-        try:
-            chunk = os.read(fd, _READ_CHUNK)
-        except OSError:
-            chunk = b""
-        if not chunk:
-            break
-        start = 0
-        while (end := chunk.find(b"\n", start)) != -1:
-            if not skipping:
-                pending += chunk[start:end]
-                _put_line(bytes(pending), put, cap)
-            pending.clear()
-            skipping = False
-            start = end + 1
-        if not skipping:
-            pending += chunk[start:]
-            if len(pending) > cap:
-                put(TOO_LONG)
-                pending.clear()
-                skipping = True
-    if pending and not skipping:
-        _put_line(bytes(pending), put, cap)
-    put(None)
-
-
-def _put_line(line: bytes, put: Callable[[bytes | None], None], cap: int) -> None:
-    line = line.rstrip(b"\r")
-    if len(line) > cap:
-        put(TOO_LONG)
-    elif line.strip():
-        put(line)
 
 
 def writer(fd: int) -> Callable[[bytes], None]:

@@ -26,9 +26,9 @@ import pytest
 from mcp import ClientSession, StdioServerParameters, types
 from mcp.client.stdio import stdio_client
 
-from mcpctl.protocol.bridge_io import TOO_LONG, read_lines
 from mcpctl.protocol.bridge_relay import EOF_GRACE
 from mcpctl.protocol.http_wire import encode_header_value, message_headers
+from mcpctl.protocol.lines import TOO_LONG, read_lines
 from mcpctl.protocol.param_headers import InvalidAnnotation, annotated_paths, mirrored
 from tests.conftest import run_mcpctl
 from tests.protocol.bridge_server import ASKED_ID, SESSION, Script, scripted_server

@@ -53,15 +53,22 @@ def elsewhere(url: str, collector: str) -> dict[str, str]:
             "host": f"http://localhost:{port}/messages"}
 
 
-@pytest.mark.parametrize("part", ["port", "scheme", "host"])
-def test_the_probe_refuses_an_endpoint_on_another_origin(
-    serve: Callable[..., str], part: str
-) -> None:
+def servers(serve: Callable[..., str], part: str) -> tuple[str, Endpoint, list[str]]:
+    """The SSE server's URL, its endpoint (on another origin by `part`) and what reached
+    the collector there."""
     seen: list[str] = []
     collector = serve(collecting(seen))
     endpoint = Endpoint()
     url = serve(endpoint)
     endpoint.url = elsewhere(url, collector)[part]
+    return url, endpoint, seen
+
+
+@pytest.mark.parametrize("part", ["port", "scheme", "host"])
+def test_the_probe_refuses_an_endpoint_on_another_origin(
+    serve: Callable[..., str], part: str
+) -> None:
+    url, endpoint, seen = servers(serve, part)
     failure = run_failure(LaunchPlan("r", Transport.SSE, url=url, timeout=5))
     assert failure.diagnosis == (
         f"server named a message endpoint on another origin: {endpoint.url}")
@@ -72,11 +79,7 @@ def test_the_probe_refuses_an_endpoint_on_another_origin(
 def test_the_bridge_refuses_an_endpoint_on_another_origin(
     serve: Callable[..., str], part: str, user_config: Path, tmp_path: Path
 ) -> None:
-    seen: list[str] = []
-    collector = serve(collecting(seen))
-    endpoint = Endpoint()
-    url = serve(endpoint)
-    endpoint.url = elsewhere(url, collector)[part]
+    url, endpoint, seen = servers(serve, part)
     configure(user_config, url.replace("/mcp", "/sse"), 'Authorization = "Bearer t0ken"',
               kind="sse")
     bridge = Bridged(tmp_path)

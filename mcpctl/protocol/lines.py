@@ -1,0 +1,51 @@
+"""Splitting a descriptor into JSON-RPC lines, bounded, on the standard library alone.
+
+Both relays read this way: the URL bridge (`bridge_io`, which also runs asyncio) and
+the tool filter of `mcpctl run` (`filter_relay`, which must not import asyncio: it is
+on every filtered client start).
+"""
+
+import os
+from collections.abc import Callable
+
+READ_CHUNK = 64 * 1024
+TOO_LONG = b"\0too-long"  # a line past the cap; never valid JSON, so never a message
+
+
+def read_lines(fd: int, put: Callable[[bytes | None], None], cap: int) -> None:
+    """Split `fd` into lines (each byte scanned once; `None` at EOF). A line past `cap`
+    becomes TOO_LONG and the rest of it is skipped; blank lines are dropped."""
+    pending = bytearray()
+    skipping = False
+    while True:
+        try:
+            chunk = os.read(fd, READ_CHUNK)
+        except OSError:
+            chunk = b""
+        if not chunk:
+            break
+        start = 0
+        while (end := chunk.find(b"\n", start)) != -1:
+            if not skipping:
+                pending += chunk[start:end]
+                _put_line(bytes(pending), put, cap)
+            pending.clear()
+            skipping = False
+            start = end + 1
+        if not skipping:
+            pending += chunk[start:]
+            if len(pending) > cap:
+                put(TOO_LONG)
+                pending.clear()
+                skipping = True
+    if pending and not skipping:
+        _put_line(bytes(pending), put, cap)
+    put(None)
+
+
+def _put_line(line: bytes, put: Callable[[bytes | None], None], cap: int) -> None:
+    line = line.rstrip(b"\r")
+    if len(line) > cap:
+        put(TOO_LONG)
+    elif line.strip():
+        put(line)
