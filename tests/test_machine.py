@@ -19,6 +19,8 @@ PACKAGE = Path(__file__).resolve().parent.parent / "mcpctl"
 ALLOWED = {
     "machine.py": "builds the Machine",
     "cli/context.py": "finds the workspace root and mcpctl's paths to build the Machine",
+    "cli/run_start.py": "`run --guard`: the server and folder the guard's entry names (its "
+                        "env, else the client's folder), which decide the Machine's root",
     "cli/handler.py": "the crash log's folder, when building the Machine may have failed",
     "cli/render.py": "paths shown relative to the current folder or ~",
     "lint/__init__.py": "check's fast path: the workspace root from the current folder",

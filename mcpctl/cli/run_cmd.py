@@ -49,8 +49,6 @@ def run_command(
     from mcpctl.cli.run_start import start  # noqa: PLC0415 - the work; not needed for help
 
     if guard or name is None:
-        import os  # noqa: PLC0415
-
         from mcpctl.cli.run_start import guard_target  # noqa: PLC0415
         from mcpctl.errors import UsageError  # noqa: PLC0415
 
@@ -59,6 +57,6 @@ def run_command(
         if name is not None or print_remote or workspace is not None or config is not None:
             raise UsageError("run --guard takes nothing else: the server and its workspace "
                              "come from the environment")
-        name, workspace = guard_target(os.environ)
+        name, workspace = guard_target()
     return start(name, print_remote=print_remote, allow_insecure=allow_insecure,
                  workspace=workspace, config=config)

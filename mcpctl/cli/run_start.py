@@ -59,7 +59,7 @@ def parse_fast(args: Sequence[str]) -> RunLine | None:
 
 def start_line(line: RunLine) -> int:
     if line.guard:
-        name, workspace = guard_target(os.environ)
+        name, workspace = guard_target()
         return start(name, print_remote=False, allow_insecure=False, workspace=workspace,
                      config=None)
     return start(line.name, print_remote=line.print_remote, allow_insecure=line.allow_insecure,
@@ -115,7 +115,7 @@ def start(name: str, *, print_remote: bool, allow_insecure: bool, workspace: Pat
     return ExitCode.SERVER_FAILED  # not reached: execve replaced this process
 
 
-def guard_target(environ: Mapping[str, str]) -> tuple[str, Path]:
+def guard_target() -> tuple[str, Path]:
     """What `run --guard` starts: the server MCPCTL_GUARD_SERVER names, in the folder
     MCPCTL_GUARD_WORKSPACE names, or else in the folder Claude Code took it from: the
     nearest `.mcp.json` from the current folder (the client's) up that defines it, as
@@ -124,6 +124,8 @@ def guard_target(environ: Mapping[str, str]) -> tuple[str, Path]:
     error: nothing starts (fail closed)."""
     from mcpctl.errors import UsageError  # noqa: PLC0415
 
+    # Read here, before the Machine exists: they decide its workspace root.
+    environ = os.environ
     name = environ.get(GUARD_SERVER, "")
     if not name:
         raise UsageError(f"run --guard: {GUARD_SERVER} names no server (the guard's entry "
