@@ -345,11 +345,17 @@ def first_tests(module: str) -> list[str]:
 
 
 def prepare(root: Path) -> None:
-    """A checkout of its own: the files, the npm servers and clients as `.ci/run` puts
-    them, and an environment (`uv sync`) whose console script and editable install are
+    """A checkout of its own: the files (committed in a repository of the copy's own),
+    the npm servers and clients as `.ci/run` puts them, and an environment (`uv sync`) whose console script and editable install are
     the copy's, so a test that starts `mcpctl` or judges where it lies sees the copy."""
     root.mkdir()
     copy_checkout(root)
+    # A work tree of its own, as a clone is (the pre-commit hook's test commits in it).
+    git = {**os.environ, "GIT_AUTHOR_NAME": "m", "GIT_AUTHOR_EMAIL": "m@example.test",
+           "GIT_COMMITTER_NAME": "m", "GIT_COMMITTER_EMAIL": "m@example.test"}
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "the checkout"]):
+        subprocess.run(["git", *args], cwd=root, env=git, check=True, timeout=300,
+                       stdout=subprocess.DEVNULL)
     clients = REPO / "tests" / ".clients"
     if clients.is_dir():
         (root / "tests" / ".clients").symlink_to(clients)
