@@ -346,8 +346,9 @@ def first_tests(module: str) -> list[str]:
 
 def prepare(root: Path) -> None:
     """A checkout of its own: the files (committed in a repository of the copy's own),
-    the npm servers and clients as `.ci/run` puts them, and an environment (`uv sync`) whose console script and editable install are
-    the copy's, so a test that starts `mcpctl` or judges where it lies sees the copy."""
+    the npm servers and clients as `.ci/run` puts them, and an environment (`uv sync`)
+    whose console script and editable install are the copy's, so a test that starts
+    `mcpctl` or judges where it lies sees the copy."""
     root.mkdir()
     copy_checkout(root)
     # A work tree of its own, as a clone is (the pre-commit hook's test commits in it).
