@@ -372,7 +372,10 @@ def run_suite(copy_root: Path, tests: list[str], timeout: float) -> str:
     venv = copy_root / ".venv"
     # No bytecode is written: a mutant's would outlive it. The pristine modules were
     # compiled once; a mutated one no longer matches its bytecode and is read as source.
-    env = {**os.environ, "PATH": f"{venv / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}",
+    # This checkout's own environment (`uv run` put it on PATH) is not the copy's.
+    path = [entry for entry in os.environ.get("PATH", "").split(os.pathsep)
+            if entry and not Path(entry).is_relative_to(REPO)]
+    env = {**os.environ, "PATH": os.pathsep.join([str(venv / "bin"), *path]),
            "VIRTUAL_ENV": str(venv), "PYTHONDONTWRITEBYTECODE": "1",
            "CI": os.environ.get("CI", "true")}
     env.pop("PYTHONPATH", None)
