@@ -339,8 +339,9 @@ def modules_in_scope(names: list[str]) -> list[str]:
 def first_tests(module: str) -> list[str]:
     """The tests mirroring the module's folder, then the whole suite."""
     parts = Path(module).relative_to("mcpctl").parts
-    mirror = REPO / "tests" / Path(*parts[:-1]) if len(parts) > 1 else None
-    first = [str(mirror.relative_to(REPO))] if mirror is not None and mirror.is_dir() else []
+    mirror = REPO / "tests" / Path(*parts[:-1]) if len(parts) > 1 \
+        else REPO / "tests" / f"test_{Path(parts[0]).stem}.py"  # mcpctl/x.py: tests/test_x.py
+    first = [str(mirror.relative_to(REPO))] if mirror.exists() else []
     return [*first, "tests"]
 
 
