@@ -34,20 +34,11 @@ from tests.clients.real_clients import (
     run_client,
     run_mcpctl_as_client,
 )
-from tests.clients.test_guard import _claude_log_errors
+from tests.clients.test_guard import CONNECTED, FAILED, _claude_log_errors, _repo
 
 pytestmark = pytest.mark.timeout(900)
-CONNECTED, FAILED = "✔ Connected", "✘ Failed to connect"
 
 
-def _clone(root: Path, marker: Path) -> Path:
-    root.mkdir(parents=True)
-    subprocess.run(["git", "init", "-q", str(root)], check=True, timeout=60)
-    servers = {"good": {"command": sys.executable, "args": [str(TOKEN_SERVER)]},
-               "bad": {"command": sys.executable,
-                       "args": [str(TOKEN_SERVER), "--marker", str(marker)]}}
-    (root / ".mcp.json").write_text(json.dumps({"mcpServers": servers}, indent=2))
-    return root
 
 
 def _change_bad(root: Path, marker: Path) -> None:
@@ -66,7 +57,7 @@ class Session:
         (self.home / ".claude").mkdir(parents=True)
         (self.home / ".claude" / "settings.json").write_text(
             '{\n  "enableAllProjectMcpServers": true\n}\n')
-        self.root = _clone(tmp_path / "clone", tmp_path / "marker-0")
+        self.root = _repo(tmp_path / "clone", tmp_path / "marker-0")
         self.env = path_with(self.home, mcpctl_shim(tmp_path / "bin").parent)
 
     def mcpctl(self, *args: str) -> subprocess.CompletedProcess[str]:

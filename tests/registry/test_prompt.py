@@ -13,23 +13,14 @@ import subprocess
 import sys
 import termios
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import run_mcpctl
-from tests.registry.registry_server import Registry, all_fixtures, serving
+from tests.registry.registry_server import Registry
 
 SECRET = "BSA" + "k3y" * 9
-
-
-@pytest.fixture
-def registry() -> Iterator[Registry]:
-    served = Registry()
-    served.publish(*all_fixtures())
-    with serving(served) as running:
-        yield running
 
 
 def read_until(fd: int, wanted: bytes, seen: bytearray, seconds: float = 60) -> None:

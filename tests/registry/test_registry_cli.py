@@ -9,7 +9,6 @@ import json
 import shutil
 import socket
 import tomllib
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,21 +16,13 @@ import pytest
 
 from tests.components import missing, require_program
 from tests.conftest import Result, run_mcpctl
-from tests.registry.registry_server import Registry, all_fixtures, at_version, fixture, serving
+from tests.registry.registry_server import Registry, at_version, fixture
 from tests.tier_files import assert_valid
 
 NPM = Path(__file__).resolve().parent.parent / ".npm"
 EVERYTHING = "io.github.modelcontextprotocol/server-everything"
 INSTALLED = "2026.8.31"  # what tests/.npm holds
 APIFY_TOKEN = "apify_api_" + "Q7r8S9t0U1v2W3x4Y5z6A7b8C9d0E1f2G3h4"
-
-
-@pytest.fixture
-def registry() -> Iterator[Registry]:
-    served = Registry()
-    served.publish(*all_fixtures())
-    with serving(served) as running:
-        yield running
 
 
 def mcpctl(*args: str, stdin: str | None = None, cwd: Path | None = None,
