@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, TypeVar
 
 import typer
@@ -102,7 +103,12 @@ def _emit_then_guard(machine: Machine, report: Report[T], as_json: bool,
 
 def _print_results(approvals: Approvals) -> None:
     for result in approvals.results:
-        render.say(f"{result['status']}: {result['name']} ({result['fingerprint']})")
+        # From a subfolder a server may be another folder's (issue 22): say which.
+        folder = result["workspace"]
+        shown = render.display_path(Path(folder))
+        where = "" if folder == approvals.root else \
+            f" in {'this folder' if shown == '.' else shown}"
+        render.say(f"{result['status']}: {result['name']} ({result['fingerprint']}){where}")
     if not approvals.results:
         render.say("no workspace servers here to trust")
 
