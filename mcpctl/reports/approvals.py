@@ -47,9 +47,10 @@ def trust_report(machine: Machine, names: list[str], all_servers: bool, *,
     if confirm is not None and not can_ask:
         raise TrustRefused("not a terminal: nothing approved; review with `mcpctl show NAME` "
                            "and approve non-interactively with --yes")
-    ignored = ignored_folders(ignore_changes_in, machine.root) if ignore_changes_in else None
-    pending = trust_actions.statuses(servers, machine, ignored)
     folders = {server.name: folder_of(server.winner.source, machine.root) for server in servers}
+    ignored = ignored_folders(ignore_changes_in, _one_folder(folders, machine.root)) \
+        if ignore_changes_in else None
+    pending = trust_actions.statuses(servers, machine, ignored)
     asking = [(server, status) for server, status in pending
               if status.state is not TrustState.TRUSTED]
     review(asking)
@@ -111,6 +112,17 @@ def _changed_refused(machine: Machine, pending: list[tuple[MergedServer, Status]
                   errors=errors)
 
 
+def _one_folder(folders: Mapping[str, Path], root: Path) -> Path:
+    """The folder `--ignore-changes-in` is relative to: the one every chosen server's
+    approval is recorded for (from a subfolder, maybe not the root)."""
+    distinct = set(folders.values())
+    if len(distinct) > 1:
+        raise UsageError("--ignore-changes-in: the servers chosen are approved in different "
+                         f"folders ({', '.join(sorted(map(str, distinct)))}); approve them "
+                         "one folder at a time")
+    return distinct.pop() if distinct else root
+
+
 def ignored_folders(texts: Sequence[str], root: Path) -> list[str]:
     """Workspace-relative folders, `/`-separated; anything else is a usage error."""
     folders = []
@@ -154,6 +166,20 @@ def _result(server: MergedServer, status: Status, outcome: str,
             "workspace": str(folders[server.name])}
 
 
+def _folders_of(machine: Machine, names: list[str]) -> dict[Path, list[str]]:
+    """Where each named approval is recorded: the folder of the definition `list` shows
+    here (another folder's file, issue 22), else the root; with `-w`, the root."""
+    winners = {} if machine.root_given else {
+        s.name: s.winner for s in view_here(machine, frozenset({Tier.WORKSPACE})).servers}
+    folders: dict[Path, list[str]] = {}
+    for name in dict.fromkeys(names):
+        definition = winners.get(name)
+        folder = machine.root if definition is None else folder_of(definition.source,
+                                                                   machine.root)
+        folders.setdefault(folder, []).append(name)
+    return folders
+
+
 @dataclass(frozen=True)
 class Revoked:
     removed: list[dict[str, Any]]
@@ -171,7 +197,11 @@ def revoke_report(machine: Machine, names: list[str], *, whole_workspace: bool,
         removed = trust_actions.revoke_stale(machine)
     elif all_approvals:
         removed = trust_actions.revoke_all(store)
+    elif names:
+        removed = []
+        for folder, named_here in _folders_of(machine, names).items():
+            removed += trust_actions.revoke_in(store, folder, named_here)
     else:
-        removed = trust_actions.revoke_in(store, machine.root, names or None)
+        removed = trust_actions.revoke_in(store, machine.root, None)
     return Report("revoke", {"revoked": removed, "running_servers_stopped": False},
                   Revoked(removed))
