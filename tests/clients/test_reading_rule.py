@@ -201,10 +201,11 @@ def test_list_from_a_subfolder_shows_the_codex_servers_codex_starts_there(
     layer(repo, "r", "shared")
     layer(sub, "s", "shared")
     layer(nested, "n")
+    (nested / "inside").mkdir()
     (home / ".codex").mkdir(parents=True)
     (home / ".codex" / "config.toml").write_text("".join(
         f'[projects."{p}"]\ntrust_level = "trusted"\n' for p in (repo, nested)))
-    for cwd, expected in ((sub, ["r", "s", "shared"]), (nested / ".codex", ["n"])):
+    for cwd, expected in ((sub, ["r", "s", "shared"]), (nested / "inside", ["n"])):
         started = _codex_started(home, cwd)
         assert started == expected
         # The definitions Codex started are the ones mcpctl names (their markers).
