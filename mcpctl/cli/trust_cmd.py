@@ -131,6 +131,7 @@ def _describe_file_changes(statuses: list[Status]) -> None:
 
 
 def _describe(server: MergedServer, status: Status, machine: Machine) -> None:
+    from mcpctl.config.workspace import folder_of  # noqa: PLC0415
     from mcpctl.reports import listing  # noqa: PLC0415
 
     spec = server.winner.spec
@@ -144,7 +145,7 @@ def _describe(server: MergedServer, status: Status, machine: Machine) -> None:
             render.say(f"    {change}")
     for label, value in listing.spec_lines(spec, cwd_default="(workspace root)"):
         render.say(f"  {label + ':':<12} {value}")
-    for line in _env_file_lines(spec, machine):
+    for line in _env_file_lines(spec, folder_of(source, machine.root), machine):
         render.say(f"  {'env:':<12} {line}")
     for line in listing.secret_lines(spec):
         render.say(f"  {'secret:':<12} {line}")
@@ -155,14 +156,14 @@ def _describe(server: MergedServer, status: Status, machine: Machine) -> None:
     render.say(f"  fingerprint: {status.fingerprint}")
 
 
-def _env_file_lines(spec: ServerSpec, machine: Machine) -> list[str]:
+def _env_file_lines(spec: ServerSpec, root: Path, machine: Machine) -> list[str]:
     """Every variable the envFile gives the launch, secret parts masked (issue 23)."""
     from mcpctl.credentials.masking import masked_map  # noqa: PLC0415
     from mcpctl.pinning.reach import env_file_variables  # noqa: PLC0415
 
     if spec.env_file is None:
         return []
-    values = env_file_variables(spec, machine.root, machine.environ, machine.home)
+    values = env_file_variables(spec, root, machine.environ, machine.home)
     if values is None:
         return [f"(from envFile) cannot be read here; the launch reads {spec.env_file} again"]
     overridden = spec.env.keys()
