@@ -35,11 +35,14 @@ class Machine(NamedTuple):
     home: Path
     os_key: str
     cwd: Path
+    # `-w` named the root: only its own files are read, not each client's from cwd.
+    root_given: bool = False
 
     @classmethod
-    def current(cls, paths: Paths, config_file: Path, root: Path) -> "Machine":
+    def current(cls, paths: Paths, config_file: Path, root: Path, *,
+                root_given: bool = False) -> "Machine":
         """The invocation as the process sees it; read here and nowhere else."""
         # A copy: a later os.environ change (a test's monkeypatch, a library) must not
         # make the launch see another environment than the one files were pinned with.
         return cls(paths, config_file, root, dict(os.environ), Path.home(),
-                   os_name(sys.platform), Path.cwd())
+                   os_name(sys.platform), Path.cwd(), root_given)

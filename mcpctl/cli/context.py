@@ -35,7 +35,7 @@ def context(workspace: Path | None, config: Path | None, *,
     paths = Paths.from_environment(os.environ)
     root = workspace.resolve() if workspace is not None else find_workspace_root(Path.cwd())
     return Machine.current(paths, config.absolute() if config is not None else paths.config_file,
-                           root)
+                           root, root_given=workspace is not None)
 
 
 def _check_home(home: str | None) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, TypeVar
 
 import typer
@@ -102,7 +103,12 @@ def _emit_then_guard(machine: Machine, report: Report[T], as_json: bool,
 
 def _print_results(approvals: Approvals) -> None:
     for result in approvals.results:
-        render.say(f"{result['status']}: {result['name']} ({result['fingerprint']})")
+        # From a subfolder a server may be another folder's (issue 22): say which.
+        folder = result["workspace"]
+        shown = render.display_path(Path(folder))
+        where = "" if folder == approvals.root else \
+            f" in {'this folder' if shown == '.' else shown}"
+        render.say(f"{result['status']}: {result['name']} ({result['fingerprint']}){where}")
     if not approvals.results:
         render.say("no workspace servers here to trust")
 
@@ -125,6 +131,7 @@ def _describe_file_changes(statuses: list[Status]) -> None:
 
 
 def _describe(server: MergedServer, status: Status, machine: Machine) -> None:
+    from mcpctl.config.workspace import folder_of  # noqa: PLC0415
     from mcpctl.reports import listing  # noqa: PLC0415
 
     spec = server.winner.spec
@@ -138,7 +145,7 @@ def _describe(server: MergedServer, status: Status, machine: Machine) -> None:
             render.say(f"    {change}")
     for label, value in listing.spec_lines(spec, cwd_default="(workspace root)"):
         render.say(f"  {label + ':':<12} {value}")
-    for line in _env_file_lines(spec, machine):
+    for line in _env_file_lines(spec, folder_of(source, machine.root), machine):
         render.say(f"  {'env:':<12} {line}")
     for line in listing.secret_lines(spec):
         render.say(f"  {'secret:':<12} {line}")
@@ -149,14 +156,14 @@ def _describe(server: MergedServer, status: Status, machine: Machine) -> None:
     render.say(f"  fingerprint: {status.fingerprint}")
 
 
-def _env_file_lines(spec: ServerSpec, machine: Machine) -> list[str]:
+def _env_file_lines(spec: ServerSpec, root: Path, machine: Machine) -> list[str]:
     """Every variable the envFile gives the launch, secret parts masked (issue 23)."""
     from mcpctl.credentials.masking import masked_map  # noqa: PLC0415
     from mcpctl.pinning.reach import env_file_variables  # noqa: PLC0415
 
     if spec.env_file is None:
         return []
-    values = env_file_variables(spec, machine.root, machine.environ, machine.home)
+    values = env_file_variables(spec, root, machine.environ, machine.home)
     if values is None:
         return [f"(from envFile) cannot be read here; the launch reads {spec.env_file} again"]
     overridden = spec.env.keys()

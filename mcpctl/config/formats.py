@@ -10,7 +10,7 @@ pattern included) and the workspace tier read the same rows.
 import re
 from collections.abc import Mapping
 from enum import StrEnum
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 from typing import NamedTuple
 
 # Field names other clients use for what mcpctl calls `url`.
@@ -21,6 +21,17 @@ class Syntax(StrEnum):
     JSON = "json"
     JSONC = "jsonc"
     TOML = "toml"
+
+
+class Reach(StrEnum):
+    """Which folders' copies of its file a client reads, from the folder it runs in
+    (issue 22 item 2; measured, DESIGN "What each client reads, from a working
+    directory"). Nearest first; for one name the nearest file wins."""
+
+    ROOT = "root"  # the workspace root's file only (not measured: as it always was)
+    HERE = "here"  # the current folder's only (Gemini CLI)
+    UP_TO_ROOT = "up to root"  # the current folder, each parent, the git root (Codex)
+    UP_TO_TOP = "up to /"  # the current folder and every parent up to / (Claude Code)
 
 
 class ConfigFormat(NamedTuple):
@@ -46,6 +57,8 @@ class ConfigFormat(NamedTuple):
     workspace: bool = True
     # Recognised by its file name in any folder (it has no fixed place in a repo).
     any_folder: bool = False
+    # The folders read from a subfolder of the workspace (`-w` reads only the root's).
+    reach: Reach = Reach.ROOT
 
     @property
     def jsonc(self) -> bool:
@@ -62,7 +75,7 @@ _VSCODE_VARIABLES = frozenset({"${workspaceFolder}", "${env:NAME}", "${input:ID}
 
 WORKSPACE_FORMATS: tuple[ConfigFormat, ...] = (
     ConfigFormat("claude", ".mcp.json", "mcpServers", Syntax.JSON, "Claude Code",
-                 variables=frozenset({"${VAR}"})),
+                 variables=frozenset({"${VAR}"}), reach=Reach.UP_TO_TOP),
     ConfigFormat("mcp.json", "mcp.json", "mcpServers", Syntax.JSON, "mcpctl", generic=True),
     ConfigFormat("vscode", ".vscode/mcp.json", "servers", Syntax.JSONC, "VS Code",
                  companion_keys=frozenset({"$schema", "inputs"}), variables=_VSCODE_VARIABLES),
@@ -75,10 +88,10 @@ WORKSPACE_FORMATS: tuple[ConfigFormat, ...] = (
     # Gemini CLI reads settings.json with comments allowed (as its own `mcp add` keeps them).
     ConfigFormat("gemini", ".gemini/settings.json", "mcpServers", Syntax.JSONC, "Gemini CLI",
                  companion_keys=None, timeout_seconds=0.001,
-                 variables=frozenset({"${VAR}", "$VAR"})),
+                 variables=frozenset({"${VAR}", "$VAR"}), reach=Reach.HERE),
     ConfigFormat("codex", ".codex/config.toml", "mcp_servers", Syntax.TOML, "Codex",
                  aliases={"http_headers": "headers"}, companion_keys=None,
-                 variables=frozenset()),
+                 variables=frozenset(), reach=Reach.UP_TO_ROOT),
     ConfigFormat("claude-desktop", "claude_desktop_config.json", "mcpServers", Syntax.JSON,
                  "Claude Desktop", companion_keys=None, variables=frozenset(),
                  workspace=False, any_folder=True),
@@ -96,6 +109,19 @@ TRANSPORT_ALIASES: Mapping[str, str] = {
 }
 
 ALL_TOP_KEYS = frozenset(f.top_key for f in WORKSPACE_FORMATS if f.syntax is not Syntax.TOML)
+
+
+def folders_read(reach: Reach, here: Path, root: Path) -> tuple[Path, ...]:
+    """Pure: the folders whose file a client of `reach` reads from `here` (the root or
+    a folder inside it), nearest first."""
+    if reach is Reach.ROOT:
+        return (root,)
+    if reach is Reach.HERE:
+        return (here,)
+    up = (here, *here.parents)
+    if reach is Reach.UP_TO_TOP:
+        return up
+    return up[:up.index(root) + 1] if root in up else (here,)
 
 
 def format_by_id(format_id: str) -> ConfigFormat | None:

@@ -3,11 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from mcpctl.config.entries import EntryError, spec_from_entry
-from mcpctl.config.formats import ALL_TOP_KEYS, WORKSPACE_FORMATS, ConfigFormat, Syntax
+from mcpctl.config.formats import (
+    ALL_TOP_KEYS,
+    WORKSPACE_FORMATS,
+    ConfigFormat,
+    Syntax,
+    folders_read,
+    format_by_id,
+)
 from mcpctl.config.tier_load import TierLoad, read_config_text
 from mcpctl.model import Definition, Problem, Source, Tier
 from mcpctl.syntax import jsonc
@@ -22,31 +29,59 @@ def find_workspace_root(start: Path) -> Path:
     return start
 
 
-def is_home(root: Path) -> bool:
-    try:
-        return root.resolve() == Path.home().resolve()
-    except (OSError, RuntimeError):  # no home folder at all: nothing to confuse it with
-        return False
-
-
-def load_workspace(root: Path) -> TierLoad:
+def load_workspace(root: Path, here: Path | None = None) -> TierLoad:
     """Every workspace format's file under `root`; a bad file never hides the others.
+    With `here` (the current folder: the root or inside it), each format's files as its
+    client reads them from there (`Reach`, issue 22 item 2), nearest first.
 
     The home folder is never a workspace: `~/.cursor/mcp.json` is Cursor's global file
     and `~/.mcp.json` no repo's; from `~` (or a folder of a dotfiles repo at `~`) they
     would be listed as a repo's servers, to be approved (issue 15).
     """
     load = TierLoad()
-    if is_home(root):
-        return load
-    for precedence, fmt in enumerate(WORKSPACE_FORMATS, start=1):
+    home = _real_home()
+    for rank, fmt in enumerate(WORKSPACE_FORMATS, start=1):
         if not fmt.workspace:
             continue
-        path = root / fmt.relative_path
-        # A dangling symlink is reported too: it is a config file that cannot be read.
-        if path.exists() or path.is_symlink():
-            load.extend(load_workspace_file(path, fmt, precedence))
+        folders = (root,) if here is None else folders_read(fmt.reach, here, root)
+        for distance, folder in enumerate(folders):
+            if home is not None and _real(folder) == home:
+                continue
+            path = folder / fmt.relative_path
+            # A dangling symlink is reported too: it is a config file that cannot be read.
+            if path.exists() or path.is_symlink():
+                load.extend(load_workspace_file(path, fmt, rank * FOLDERS + distance))
     return load
+
+
+# Precedence is the format's rank in the table, then the folder's distance from here
+# (nearest wins): more folders than any path can hold (PATH_MAX is 4096 bytes).
+FOLDERS = 4096
+
+
+def folder_of(source: Source, default: Path) -> Path:
+    """The folder a workspace definition belongs to, as the gate sees it: the one its
+    format's file is read for (`sub/.mcp.json` → `sub`, `.vscode/mcp.json` → the root).
+    `default` for any other source (the user tier, a client's own file)."""
+    fmt = format_by_id(source.format_id) if source.tier is Tier.WORKSPACE else None
+    if fmt is None:
+        return default
+    depth = len(PurePosixPath(fmt.relative_path).parts)
+    return source.path.parents[depth - 1] if len(source.path.parents) >= depth else default
+
+
+def _real(folder: Path) -> Path | None:
+    try:
+        return folder.resolve()
+    except (OSError, RuntimeError):
+        return None
+
+
+def _real_home() -> Path | None:
+    try:
+        return Path.home().resolve()
+    except (OSError, RuntimeError):  # no home folder at all: nothing to confuse it with
+        return None
 
 
 def load_workspace_file(path: Path, fmt: ConfigFormat, precedence: int) -> TierLoad:

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from mcpctl.config.merge import MergedServer, named
-from mcpctl.config.view import load_view
+from mcpctl.config.view import view_here
+from mcpctl.config.workspace import folder_of
 from mcpctl.errors import ExitCode, TrustRefused, UsageError
 from mcpctl.machine import Machine
 from mcpctl.model import Problem, Tier
@@ -25,6 +26,7 @@ Confirm = Callable[[list[MergedServer]], bool]  # the user's one answer for all 
 @dataclass(frozen=True)
 class Approvals:
     results: list[dict[str, Any]]
+    root: str = ""  # the workspace root; a result recorded for another folder says so
 
 
 def trust_report(machine: Machine, names: list[str], all_servers: bool, *,
@@ -40,12 +42,14 @@ def trust_report(machine: Machine, names: list[str], all_servers: bool, *,
     `ignore_changes_in`: folders the approval leaves out."""
     from mcpctl.trust import actions as trust_actions  # noqa: PLC0415
 
-    view = load_view(machine.root, machine.config_file)
+    view = view_here(machine)
     servers = select_to_trust(view.servers, names, all_servers, view.problems)
     if confirm is not None and not can_ask:
         raise TrustRefused("not a terminal: nothing approved; review with `mcpctl show NAME` "
                            "and approve non-interactively with --yes")
-    ignored = ignored_folders(ignore_changes_in, machine.root) if ignore_changes_in else None
+    folders = {server.name: folder_of(server.winner.source, machine.root) for server in servers}
+    ignored = ignored_folders(ignore_changes_in, _one_folder(folders, machine.root)) \
+        if ignore_changes_in else None
     pending = trust_actions.statuses(servers, machine, ignored)
     asking = [(server, status) for server, status in pending
               if status.state is not TrustState.TRUSTED]
@@ -55,25 +59,25 @@ def trust_report(machine: Machine, names: list[str], all_servers: bool, *,
     approvable = []
     for server, status in pending:
         if status.state is TrustState.TRUSTED:
-            results.append(_result(server, status, "already-trusted"))
+            results.append(_result(server, status, "already-trusted", folders))
         elif status.state is TrustState.UNPINNABLE:
             # Never approvable; the others still are, and the exit code says it at the end.
             errors.append(unpinnable_message(server.name, status.unpinned))
-            results.append(_result(server, status, "unpinnable"))
+            results.append(_result(server, status, "unpinnable", folders))
         else:
             approvable.append((server, status))
     changed = [(server, status) for server, status in approvable
                if status.state is TrustState.CHANGED]
     if confirm is None and changed and not accept_changed:
-        return _changed_refused(machine, pending, changed, view.problems)
+        return _changed_refused(machine, pending, changed, view.problems, folders)
     declined = bool(approvable) and confirm is not None \
         and not confirm([server for server, _ in approvable])
     for server, status in approvable:
         if declined:
-            results.append(_result(server, status, "declined"))
+            results.append(_result(server, status, "declined", folders))
             continue
-        trust_actions.approve(server, status, machine.root, machine.paths.trust_file)
-        results.append(_result(server, status, "trusted"))
+        trust_actions.approve(server, status, folders[server.name], machine.paths.trust_file)
+        results.append(_result(server, status, "trusted", folders))
     # A declined prompt approved nothing the user asked for: the same exit as a refusal
     # without a terminal, so `mcpctl trust x && mcpctl run x` stops there (issue 15).
     if errors or declined:
@@ -82,19 +86,20 @@ def trust_report(machine: Machine, names: list[str], all_servers: bool, *,
         # A broken file may hide servers that were meant to be reviewed: say so by exit code.
         code = ExitCode.INVALID_CONFIG if view.problems else ExitCode.OK
     return Report("trust", {"workspace": str(machine.root), "results": results},
-                  Approvals(results), code, view.problems, errors=errors)
+                  Approvals(results, str(machine.root)), code, view.problems, errors=errors)
 
 
 def _changed_refused(machine: Machine, pending: list[tuple[MergedServer, Status]],
                      changed: list[tuple[MergedServer, Status]],
-                     problems: Sequence[Problem]) -> Report[Approvals]:
+                     problems: Sequence[Problem], folders: Mapping[str, Path]
+                     ) -> Report[Approvals]:
     """--yes met a server changed since its approval: approve nothing, name each one."""
     refused = {server.name for server, _ in changed}
     results = []
     for server, status in pending:
         outcome = "changed" if server.name in refused else (
             "already-trusted" if status.state is TrustState.TRUSTED else "not-approved")
-        result = _result(server, status, outcome)
+        result = _result(server, status, outcome, folders)
         if server.name in refused:
             result["changes"] = list(status.changes)
         results.append(result)
@@ -103,7 +108,19 @@ def _changed_refused(machine: Machine, pending: list[tuple[MergedServer, Status]
               "`mcpctl show NAME` shows it again); approve a change with --accept-changed, "
               "or run `mcpctl trust` in a terminal"]
     return Report("trust", {"workspace": str(machine.root), "results": results},
-                  Approvals(results), ExitCode.TRUST_REFUSED, problems, errors=errors)
+                  Approvals(results, str(machine.root)), ExitCode.TRUST_REFUSED, problems,
+                  errors=errors)
+
+
+def _one_folder(folders: Mapping[str, Path], root: Path) -> Path:
+    """The folder `--ignore-changes-in` is relative to: the one every chosen server's
+    approval is recorded for (from a subfolder, maybe not the root)."""
+    distinct = set(folders.values())
+    if len(distinct) > 1:
+        raise UsageError("--ignore-changes-in: the servers chosen are approved in different "
+                         f"folders ({', '.join(sorted(map(str, distinct)))}); approve them "
+                         "one folder at a time")
+    return distinct.pop() if distinct else root
 
 
 def ignored_folders(texts: Sequence[str], root: Path) -> list[str]:
@@ -141,9 +158,26 @@ def select_to_trust(servers: list[MergedServer], names: list[str], all_servers: 
     return chosen
 
 
-def _result(server: MergedServer, status: Status, outcome: str) -> dict[str, Any]:
+def _result(server: MergedServer, status: Status, outcome: str,
+            folders: Mapping[str, Path]) -> dict[str, Any]:
+    """`workspace`: the folder the approval is (or would be) recorded for (issue 22)."""
     return {"name": server.name, "status": outcome, "fingerprint": status.fingerprint,
-            "source": listing.source_document(server.winner.source)}
+            "source": listing.source_document(server.winner.source),
+            "workspace": str(folders[server.name])}
+
+
+def _folders_of(machine: Machine, names: list[str]) -> dict[Path, list[str]]:
+    """Where each named approval is recorded: the folder of the definition `list` shows
+    here (another folder's file, issue 22), else the root; with `-w`, the root."""
+    winners = {} if machine.root_given else {
+        s.name: s.winner for s in view_here(machine, frozenset({Tier.WORKSPACE})).servers}
+    folders: dict[Path, list[str]] = {}
+    for name in dict.fromkeys(names):
+        definition = winners.get(name)
+        folder = machine.root if definition is None else folder_of(definition.source,
+                                                                   machine.root)
+        folders.setdefault(folder, []).append(name)
+    return folders
 
 
 @dataclass(frozen=True)
@@ -163,7 +197,11 @@ def revoke_report(machine: Machine, names: list[str], *, whole_workspace: bool,
         removed = trust_actions.revoke_stale(machine)
     elif all_approvals:
         removed = trust_actions.revoke_all(store)
+    elif names:
+        removed = []
+        for folder, named_here in _folders_of(machine, names).items():
+            removed += trust_actions.revoke_in(store, folder, named_here)
     else:
-        removed = trust_actions.revoke_in(store, machine.root, names or None)
+        removed = trust_actions.revoke_in(store, machine.root, None)
     return Report("revoke", {"revoked": removed, "running_servers_stopped": False},
                   Revoked(removed))

@@ -2,6 +2,7 @@
 
 import shlex
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any, NamedTuple
 
 from mcpctl.config.merge import MergedServer
@@ -103,8 +104,10 @@ def source_document(source: Source) -> dict[str, Any]:
             "format": source.format_id}
 
 
-def row_document(row: Row) -> dict[str, Any]:
+def row_document(row: Row, folder: Path | None = None) -> dict[str, Any]:
+    """`folder`: the one whose approvals gate a workspace definition (issue 22)."""
     spec = row.definition.spec
+    workspace = row.definition.source.tier is Tier.WORKSPACE and folder is not None
     return {
         "name": row.name,
         "tier": row.definition.source.tier.value,
@@ -114,6 +117,7 @@ def row_document(row: Row) -> dict[str, Any]:
         "source": source_document(row.definition.source),
         "shadowed_by": source_document(row.shadowed_by) if row.shadowed_by else None,
         "variables": [ref.text for ref in references_in(spec)],
+        **({"trust_workspace": str(folder)} if workspace else {}),
     }
 
 
@@ -123,6 +127,8 @@ def why_wins(server: MergedServer) -> str:
         return "only definition"
     if winner.tier is Tier.USER:
         return "the user tier wins over the workspace"
+    if server.shadowed[0].source.format_id == winner.format_id:
+        return "the nearest file from the current folder wins, as its client reads them"
     return "earlier in the workspace file order (.mcp.json, mcp.json, .vscode/mcp.json, " \
            ".cursor/mcp.json)"
 

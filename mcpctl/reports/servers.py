@@ -14,7 +14,7 @@ from mcpctl.clients.guarded import (
 from mcpctl.clients.weak_approvals import WeakApproval
 from mcpctl.config.merge import MergedServer, named
 from mcpctl.config.unknown_keys import unknown_keys
-from mcpctl.config.view import load_view
+from mcpctl.config.view import view_here
 from mcpctl.errors import ExitCode
 from mcpctl.machine import Machine
 from mcpctl.model import Tier
@@ -62,7 +62,7 @@ class ServerDetail(NamedTuple):
 def list_report(machine: Machine, tier: Tier | None, *, needs_attention: bool,
                 shown: Shown) -> Report[Listing]:
     """Every definition here with its state; exit 3 on a problem, 1 on attention asked."""
-    view = load_view(machine.root, machine.config_file, frozenset({tier}) if tier else None)
+    view = view_here(machine, frozenset({tier}) if tier else None)
     states = TrustStates.on(machine)
     rows = list(listing.rows(view.servers, states.state_of))
     policies, policy_problems = tool_policies(machine)
@@ -72,12 +72,12 @@ def list_report(machine: Machine, tier: Tier | None, *, needs_attention: bool,
     starters = starters_of(view.servers, weak)
     unguarded = unguarded_here(machine, weak)
     guards = guard_states_here(machine)
-    also = claude_code_also_reads(machine)
+    also = [a for a in claude_code_also_reads(machine) if a.path not in view.files]
     problems = [*view.problems, *states.problems, *weak.problems, *policy_problems]
     body = {
         "workspace": str(view.root),
         "user_config": str(view.config_file),
-        "servers": [{**listing.row_document(row),
+        "servers": [{**listing.row_document(row, states.root_of(row.definition)),
                      "last_probe": probes[row.name] if row.shadowed_by is None else None,
                      **starters_document(starters.of(row.definition))}
                     for row in rows],
@@ -110,17 +110,18 @@ def list_report(machine: Machine, tier: Tier | None, *, needs_attention: bool,
                   warnings, version=listing.LIST_SCHEMA_VERSION)
 
 
-def _guard_of(row: listing.Row, root: Path, guards: dict[str, GuardState]
+def _guard_of(row: listing.Row, folder: Path, guards: dict[str, GuardState]
               ) -> GuardState | None:
-    """What guards the client that reads this repo definition's file (issue 22)."""
-    client = client_reading(row.definition.source.path, root)
+    """What guards the client that reads this repo definition's file (issue 22); `folder`:
+    the one the file is read for."""
+    client = client_reading(row.definition.source.path, folder)
     state = guards.get(client) if client else None
     return state if state is not None and state.state != "nothing to guard" else None
 
 
 def show_report(machine: Machine, name: str) -> Report[ServerDetail]:
     """Every definition of `name`, which wins and why, with trust details."""
-    view = load_view(machine.root, machine.config_file)
+    view = view_here(machine)
     server = named(view.servers, name, view.problems)
     states = TrustStates.on(machine)
     weak = weak_approvals_here(machine, [server]) if server.shadowed else None
@@ -129,11 +130,12 @@ def show_report(machine: Machine, name: str) -> Report[ServerDetail]:
     rows = list(listing.rows([server], states.state_of))
     statuses = [states.status(row.definition) for row in rows]
     guards = guard_states_here(machine)
-    guarded = [_guard_of(row, machine.root, guards) for row in rows]
+    guarded = [_guard_of(row, states.root_of(row.definition), guards) for row in rows]
     body = {
         "name": name,
         "why": listing.why_wins(server),
-        "definitions": [{**listing.row_document(row), **listing.trust_document(status),
+        "definitions": [{**listing.row_document(row, states.root_of(row.definition)),
+                         **listing.trust_document(status),
                          **starters_document(starters.of(row.definition)),
                          **({"guard": {"client": state.client, **state.document()}}
                             if state else {})}

@@ -99,6 +99,7 @@ def test_list_json_matches_its_schema_and_says_everything(cli: Cli, small: Path)
         "shadowed_by": {"tier": "workspace", "path": str(root / ".mcp.json"), "line": 3,
                         "format": "claude"},
         "variables": [],
+        "trust_workspace": str(root),
         "last_probe": None,
     }
     assert document["servers"][0]["url"] == "https://docs.example.com/mcp"

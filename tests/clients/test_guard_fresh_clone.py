@@ -206,12 +206,13 @@ def test_a_workspace_below_the_git_root_is_guarded_where_claude_code_reads_it(
         listed = run_client("claude", ["mcp", "list"], home=session.home, cwd=folder,
                             env=session.env)
         assert claude_statuses(listed.stdout) == {"tasks": CONNECTED}, listed.stdout
-        # mcpctl's list there (its workspace: the git root) names the file Claude Code
-        # read and the same servers.
-        ours = run_mcpctl_as_client(["list", "--json"], home=session.home, cwd=folder,
-                                    env=session.env)
-        also = json.loads(ours.stdout)["claude_code_also_reads"]
-        assert also == [{"path": str(demo / ".mcp.json"), "servers": ["tasks"]}]
+        # mcpctl's list there reads the file Claude Code read: the same server, from
+        # that file, approved (issue 22 item 2); nothing is left to mention.
+        ours = json.loads(run_mcpctl_as_client(["list", "--json"], home=session.home,
+                                               cwd=folder, env=session.env).stdout)
+        assert [(r["name"], r["state"], r["source"]["path"]) for r in ours["servers"]] == [
+            ("tasks", "trusted", str(demo / ".mcp.json"))]
+        assert ours["claude_code_also_reads"] == []
     marker.unlink()
     at_root = run_client("claude", ["mcp", "list"], home=session.home, cwd=session.root,
                          env=session.env)

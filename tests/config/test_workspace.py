@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from mcpctl.config.tier_load import MAX_CONFIG_BYTES
-from mcpctl.config.workspace import find_workspace_root, load_workspace
+from mcpctl.config.workspace import FOLDERS, find_workspace_root, load_workspace
 from mcpctl.model import Problem, Source, Tier, Transport
 from tests.conftest import run_mcpctl
 from tests.tier_files import make_workspace
@@ -52,11 +52,11 @@ def test_every_format_is_read_with_exact_provenance(tmp_path: Path) -> None:
     load = load_workspace(root)
     assert load.problems == []
     assert [d.source for d in load.definitions] == [
-        Source(Tier.WORKSPACE, root / ".mcp.json", 3, 1, "claude"),
-        Source(Tier.WORKSPACE, root / ".mcp.json", 4, 1, "claude"),
-        Source(Tier.WORKSPACE, root / "mcp.json", 3, 2, "mcp.json"),
-        Source(Tier.WORKSPACE, root / ".vscode/mcp.json", 5, 3, "vscode"),
-        Source(Tier.WORKSPACE, root / ".cursor/mcp.json", 1, 4, "cursor"),
+        Source(Tier.WORKSPACE, root / ".mcp.json", 3, FOLDERS, "claude"),
+        Source(Tier.WORKSPACE, root / ".mcp.json", 4, FOLDERS, "claude"),
+        Source(Tier.WORKSPACE, root / "mcp.json", 3, 2 * FOLDERS, "mcp.json"),
+        Source(Tier.WORKSPACE, root / ".vscode/mcp.json", 5, 3 * FOLDERS, "vscode"),
+        Source(Tier.WORKSPACE, root / ".cursor/mcp.json", 1, 4 * FOLDERS, "cursor"),
     ]
     assert [(d.name, d.spec.transport) for d in load.definitions] == [
         ("a", Transport.STDIO), ("b", Transport.HTTP), ("c", Transport.STDIO),

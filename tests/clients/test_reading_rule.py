@@ -1,0 +1,286 @@
+"""`mcpctl list` from a subfolder shows what each client reads there (issue 22 item 2).
+
+The oracle is each client's own CLI, run in the same folder with a throwaway HOME:
+`claude mcp list` (Claude Code 2.1.197: `.mcp.json` in the folder and every parent,
+nested repos or not, nearest wins), `gemini mcp list` (Gemini CLI 0.61.0: the current
+folder's `.gemini/settings.json` only) and Codex 0.171.0's app-server MCP status for a
+thread started in the folder (`.codex/config.toml` from the folder up to the git root,
+for a trusted project), run with no network. Then `trust` from a subfolder approves
+the definition `list` shows there, and `run --guard` (what Claude Code starts) starts
+it from that folder and refuses it once changed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.clients import TOKEN_SERVER
+from tests.clients.real_clients import (
+    claude_statuses,
+    client,
+    client_env,
+    gemini_statuses,
+    run_client,
+    run_mcpctl_as_client,
+)
+from tests.clients.test_guard import CONNECTED, FAILED
+from tests.clients.test_guard_fresh_clone import Session
+from tests.components import missing
+
+pytestmark = pytest.mark.timeout(900)
+
+CLAUDE_COMMAND = re.compile(r"^(?P<name>[A-Za-z0-9_.-]+): (?P<command>.*?)  - ")
+
+
+def _git_repo(folder: Path) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    subprocess.run(["git", "init", "-q", str(folder)], check=True, timeout=60)
+    return folder
+
+
+def _mcp_json(folder: Path, **commands: str) -> None:
+    (folder / ".mcp.json").write_text(json.dumps(
+        {"mcpServers": {name: {"command": command} for name, command in commands.items()}}))
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    """outer/.mcp.json above the repo, repo/.mcp.json, repo/sub/.mcp.json and a nested
+    repo repo/sub/nested with its own; `shared` in each, with the folder as its command."""
+    outer = tmp_path / "outer"
+    repo = _git_repo(outer / "repo")
+    nested = _git_repo(repo / "sub" / "nested")
+    (repo / "sub" / "deep").mkdir()
+    (nested / "inside").mkdir()
+    _mcp_json(outer, o="outer-o", shared="outer-shared")
+    _mcp_json(repo, r="repo-r", shared="repo-shared")
+    _mcp_json(repo / "sub", s="sub-s", shared="sub-shared")
+    _mcp_json(nested, n="nested-n", shared="nested-shared")
+    return outer
+
+
+def _mcpctl_list(cwd: Path, home: Path) -> dict[str, Any]:
+    done = run_mcpctl_as_client(["list", "--json"], home=home, cwd=cwd)
+    assert done.returncode == 0, done.stderr
+    document: dict[str, Any] = json.loads(done.stdout)
+    return document
+
+
+def _winners(document: dict[str, Any], fmt: str) -> dict[str, dict[str, Any]]:
+    return {row["name"]: row for row in document["servers"]
+            if row["shadowed_by"] is None and row["source"]["format"] == fmt}
+
+
+@pytest.mark.parametrize(("folder", "names", "shared"), [
+    ("repo", "o r shared", "repo-shared"),
+    ("repo/sub", "o r s shared", "sub-shared"),
+    ("repo/sub/deep", "o r s shared", "sub-shared"),
+    # A nested repo stops nothing: its parents' files still count.
+    ("repo/sub/nested", "n o r s shared", "nested-shared"),
+    ("repo/sub/nested/inside", "n o r s shared", "nested-shared"),
+])
+def test_list_from_a_folder_shows_what_claude_code_lists_there(
+    tree: Path, tmp_path: Path, folder: str, names: str, shared: str,
+) -> None:
+    home = tmp_path / "client-home"
+    home.mkdir()
+    cwd = tree / folder
+    listed = run_client("claude", ["mcp", "list"], home=home, cwd=cwd)
+    assert listed.returncode == 0, listed.stderr
+    theirs = {m["name"]: m["command"]
+              for m in map(CLAUDE_COMMAND.match, listed.stdout.splitlines()) if m}
+    ours = _mcpctl_list(cwd, home)
+    winners = _winners(ours, "claude")
+    assert {name: row["command"] for name, row in winners.items()} == theirs
+    assert (sorted(theirs), theirs["shared"]) == (names.split(), shared)
+    # The source Claude Code names, and the file mcpctl names for it: the nearest one.
+    got = run_client("claude", ["mcp", "get", "shared"], home=home, cwd=cwd)
+    assert "Scope: Project config (shared via .mcp.json)" in got.stdout
+    assert winners["shared"]["tier"] == "workspace"
+    nearest = next(f for f in (cwd, *cwd.parents) if (f / ".mcp.json").exists())
+    assert winners["shared"]["source"]["path"] == str(nearest / ".mcp.json")
+    assert winners["shared"]["trust_workspace"] == str(nearest)
+    # Every farther `shared` is listed as shadowed by the nearest, nearest first.
+    shadowed = [row["source"]["path"] for row in ours["servers"]
+                if row["name"] == "shared" and row["shadowed_by"] is not None]
+    assert shadowed == [str(f / ".mcp.json") for f in nearest.parents
+                        if (f / ".mcp.json").exists()]
+    assert all(row["shadowed_by"]["path"] == str(nearest / ".mcp.json")
+               for row in ours["servers"] if row["name"] == "shared" and row["shadowed_by"])
+    assert ours["claude_code_also_reads"] == []
+
+
+def test_list_from_a_subfolder_shows_the_gemini_servers_gemini_lists_there(
+    tmp_path: Path,
+) -> None:
+    home = tmp_path / "client-home"
+    home.mkdir()
+    repo = _git_repo(tmp_path / "repo")
+    sub = repo / "sub"
+    (sub / "deep").mkdir(parents=True)
+    for folder, name in ((repo, "top"), (sub, "here")):
+        (folder / ".gemini").mkdir()
+        (folder / ".gemini" / "settings.json").write_text(
+            json.dumps({"mcpServers": {f"g-{name}": {"command": f"cmd-{name}"}}}))
+    trusted = {"GEMINI_CLI_TRUST_WORKSPACE": "true"}
+    for cwd, expected in ((repo, ["g-top"]), (sub, ["g-here"]), (sub / "deep", [])):
+        listed = run_client("gemini", ["mcp", "list"], home=home, cwd=cwd, env=trusted)
+        assert sorted(gemini_statuses(listed.stdout + listed.stderr)) == expected
+        winners = _winners(_mcpctl_list(cwd, home), "gemini")
+        assert sorted(winners) == expected
+        assert all(row["trust_workspace"] == str(cwd) for row in winners.values())
+
+
+def _offline(argv: list[str]) -> list[str]:
+    """The command in a network namespace of its own (nothing but a down loopback)."""
+    if shutil.which("unshare") is None:
+        missing("unshare (a network namespace for Codex's app-server)")
+    return ["unshare", "-n" if os.geteuid() == 0 else "-rn", *argv]
+
+
+def _codex_started(home: Path, cwd: Path) -> list[str]:
+    """The MCP servers Codex's app-server reports for a thread started in `cwd`."""
+    requests = [
+        {"method": "initialize", "id": 0, "params": {"clientInfo": {"name": "t",
+                                                                     "version": "1"}}},
+        {"method": "initialized"},
+        {"method": "thread/start", "id": 1, "params": {"cwd": str(cwd), "ephemeral": True}}]
+    process = subprocess.Popen(_offline([str(client("codex")), "app-server"]), cwd=cwd,
+                               env=client_env(home), stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    assert process.stdin is not None
+    assert process.stdout is not None
+    try:
+        process.stdin.write("".join(json.dumps(r) + "\n" for r in requests))
+        process.stdin.flush()
+        for _ in range(1000):  # bounded: the answers come after a few notices
+            answer: dict[str, Any] = json.loads(process.stdout.readline() or "null") or {}
+            if not answer:
+                break
+            if answer.get("id") == 1:
+                thread = answer["result"]["thread"]["id"]
+                process.stdin.write(json.dumps({"method": "mcpServerStatus/list", "id": 2,
+                                                "params": {"threadId": thread}}) + "\n")
+                process.stdin.flush()
+            if answer.get("id") == 2:
+                return sorted(s["name"] for s in answer["result"]["data"])
+        raise AssertionError("codex app-server gave no MCP status")
+    finally:
+        process.stdin.close()
+        process.wait(timeout=60)
+        process.stdout.close()
+
+
+def test_list_from_a_subfolder_shows_the_codex_servers_codex_starts_there(
+    tmp_path: Path,
+) -> None:
+    home = tmp_path / "client-home"
+    markers = tmp_path / "markers"
+    markers.mkdir()
+    repo = _git_repo(tmp_path / "outer" / "repo")
+    sub = repo / "sub"
+    nested = _git_repo(sub / "nested")
+
+    def layer(folder: Path, *names: str) -> None:
+        (folder / ".codex").mkdir(parents=True)
+        (folder / ".codex" / "config.toml").write_text("".join(
+            f'[mcp_servers.{name}]\ncommand = "{sys.executable}"\n'
+            f'args = ["{TOKEN_SERVER}", "--marker", "{markers}/{folder.name}-{name}"]\n'
+            for name in names))
+
+    layer(tmp_path / "outer", "above")
+    layer(repo, "r", "shared")
+    layer(sub, "s", "shared")
+    layer(nested, "n")
+    (nested / "inside").mkdir()
+    (home / ".codex").mkdir(parents=True)
+    (home / ".codex" / "config.toml").write_text("".join(
+        f'[projects."{p}"]\ntrust_level = "trusted"\n' for p in (repo, nested)))
+    for cwd, expected in ((sub, ["r", "s", "shared"]), (nested / "inside", ["n"])):
+        started = _codex_started(home, cwd)
+        assert started == expected
+        # The definitions Codex started are the ones mcpctl names (their markers).
+        winners = _winners(_mcpctl_list(cwd, home), "codex")
+        assert sorted(winners) == expected
+        assert sorted(m.name for m in markers.iterdir()) == sorted(
+            Path(row["args"][-1]).name for row in winners.values())
+        for marker in markers.iterdir():
+            marker.unlink()
+    assert _winners(_mcpctl_list(sub, home), "codex")["shared"]["source"]["path"] == \
+        str(sub / ".codex" / "config.toml")
+
+
+def test_trust_from_a_subfolder_approves_what_list_shows_and_run_guard_starts_it(
+    tmp_path: Path,
+) -> None:
+    """`trust tasks` in examples/demo approves demo's `.mcp.json` definition (the one
+    `list` there shows, nearer than the root's), as a server of that folder; Claude Code
+    started in that folder then starts it through `run --guard`, and refuses it once
+    changed. The root's farther `tasks` never starts."""
+    session = Session(tmp_path)
+    demo = session.root / "examples" / "demo"
+    demo.mkdir(parents=True)
+    root_servers = json.loads((session.root / ".mcp.json").read_text())
+    root_servers["mcpServers"]["tasks"] = {
+        "command": sys.executable, "args": [str(TOKEN_SERVER), "--marker",
+                                            str(tmp_path / "root-tasks")]}
+    (session.root / ".mcp.json").write_text(json.dumps(root_servers))
+    args = [str(TOKEN_SERVER), "--marker", str(tmp_path / "tasks-0")]
+    tasks = {"command": sys.executable, "args": args}
+    (demo / ".mcp.json").write_text(json.dumps({"mcpServers": {"tasks": tasks}}))
+    session.mcpctl("clients", "enable", "claude-code")
+
+    def here(*args: str) -> subprocess.CompletedProcess[str]:
+        return run_mcpctl_as_client(list(args), home=session.home, cwd=demo,
+                                    env=session.env)
+
+    listed = json.loads(here("list", "--json").stdout)
+    rows = [(r["state"], r["source"]["path"], r.get("trust_workspace"))
+            for r in listed["servers"] if r["name"] == "tasks"]
+    assert rows == [("untrusted", str(demo / ".mcp.json"), str(demo)),
+                    ("shadowed", str(session.root / ".mcp.json"), str(session.root))]
+    trusted = here("trust", "tasks", "--yes")
+    assert trusted.returncode == 0, trusted.stderr
+    # The review first, then the result and the folder it was recorded for.
+    assert re.fullmatch(r"trusted: tasks \(sha256:[0-9a-f]{64}\) in this folder",
+                        trusted.stdout.splitlines()[-1])
+    store = json.loads((tmp_path / "mcpctl-home" / "data" / "trust.json").read_text())
+    assert sorted(store["workspaces"]) == [os.path.realpath(demo)]
+    assert [r["state"] for r in json.loads(here("list", "--json").stdout)["servers"]
+            if r["name"] == "tasks"] == ["trusted", "shadowed"]
+
+    listed_by_claude = run_client("claude", ["mcp", "list"], home=session.home, cwd=demo,
+                                  env=session.env)
+    assert claude_statuses(listed_by_claude.stdout)["tasks"] == CONNECTED
+    assert (tmp_path / "tasks-0").exists()
+    assert not (tmp_path / "root-tasks").exists()
+    # The same start by hand: `run --guard` from the folder, as Claude Code runs it.
+    guard_env = {**session.env, "MCPCTL_GUARD_SERVER": "tasks"}
+    (tmp_path / "tasks-0").unlink()
+    started = run_mcpctl_as_client(["run", "--guard"], home=session.home, cwd=demo,
+                                   env=guard_env)
+    assert started.returncode == 0, started.stderr
+    assert (tmp_path / "tasks-0").exists()
+
+    args[-1] = str(tmp_path / "tasks-1")
+    (demo / ".mcp.json").write_text(json.dumps({"mcpServers": {"tasks": tasks}}))
+    assert [r["state"] for r in json.loads(here("list", "--json").stdout)["servers"]
+            if r["name"] == "tasks"] == ["changed", "shadowed"]
+    refused = run_mcpctl_as_client(["run", "--guard"], home=session.home, cwd=demo,
+                                   env=guard_env)
+    assert refused.returncode == 4
+    assert "changed since it was approved" in refused.stderr
+    listed_by_claude = run_client("claude", ["mcp", "list"], home=session.home, cwd=demo,
+                                  env=session.env)
+    assert claude_statuses(listed_by_claude.stdout)["tasks"] == FAILED
+    assert not (tmp_path / "tasks-1").exists()
+    assert not (tmp_path / "root-tasks").exists()
