@@ -91,8 +91,9 @@ def export_to_client(
         old = client_text_or_none(path)
         new = compute(old)
         documents = (read_document(client, old, path), read_document(client, new, path))
-        report.diff = hide_in(masked_diff(old or "", new, str(path), documents), key) \
-            if report.plan.writes else ""
+        # The key goes before masking, which would show its first characters.
+        report.diff = masked_diff(hide_in(old or "", key), hide_in(new, key), str(path),
+                                  documents) if report.plan.writes else ""
         return report
     result = write_client_file(
         path, compute, backup_dir=machine.paths.data_dir / "backups" / client.id,
