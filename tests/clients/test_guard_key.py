@@ -94,7 +94,7 @@ def test_run_takes_the_key_on_both_parsers(tmp_path: Path, user_config: Path) ->
 
 
 def test_no_command_prints_the_key(cli: Cli, tmp_path: Path, isolated_home: Path,
-                                   user_config: Path) -> None:
+                                   user_config: Path, mcpctl_home: Path) -> None:
     """Every command that reads Claude Code's entries or the allowlist, in text and
     JSON, after `sync` wrote the key into them, and a dry run whose diff adds it again."""
     root = tmp_path / "repo"
@@ -128,3 +128,14 @@ def test_no_command_prints_the_key(cli: Cli, tmp_path: Path, isolated_home: Path
     assert '+        "--key",\n+        "***"\n' in diff, diff
     assert cli("sync").code == 0
     assert claude_json.read_text().count(key) == 2
+    # A key once shown is replaced: remove the file and sync.
+    (mcpctl_home / "data" / "guard.key").unlink()
+    assert cli("sync").code == 0
+    new = guard_key()
+    assert new != key
+    assert key not in claude_json.read_text()
+    assert claude_json.read_text().count(new) == 2
+    settings = json.loads((isolated_home / ".claude" / "settings.json").read_text())
+    assert settings["allowedMcpServers"] == [
+        {"serverCommand": ["mcpctl", "run", "--guard", "--key", new]},
+        {"serverCommand": ["mcpctl", "run", "mine", "--key", new]}]
