@@ -116,14 +116,30 @@ def test_no_command_prints_the_key(cli: Cli, tmp_path: Path, isolated_home: Path
         ["list", "-w", str(root), "--json"], ["show", "mine"], ["show", "mine", "--json"],
         ["show", "a", "-w", str(root)], ["clients"], ["clients", "--json"],
         ["clients", "-w", str(root), "--json"], ["doctor", "--no-probe"],
-        ["doctor", "--no-probe", "--json"], ["import", "--from", "claude-code", "--dry-run"],
-        ["import", "--from", "claude-code", "-w", str(root), "--json", "--dry-run"],
+        ["doctor", "--no-probe", "--json"], ["import", "--from", "claude-code"],
+        ["import", "--from", "claude-code", "-w", str(root), "--json"],
         ["guard", "--system"], ["guard", "--system", "--json"], ["run", "--guard", "--key", key],
     ]
-    outputs += [cli(*command) for command in commands]
+    ran = [cli(*command) for command in commands]
+    # Each ran as meant (exit 1: out of date, or a `run --guard` that names no server).
+    assert [r.code for r in ran] == [1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                                     0, 2], [r.err for r in ran]
+    outputs += ran
     said = [result.out + result.err for result in outputs]
     # Whole, or as secret masking would show it (its first 4 characters, then ***).
     assert [text for text in said if key[:8] in text or f"{key[:4]}***" in text] == []
+    # ... and every one still knows mcpctl's entries for what they are.
+    said = json.loads(cli("clients", "-w", str(root), "--json").out)
+    claude = next(c for c in said["clients"] if c["id"] == "claude-code")
+    assert {(s["name"], s["scope"]): (s["state"], s["managed"], s["args"])
+            for s in claude["servers"] if s["scope"] != "project"} == {
+        ("mine", "user"): ("via mcpctl", True, ["run", "mine"]),  # the one made keyless
+        ("a", "local"): ("via mcpctl's gate (guard)", False, ["run", "--guard", "--key",
+                                                               "***"])}
+    imported = json.loads(cli("import", "--from", "claude-code", "-w", str(root),
+                              "--json").out)
+    assert {s["name"]: s["status"] for s in imported["servers"]} == {"mine": "skipped",
+                                                                     "a": "skipped"}
     diff = cli("sync", "--dry-run").out
     assert '+        "--key",\n+        "***"\n' in diff, diff
     assert cli("sync").code == 0
