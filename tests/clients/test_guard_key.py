@@ -35,13 +35,26 @@ def test_the_key_is_made_once_0600_and_two_makers_agree(tmp_path: Path) -> None:
     assert ensure_key(path, mode=0o600) == read_key(path)
 
 
-def test_a_key_file_that_holds_no_key_is_refused_without_quoting_it(tmp_path: Path) -> None:
-    path = tmp_path / "guard.key"
+def test_a_key_file_that_holds_no_key_is_refused_without_quoting_it(
+        cli: Cli, isolated_home: Path, user_config: Path, mcpctl_home: Path) -> None:
+    path = mcpctl_home / "data" / "guard.key"
+    path.parent.mkdir(parents=True)
     path.write_text("not-a-key-but-secret-looking-text\n")
     with pytest.raises(ConfigError) as raised:
         read_key(path)
-    assert str(raised.value) == (f"{path}: does not hold an mcpctl guard key (remove it and "
-                                 "run `mcpctl sync` to make a new one); nothing was changed")
+    said = (f"{path}: does not hold an mcpctl guard key (remove it and run `mcpctl sync` to "
+            "make a new one); nothing was changed")
+    assert str(raised.value) == said
+    # sync: Claude Code's files are left as they were, the other clients still synced.
+    write_config(user_config, '[servers.mine]\ncommand = "x"\n[clients]\n'
+                 'sync = ["claude-code", "cursor"]\n')
+    synced = cli("sync")
+    assert synced.code == 3
+    assert synced.out == "cursor: ~/.cursor/mcp.json (written, new file)\n  added     mine\n"
+    assert synced.err.splitlines() == [f"claude-code: ~/.claude.json: error: {said}"] * 2 + [
+        f"claude-code: ~/.claude/settings.json: error: {said}"]
+    assert not (isolated_home / ".claude.json").exists()
+    assert not (isolated_home / ".claude").exists()
 
 
 def test_entries_and_lines_carry_the_key_and_are_still_mcpctls() -> None:
