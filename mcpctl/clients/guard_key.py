@@ -39,7 +39,7 @@ KEY_FILE = "guard.key"
 SYSTEM_KEY = {"linux": "/etc/mcpctl/guard.key",
               "macos": "/Library/Application Support/mcpctl/guard.key",
               "windows": "C:/ProgramData/mcpctl/guard.key"}
-_SHAPE = re.compile(r"[0-9a-f]{32,128}")
+_SHAPE = r"[0-9a-f]{32,128}"  # compiled on first read: `run` imports this module too
 
 
 def keyed(args: Sequence[str], key: str) -> list[str]:
@@ -99,7 +99,7 @@ def read_key(path: Path) -> str | None:
         raise ConfigError(f"{path}: cannot read mcpctl's guard key ({reason}); nothing was "
                           "changed") from None
     key = text.strip()
-    if _SHAPE.fullmatch(key) is None:
+    if re.fullmatch(_SHAPE, key) is None:
         raise ConfigError(f"{path}: does not hold an mcpctl guard key (remove it and run "
                           "`mcpctl sync` to make a new one); nothing was changed")
     return key
