@@ -11,7 +11,7 @@ from mcpctl.reports.report import Report
 if TYPE_CHECKING:
     from mcpctl.machine import Machine
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: `key`, and the texts show the guard key as ***
 
 
 def system_guard_report(machine: Machine, *, root: Path, command: str | None,
