@@ -89,7 +89,7 @@ def _edit_seconds(text: str) -> float:
     samples = []
     for _ in range(RUNS):
         started = time.perf_counter()
-        plan = plan_guards(workspaces, {}, "mcpctl")
+        plan = plan_guards(workspaces, {}, "mcpctl", "0" * 32)
         edits: dict[tuple[str, ...], dict[str, Any]] = {}
         for change in plan.changes:
             edits.setdefault(("projects", change.workspace or "", "mcpServers"), {})[

@@ -133,5 +133,8 @@ def test_a_first_session_follows_the_readme(tmp_path: Path,
     assert "untrusted" in steps["mcpctl list --workspace examples/demo-repo"][1]
     assert "trusted: tasks" in said("mcpctl trust tasks")
     claude = json.loads((home / ".claude.json").read_text())
-    assert claude["mcpServers"]["memory"]["args"] == ["run", "memory"]
+    args = claude["mcpServers"]["memory"]["args"]
+    assert (args[:3], len(args), len(args[-1])) == (["run", "memory", "--key"], 4, 32)
+    # The machine's guard key (issue 22) is in no step's output.
+    assert [line for line, (_, out) in steps.items() if args[-1][:8] in out] == []
     assert steps["mcpctl sync --check"][0] == 0

@@ -18,8 +18,11 @@ HELP = """Print or write the managed settings files that guard clients machine-w
     .claude/settings.json can widen. The managed files cannot be widened by any user or
     repo file: Claude Code's managed-settings.json (allowManagedMcpServersOnly, only
     `mcpctl run` command lines allowed) and Gemini CLI's system settings (your servers
-    as `mcpctl run NAME`, only their names allowed). Without --write the files are
-    printed for an MDM to deploy; --write writes them (as root) under --root.
+    as `mcpctl run NAME`, only their names allowed). Claude Code's lines carry the
+    machine's guard key, kept in /etc/mcpctl/guard.key (made by --write when there is
+    none; every user's mcpctl reads it), so no repo can write an allowed line. Without
+    --write the files are printed with the key shown as ***; --write writes them (as
+    root) under --root, which also builds them for an MDM to deploy.
 
     Example: sudo mcpctl guard --system --write --command /usr/local/bin/mcpctl
     """
@@ -54,6 +57,7 @@ def guard_command(
 
 
 def _print(body: dict[str, Any]) -> None:
+    key = body["key"]
     for file in body["files"]:
         if body["written"]:
             render.say(f"{file['client']}: {file['path']} (written)")
@@ -61,5 +65,10 @@ def _print(body: dict[str, Any]) -> None:
             render.say(f"# {file['client']}: {file['path']}")
             for line in file["text"].splitlines():
                 render.say(line)
+    if body["written"]:
+        render.say(f"guard key: {key['path']} ({'written' if key['made'] else 'kept'})")
     for client, why in body["not_written"].items():
         render.warn(f"note: {client}: {why}")
+    if not body["written"]:
+        render.warn(f"note: the guard key is shown as ***; --write writes the files with "
+                    f"the key in {key['path']} (made there when there is none)")

@@ -20,6 +20,8 @@ HELP = """Start a server with its variables and secrets resolved, replacing mcpc
 
     With --guard (the entries `mcpctl sync` writes for Claude Code's allowlist), the
     server's name is MCPCTL_GUARD_SERVER and its workspace MCPCTL_GUARD_WORKSPACE.
+    --key is the machine's guard key that `sync` writes into Claude Code's entries so
+    that no repo can write a line its allowlist lets start; `run` does not check it.
 
     Example: mcpctl run github
     """
@@ -45,8 +47,14 @@ def run_command(
         bool, typer.Option("--guard", help="Start the server MCPCTL_GUARD_SERVER names in "
                            "the folder MCPCTL_GUARD_WORKSPACE names (the guard's entries).")
     ] = False,
+    key: Annotated[
+        str | None, typer.Option("--key", help="The machine's guard key, as Claude Code's "
+                                 "entries carry it (not checked here).")
+    ] = None,
 ) -> int:
     from mcpctl.cli.run_start import start  # noqa: PLC0415 - the work; not needed for help
+
+    del key  # what Claude Code's allowlist matches; nothing for `run` to do with it
 
     if guard or name is None:
         from mcpctl.cli.run_start import guard_target  # noqa: PLC0415
@@ -55,8 +63,8 @@ def run_command(
         if not guard:
             raise UsageError("run: give a server name (see: mcpctl run --help)")
         if name is not None or print_remote or workspace is not None or config is not None:
-            raise UsageError("run --guard takes nothing else: the server and its workspace "
-                             "come from the environment")
+            raise UsageError("run --guard takes nothing but --key: the server and its "
+                             "workspace come from the environment")
         name, workspace = guard_target()
     return start(name, print_remote=print_remote, allow_insecure=allow_insecure,
                  workspace=workspace, config=config)

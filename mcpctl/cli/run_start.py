@@ -1,8 +1,8 @@
 """`mcpctl run NAME` without typer: parse the common line, resolve the server, exec it.
 
 Every client start of every server goes through here, so the common command line
-(`run NAME`, with `--print`, `-w`/`--workspace`, `--config`; and `run --guard`, the
-guard's one launch shape, issue 22) is parsed by hand in
+(`run NAME`, with `--print`, `-w`/`--workspace`, `--config`, `--key`; and `run --guard
+[--key K]`, the guard's one launch shape, issue 22) is parsed by hand in
 `parse_fast` and never imports typer, which alone costs several times a bare interpreter
 (issue 15). Anything else (`--help`, a typo, a workspace that is not a folder) goes to
 the typer command in `run_cmd.py`, which gives the usual help and errors.
@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from mcpctl.cli.context import context
 from mcpctl.cli.hand_parse import parse_common
+from mcpctl.clients.guard_key import KEY_OPTION
 from mcpctl.clients.guarded import GUARD_SERVER, GUARD_WORKSPACE
 from mcpctl.config.merge import named
 from mcpctl.config.view import load_view
@@ -28,7 +29,10 @@ if TYPE_CHECKING:
     from mcpctl.machine import Machine
 
 _FLAGS = {"--print": "print_remote", "--allow-insecure": "allow_insecure"}
-_VALUED = {"-w": "workspace", "--workspace": "workspace", "--config": "config"}
+# `--key`: the machine's guard key, which Claude Code's allowlist matches; taken and not
+# checked (guard_key.py: a check here would come after the loader ran an entry's env).
+_VALUED = {"-w": "workspace", "--workspace": "workspace", "--config": "config",
+           KEY_OPTION: "key"}
 # The definitions (name, file and line) of the `mcpctl run`s that exec'd this one: set only
 # for a command that is mcpctl itself, so a server whose command is `mcpctl run` of
 # itself (or a cycle of them) stops at its second start instead of forever (issue 23).
@@ -48,13 +52,22 @@ class RunLine(NamedTuple):
 
 def parse_fast(args: Sequence[str]) -> RunLine | None:
     """`run`'s arguments parsed without typer; None when the line needs typer's parser."""
-    if list(args) == ["--guard"]:
+    if _is_guard_line(args):
         return RunLine("", guard=True)
     line = parse_common(args, _FLAGS, _VALUED, takes_name=True)
     if line is None or line.name is None:
         return None
     return RunLine(line.name, "print_remote" in line.flags, "allow_insecure" in line.flags,
                    line.path("workspace"), line.path("config"))
+
+
+def _is_guard_line(args: Sequence[str]) -> bool:
+    """`--guard`, or `--guard --key K` (what the guard's entries say)."""
+    words = list(args)
+    if words == ["--guard"]:
+        return True
+    return len(words) == 3 and words[:2] == ["--guard", KEY_OPTION] and bool(words[2]) \
+        and not words[2].startswith("-")
 
 
 def start_line(line: RunLine) -> int:

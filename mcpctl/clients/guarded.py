@@ -12,6 +12,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from mcpctl.clients.guard_key import key_in, without_key
+
 if TYPE_CHECKING:
     from mcpctl.machine import Machine
 
@@ -118,11 +120,18 @@ def guard_state(client_id: str, *, synced: bool, root: Path, home: Path,
     if client_id != GUARDED_CLIENT:
         return _OTHERS.get(client_id, GuardState(client_id, NOT_GUARDED, "not measured"))
     managed = _json_object(Path(MANAGED_SETTINGS.get(os_key, MANAGED_SETTINGS["linux"])))
-    if isinstance(managed, dict) and managed.get("allowManagedMcpServersOnly") is True \
-            and _has_guard_line(managed.get("allowedMcpServers")):
-        return GuardState(client_id, BY_POLICY, "managed settings allow only `mcpctl run` "
-                          "entries (allowManagedMcpServersOnly), which no user or repo file "
-                          "can widen")
+    if isinstance(managed, dict) and managed.get("allowManagedMcpServersOnly") is True:
+        lines = managed.get("allowedMcpServers")
+        if _has_guard_line(lines) and not _has_keyless_line(lines):
+            return GuardState(client_id, BY_POLICY, "managed settings allow only `mcpctl "
+                              "run` entries with the machine's guard key "
+                              "(allowManagedMcpServersOnly), which no user or repo file can "
+                              "widen")
+        if _has_keyless_line(lines):
+            return GuardState(client_id, NOT_GUARDED, "managed settings allow an `mcpctl "
+                              "run` line without the machine's guard key, which a repo's "
+                              "entry can reuse with an environment of its own (LD_PRELOAD)",
+                              "sudo mcpctl guard --system --write")
     widening = [relative for relative in REPO_SETTINGS
                 if _widens(_json_object(root / relative))]
     if widening:
@@ -140,10 +149,16 @@ def guard_state(client_id: str, *, synced: bool, root: Path, home: Path,
     if not isinstance(user, dict) or not _has_guard_line(user.get("allowedMcpServers")):
         return GuardState(client_id, NOT_GUARDED, "Claude Code's allowlist "
                           "(~/.claude/settings.json allowedMcpServers) has no `mcpctl run "
-                          "--guard` entry", "mcpctl sync")
+                          "--guard` entry with the machine's guard key", "mcpctl sync")
+    if _has_keyless_line(user.get("allowedMcpServers")):
+        return GuardState(client_id, NOT_GUARDED, "Claude Code's allowlist "
+                          "(~/.claude/settings.json allowedMcpServers) lets an `mcpctl run` "
+                          "line without the machine's guard key start, which a repo's entry "
+                          "can reuse with an environment of its own (LD_PRELOAD)",
+                          "mcpctl sync")
     return GuardState(client_id, GUARDED, "Claude Code's allowlist lets only mcpctl's entries "
-                      "start, and local entries start this repo's .mcp.json servers through "
-                      "`mcpctl run --guard`")
+                      "(with the machine's guard key) start, and local entries start this "
+                      "repo's .mcp.json servers through `mcpctl run --guard`")
 
 
 def _gemini_by_policy(environ: Mapping[str, str], os_key: str) -> bool:
@@ -175,9 +190,25 @@ def _json_object(path: Path) -> Any:
 
 
 def _has_guard_line(entries: Any) -> bool:
-    return isinstance(entries, list) and any(
-        isinstance(item, dict) and isinstance(item.get("serverCommand"), list)
-        and item["serverCommand"][1:] == list(GUARD_ARGS) for item in entries)
+    """The guard's line, `mcpctl run --guard --key K` (any K: a repo cannot know the
+    machine's, so reading the key file here would tell nothing more)."""
+    return any(without_key(line[1:]) == list(GUARD_ARGS) and key_in(line) is not None
+               for line in _mcpctl_lines(entries))
+
+
+def _has_keyless_line(entries: Any) -> bool:
+    """An `mcpctl run …` line without a key: one a repo's entry could reuse."""
+    return any(key_in(line) is None for line in _mcpctl_lines(entries))
+
+
+def _mcpctl_lines(entries: Any) -> list[list[Any]]:
+    from mcpctl.clients.table import is_mcpctl_command  # noqa: PLC0415
+
+    if not isinstance(entries, list):
+        return []
+    lines = [item.get("serverCommand") for item in entries if isinstance(item, dict)]
+    return [line for line in lines if isinstance(line, list) and len(line) >= 2
+            and is_mcpctl_command(line[0]) and line[1] == "run"]
 
 
 def _widens(settings: Any) -> bool:

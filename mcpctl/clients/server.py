@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from mcpctl.clients.entry import convert_entry
-from mcpctl.clients.table import ClientFormat, is_managed
+from mcpctl.clients.guard_key import hidden, key_in
+from mcpctl.clients.table import ClientFormat, is_managed, is_mcpctl_command
 from mcpctl.clients.variables import reference_problems
 from mcpctl.config.entries import EntryError, spec_from_entry
 from mcpctl.model import Definition, Problem, ServerSpec, Source, Tier
@@ -70,6 +71,9 @@ def _server(client: ClientFormat, name: str, raw: Any, scope: str, source: Sourc
         spec = spec_from_entry(name, converted.entry)
     except EntryError as error:
         return Problem(source.path, source.line, column, str(error))
+    if is_mcpctl_command(spec.command) and key_in(spec.args) is not None:
+        # The machine's guard key is never shown, whatever shows this entry (issue 22).
+        spec = spec._replace(args=tuple(hidden(spec.args)))
     unsupported = (*converted.unsupported, *reference_problems(client, spec))
     off = client.off_switch is not None and \
         raw.get(client.off_switch[0]) == client.off_switch[1]

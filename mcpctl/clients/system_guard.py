@@ -5,8 +5,10 @@ repo server except through `mcpctl run`, and no user or repo file can widen that
 - **Claude Code**, `/etc/claude-code/managed-settings.json`: `allowManagedMcpServersOnly`
   makes Claude Code read `allowedMcpServers` from this file alone (2.1.197: the user's
   and the repo's lists are ignored; `deniedMcpServers` still merges, which can only
-  narrow). The list holds `mcpctl run --guard` (the guard's one launch shape) and
-  `mcpctl run NAME` for each of the user tier's servers.
+  narrow). The list holds `mcpctl run --guard --key KEY` (the guard's one launch
+  shape) and `mcpctl run NAME --key KEY` for each of the user tier's servers, KEY being
+  the machine's guard key in `/etc/mcpctl/guard.key` (root-owned, readable by every
+  user's mcpctl, which then writes it into the entries it exports: `guard_key.py`).
 - **Gemini CLI**, `/etc/gemini-cli/settings.json` (or the file
   `GEMINI_CLI_SYSTEM_SETTINGS_PATH` names): its `mcpServers` win by name over every
   other layer, and `mcp.allowed` is intersected across layers (0.61.0: a repo cannot
@@ -31,6 +33,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from mcpctl.clients.guard_key import keyed
 from mcpctl.clients.guarded import GEMINI_SENTINEL as SENTINEL
 from mcpctl.clients.guarded import GEMINI_SYSTEM, GUARD_ARGS, MANAGED_SETTINGS
 from mcpctl.errors import ConfigError
@@ -51,12 +54,13 @@ class SystemFile:
 
 
 def claude_managed(old: Mapping[str, Any] | None, command: str,
-                   names: Sequence[str]) -> dict[str, Any]:
-    """Claude Code's managed settings: only mcpctl's command lines may start."""
+                   names: Sequence[str], key: str) -> dict[str, Any]:
+    """Claude Code's managed settings: only mcpctl's command lines, with `key`, may
+    start."""
     data = copy.deepcopy(dict(old or {}))
     data["allowManagedMcpServersOnly"] = True
-    data["allowedMcpServers"] = [{"serverCommand": [command, *GUARD_ARGS]},
-                                 *({"serverCommand": [command, "run", name]}
+    data["allowedMcpServers"] = [{"serverCommand": [command, *keyed(GUARD_ARGS, key)]},
+                                 *({"serverCommand": [command, *keyed(["run", name], key)]}
                                    for name in sorted(names))]
     return data
 
@@ -81,12 +85,14 @@ def gemini_system(old: Mapping[str, Any] | None, command: str,
     return data
 
 
-def system_files(existing: Mapping[str, Any], command: str, names: Sequence[str], *,
-                 os_key: str, gemini_path: str | None = None) -> list[SystemFile]:
+def system_files(existing: Mapping[str, Any], command: str, names: Sequence[str],
+                 key: str, *, os_key: str, gemini_path: str | None = None
+                 ) -> list[SystemFile]:
     """The managed files, each built over what `existing[path]` already holds (pure)."""
     claude = MANAGED_SETTINGS.get(os_key, MANAGED_SETTINGS["linux"])
     gemini = gemini_path or GEMINI_SYSTEM.get(os_key, GEMINI_SYSTEM["linux"])
-    built = [("claude-code", claude, claude_managed(existing.get(claude), command, names)),
+    built = [("claude-code", claude, claude_managed(existing.get(claude), command, names,
+                                                    key)),
              ("gemini", gemini, gemini_system(existing.get(gemini), command, names))]
     return [SystemFile(client, path, json.dumps(data, indent=2) + "\n")
             for client, path, data in built]

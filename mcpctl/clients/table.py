@@ -13,6 +13,7 @@ from enum import StrEnum
 from pathlib import Path, PurePath
 from typing import Any, NamedTuple
 
+from mcpctl.clients.guard_key import keyed, without_key
 from mcpctl.machine import Machine, os_name
 from mcpctl.model import NO_ENTRIES
 
@@ -87,6 +88,9 @@ class ClientFormat(NamedTuple):
     rewritten_by_client: bool = False
     # Starts no server at all in a folder it does not trust (Gemini CLI: folder_trust.py).
     folder_trust: bool = False
+    # Exported entries carry the machine's guard key (guard_key.py): its allowlist
+    # matches command lines, which a repo must not be able to write (issue 22).
+    keyed: bool = False
     notes: str = ""
 
 
@@ -112,6 +116,7 @@ CLIENTS: tuple[ClientFormat, ...] = (
         project_key="projects",
         workspace_files=(".mcp.json",),
         rewritten_by_client=True,
+        keyed=True,
         notes="user scope: top-level mcpServers; local scope: projects[<folder>].mcpServers; "
               "project scope: the repo's .mcp.json, started only once approved",
     ),
@@ -256,10 +261,13 @@ TWEAKS = frozenset({
 def is_managed(client: ClientFormat, name: str, entry: Any) -> bool:
     """Is this entry one mcpctl exported? Its shape is the marker: `mcpctl run NAME` as
     a local server with only the keys mcpctl writes and the user's own TWEAKS (Codex
-    stops at an unknown key, so there is no marker key)."""
+    stops at an unknown key, so there is no marker key); with or without a guard key
+    after it (`run NAME --key K`: an older entry has none)."""
     if not isinstance(entry, Mapping):
         return False
-    if not is_mcpctl_command(entry.get("command")) or entry.get("args") != ["run", name]:
+    args = entry.get("args")
+    if not is_mcpctl_command(entry.get("command")) or not isinstance(args, list) \
+            or without_key(args) != ["run", name]:
         return False
     if entry.get("type", "stdio") != "stdio" or not set(entry) <= _managed_keys(client):
         return False
@@ -277,11 +285,12 @@ def _managed_keys(client: ClientFormat) -> frozenset[str]:
 
 
 def is_guard_run(name: str, command: Any, args: Any, env: Any = None) -> bool:
-    """The guard's entry for a repo's server: `mcpctl run --guard` with the server's
-    name in its env (issue 22), or the older `mcpctl run --workspace ROOT NAME`."""
+    """The guard's entry for a repo's server: `mcpctl run --guard --key K` with the
+    server's name in its env (issue 22), or the older `mcpctl run --guard` and `mcpctl
+    run --workspace ROOT NAME`."""
     if not is_mcpctl_command(command) or not isinstance(args, list | tuple):
         return False
-    if list(args) == ["run", "--guard"]:
+    if without_key(list(args)) == ["run", "--guard"]:
         return isinstance(env, Mapping) and env.get("MCPCTL_GUARD_SERVER") == name
     return len(args) == 4 and tuple(args[:2]) == ("run", "--workspace") and args[3] == name
 
@@ -293,21 +302,22 @@ GEMINI_STRIPPED = ("TOKEN", "SECRET", "PASSWORD", "PASSWD", "KEY", "AUTH", "CRED
 
 
 def exported_entry(client: ClientFormat, name: str, command: str,
-                   variables: Sequence[str] = (), timeout: float | None = None
-                   ) -> dict[str, Any]:
-    """The entry mcpctl writes into `client`'s file for server `name`: `mcpctl run NAME`,
-    forwarding `variables` (the environment variables the server's definition reads)
-    the way the client needs, with the start-up `timeout` (seconds) in its unit."""
+                   variables: Sequence[str] = (), timeout: float | None = None,
+                   key: str | None = None) -> dict[str, Any]:
+    """The entry mcpctl writes into `client`'s file for server `name`: `mcpctl run NAME`
+    (`--key K` after it for a keyed client), forwarding `variables` (the environment
+    variables the server's definition reads) the way the client needs, with the
+    start-up `timeout` (seconds) in its unit."""
     import copy  # noqa: PLC0415 - exports and edits only, not list's start
 
     entry: dict[str, Any] = {}
     if "type" in client.export_extra:
         entry["type"] = client.export_extra["type"]
     entry["command"] = command
-    entry["args"] = ["run", name]
-    for key, value in client.export_extra.items():
-        if key != "type":
-            entry[key] = copy.deepcopy(value)
+    entry["args"] = keyed(["run", name], key) if key and client.keyed else ["run", name]
+    for field, value in client.export_extra.items():
+        if field != "type":
+            entry[field] = copy.deepcopy(value)
     if client.passed_env is PassedEnv.LISTED:
         entry["env_vars"] = list(dict.fromkeys([*entry.get("env_vars", ()), *variables]))
     elif client.passed_env is PassedEnv.UNLESS_SECRET_NAMED:
@@ -316,9 +326,9 @@ def exported_entry(client: ClientFormat, name: str, command: str,
             # `${NAME}` is expanded by the client from its own, unstripped environment.
             entry["env"] = {variable: "${" + variable + "}" for variable in stripped}
     if timeout is not None and client.startup_timeout is not None:
-        key, per_second = client.startup_timeout
+        field, per_second = client.startup_timeout
         value = timeout * per_second
-        entry[key] = int(value) if float(value).is_integer() else value
+        entry[field] = int(value) if float(value).is_integer() else value
     return entry
 
 

@@ -79,15 +79,18 @@ def load_clients_view(machine: Machine, only: tuple[str, ...] = ()) -> ClientsVi
 
 def _blocked(row: ClientRow) -> ClientRow:
     """Under the guard's allowlist a repo's own entry starts only when it is `mcpctl run
-    --guard` (measured: any other command line is not even configured)."""
+    --guard --key K` (measured: any other command line is not even configured; a repo
+    cannot know the machine's key, so any K is taken at its word)."""
     from dataclasses import replace  # noqa: PLC0415
 
+    from mcpctl.clients.guard_key import key_in, without_key  # noqa: PLC0415
     from mcpctl.clients.guarded import GUARD_ARGS  # noqa: PLC0415
     from mcpctl.clients.table import is_mcpctl_command  # noqa: PLC0415
 
     spec = row.server.spec
     if row.server.scope != "project" or row.shadowed_by is not None or (
-            is_mcpctl_command(spec.command) and tuple(spec.args) == GUARD_ARGS):
+            is_mcpctl_command(spec.command) and without_key(spec.args) == list(GUARD_ARGS)
+            and key_in(spec.args) is not None):
         return row
     return replace(row, state="blocked by Claude Code's allowlist")
 

@@ -11,13 +11,16 @@ from mcpctl.reports.report import Report
 if TYPE_CHECKING:
     from mcpctl.machine import Machine
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: `key`, and the texts show the guard key as ***
 
 
 def system_guard_report(machine: Machine, *, root: Path, command: str | None,
                         write: bool) -> Report[dict[str, Any]]:
     """The managed files from the user tier's servers; with `write`, written under
-    `root` (atomically, mode 0644: every user's client reads them)."""
+    `root` (atomically, mode 0644: every user's client reads them), with the machine's
+    guard key, made there on first need (every user's mcpctl reads it). The key is
+    never in the report: the files' texts show it as `***`."""
+    from mcpctl.clients.guard_key import HIDDEN, ensure_key, system_key_path  # noqa: PLC0415
     from mcpctl.clients.settings import read_client_settings  # noqa: PLC0415
     from mcpctl.clients.system_guard import (  # noqa: PLC0415
         GEMINI_SYSTEM_VARIABLE,
@@ -31,11 +34,18 @@ def system_guard_report(machine: Machine, *, root: Path, command: str | None,
     names = sorted(user_servers(machine.config_file))
     gemini = machine.environ.get(GEMINI_SYSTEM_VARIABLE)
     existing: dict[str, Any] = {}
-    files = system_files({}, chosen, names, os_key=machine.os_key, gemini_path=gemini)
+    files = system_files({}, chosen, names, HIDDEN, os_key=machine.os_key,
+                         gemini_path=gemini)
     for file in files:
         existing[file.path] = _read(_under(root, file.path))
-    files = system_files(existing, chosen, names, os_key=machine.os_key, gemini_path=gemini)
+    shown = system_files(existing, chosen, names, HIDDEN, os_key=machine.os_key,
+                         gemini_path=gemini)
+    key_path = _under(root, str(system_key_path(machine.os_key)))
+    made = write and not key_path.exists()
     if write:
+        key = ensure_key(key_path, mode=0o644)
+        files = system_files(existing, chosen, names, key, os_key=machine.os_key,
+                             gemini_path=gemini)
         for file in files:
             target = _under(root, file.path)
             try:
@@ -46,7 +56,8 @@ def system_guard_report(machine: Machine, *, root: Path, command: str | None,
             atomic_write_text(target, file.text, mode=0o644)
     body = {"written": write, "command": chosen,
             "files": [{"client": f.client, "path": str(_under(root, f.path)),
-                       "text": f.text} for f in files],
+                       "text": f.text} for f in shown],
+            "key": {"path": str(key_path), "made": made},
             "not_written": dict(NOT_WRITTEN)}
     return Report("guard", body, body, ExitCode.OK, version=SCHEMA_VERSION)
 

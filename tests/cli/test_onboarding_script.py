@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from mcpctl.credentials.keyring_store import SCRIPT_RECIPE
-from tests.clients import mcpctl_shim
+from tests.clients import guard_key, mcpctl_shim
 from tests.credentials.leaks import leaks
 from tests.secret_service import SecretService
 
@@ -91,7 +91,8 @@ def test_the_readme_script_onboards_is_a_no_op_again_and_stops_on_a_change(
         assert f"${{secret:{name}}}" in config
     claude = json.loads(files[2].read_text())
     assert sorted(claude["mcpServers"]) == ["docs", "github", "linear"]
-    assert claude["mcpServers"]["docs"]["args"] == ["run", "docs"]
+    assert claude["mcpServers"]["docs"]["args"] == ["run", "docs", "--key",
+                                                    guard_key(mcpctl_home)]
     for token in TOKENS.values():
         assert leaks(token, tmp_path, [first.stdout, first.stderr]) == []
 

@@ -13,7 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.clients import mcpctl_shim
+from tests.clients import guard_key, mcpctl_shim
 from tests.conftest import run_mcpctl
 
 
@@ -66,8 +66,10 @@ def test_import_from_claude_code_skips_the_guards_entries(tmp_path: Path) -> Non
     assert run_mcpctl(["trust", "tasks", "--yes", "-w", str(root)]).code == 0
     claude = json.loads((home / ".claude.json").read_text())
     guard = claude["projects"][os.path.realpath(root)]["mcpServers"]["tasks"]
-    # The guard's one launch shape (issue 22): the name travels in the entry's env.
-    assert (guard["args"], guard["env"]) == (["run", "--guard"], {"MCPCTL_GUARD_SERVER": "tasks"})
+    # The guard's one launch shape (issue 22): the name travels in the entry's env, and
+    # the machine's guard key in its args.
+    assert (guard["args"], guard["env"]) == (["run", "--guard", "--key", guard_key()],
+                                             {"MCPCTL_GUARD_SERVER": "tasks"})
     # The user's own local-scope server beside it is imported as before.
     claude["projects"][os.path.realpath(root)]["mcpServers"]["mine"] = {
         "type": "stdio", "command": "/usr/bin/env", "args": ["true"]}

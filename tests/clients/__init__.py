@@ -68,6 +68,12 @@ def install_workspace(root: Path) -> Path:
     return root
 
 
+def guard_key(mcpctl_home: Path | None = None) -> str:
+    """The machine's guard key mcpctl made for this test (its data folder, 0600)."""
+    home = mcpctl_home or Path(os.environ["MCPCTL_HOME"])
+    return (home / "data" / "guard.key").read_text(encoding="ascii").strip()
+
+
 def mcpctl_shim(directory: Path) -> Path:
     """A `mcpctl` on PATH for real clients: runs this checkout's mcpctl with this Python."""
     directory.mkdir(parents=True, exist_ok=True)

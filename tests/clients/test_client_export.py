@@ -14,7 +14,7 @@ import pytest
 
 from mcpctl.clients.write.diff import mask_line
 from mcpctl.syntax.json_edit import json_edit
-from tests.clients import USER_FILE, install_home, single_insertion, write_config
+from tests.clients import USER_FILE, guard_key, install_home, single_insertion, write_config
 from tests.conftest import REPO, Cli
 
 USER_TIER = '# my servers\n[servers.gh]\ncommand = "github-mcp-server"\nargs = ["stdio"]\n'
@@ -23,8 +23,10 @@ ENTRY = ('"gh": {\n{i}  "command": "mcpctl",\n{i}  "args": [\n{i}    "run",\n{i}
          '{i}  ]\n{i}}')
 TYPED = ('"gh": {\n{i}  "type": "stdio",\n{i}  "command": "mcpctl",\n{i}  "args": [\n'
          '{i}    "run",\n{i}    "gh"\n{i}  ]\n{i}}')
+# Claude Code's entries end with the machine's guard key (issue 22), here @KEY@.
+KEYED = TYPED.replace('"gh"\n{i}  ]', '"gh",\n{i}    "--key",\n{i}    "@KEY@"\n{i}  ]')
 INSERTED = {
-    "claude-code": ",\n    " + TYPED.replace("{i}", "    "),
+    "claude-code": ",\n    " + KEYED.replace("{i}", "    "),
     "claude-desktop": ",\n    " + ENTRY.replace("{i}", "    "),
     "cursor": ",\n    " + ENTRY.replace("{i}", "    "),
     "vscode": "\t" + TYPED.replace("{i}", "\t\t").replace("  ", "\t") + ",\n\t",
@@ -54,7 +56,8 @@ def test_export_round_trip_changes_only_mcpctl_entries(
                           "secret value(s) replaced by ${secret:…} references)\n"
                           "  added     gh\n").replace(
                               "~/../mcpctl-home", str(mcpctl_home))
-    assert single_insertion(original.decode(), path.read_text()) == INSERTED[client]
+    assert single_insertion(original.decode(), path.read_text()) == \
+        INSERTED[client].replace("@KEY@", guard_key() if client == "claude-code" else "")
     # The backup is the old file with its one token replaced by the reference import uses.
     token = re.search(r"sk-live-[A-Za-z0-9]+", original.decode())
     assert token is not None
@@ -76,7 +79,8 @@ def test_export_round_trip_changes_only_mcpctl_entries(
     # (issue 22): gh's line goes, the guard's one launch shape stays.
     assert lines[2:] == ([
         "claude-code allowlist: ~/.claude/settings.json (written, new file)",
-        "  added     mcpctl run --guard  (Claude Code's allowlist lets it start)"]
+        "  added     mcpctl run --guard --key ***  (Claude Code's allowlist lets it "
+        "start)"]
         if client == "claude-code" else [])
     assert path.read_bytes() == original
 

@@ -18,7 +18,14 @@ from typing import Any
 
 import pytest
 
-from tests.clients import TOKENS, USER_FILE, env_for_home, install_home, mcpctl_shim
+from tests.clients import (
+    TOKENS,
+    USER_FILE,
+    env_for_home,
+    guard_key,
+    install_home,
+    mcpctl_shim,
+)
 from tests.conftest import run_mcpctl
 from tests.sdk_client import list_tools
 
@@ -67,7 +74,9 @@ def test_import_export_and_a_real_client_lists_the_tools(
     client_file = other_home / USER_FILE[client]
     assert TOKENS[client] not in client_file.read_text()
     entry = exported_entry(client, client_file)
-    assert (entry["command"], entry["args"]) == ("mcpctl", ["run", "tokens"])
+    # Claude Code's entries carry the machine's guard key (issue 22).
+    keyed = ["--key", guard_key()] if client == "claude-code" else []
+    assert (entry["command"], entry["args"]) == ("mcpctl", ["run", "tokens", *keyed])
 
     shim = mcpctl_shim(tmp_path / "bin")
     tools = list_tools(entry["command"], entry["args"],

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from tests.clients import TOKEN_SERVER, mcpctl_shim, single_insertion, write_config
+from tests.clients import TOKEN_SERVER, guard_key, mcpctl_shim, single_insertion, write_config
 from tests.clients.real_clients import (
     VERSIONS,
     claude_statuses,
@@ -67,7 +67,8 @@ def test_claude_code_starts_a_changed_repo_server_only_when_unguarded(
     assert trusted.returncode == 0, trusted.stderr
     wired = ("guard: Claude Code now starts 'bad' in . through mcpctl's gate\n"
              "guard: Claude Code now starts 'good' in . through mcpctl's gate\n"
-             "guard: Claude Code's allowlist now lets `mcpctl run --guard` start\n")
+             "guard: Claude Code's allowlist now lets `mcpctl run --guard --key ***` "
+             "start\n")
     assert trusted.stderr == (wired if guarded else "")
     _change_bad(root)
 
@@ -108,11 +109,13 @@ def _claude_log_errors(home: Path, root: Path, name: str) -> list[str]:
 
 def _guarded_entry(root: Path, name: str) -> dict[str, Any]:
     del root  # the entry names no folder: `run --guard` finds it as Claude Code does
-    return {"type": "stdio", "command": "mcpctl", "args": ["run", "--guard"],
+    return {"type": "stdio", "command": "mcpctl", "args": ["run", "--guard", "--key",
+                                                           guard_key()],
             "env": {"MCPCTL_GUARD_SERVER": name}}
 
 
-ALLOWLIST_SAID = "guard: Claude Code's allowlist now lets `mcpctl run --guard` start\n"
+ALLOWLIST_SAID = ("guard: Claude Code's allowlist now lets `mcpctl run --guard --key ***` "
+                  "start\n")
 
 
 def _setup(tmp_path: Path, user_config: Path, config: str = "") -> Path:
@@ -150,7 +153,8 @@ def test_trust_wires_revoke_keeps_and_other_projects_stay(
     assert _projects(isolated_home) == {"/elsewhere": {"allowedTools": []}, str(root): {
         "mcpServers": {"a": _guarded_entry(root, "a"), "b": _guarded_entry(root, "b")}}}
     settings = json.loads((isolated_home / ".claude" / "settings.json").read_text())
-    assert settings == {"allowedMcpServers": [{"serverCommand": ["mcpctl", "run", "--guard"]}]}
+    assert settings == {"allowedMcpServers": [{"serverCommand": [
+        "mcpctl", "run", "--guard", "--key", guard_key()]}]}
     again = cli("trust", "a", "--yes", "-w", str(root))
     assert (again.code, again.err) == (0, "")  # nothing to change: nothing said
     # revoke never opens a gate: the entries stay, and the gate refuses the server.
@@ -190,7 +194,8 @@ def test_sync_follows_the_repo_and_leaves_the_users_own_entries(
     document = json.loads(synced.out)
     assert [c["guard"] for c in document["clients"]] == [False, True, True]
     assert _projects(isolated_home) == {str(root): {"mcpServers": {
-        "b": own, "mine": {"type": "stdio", "command": "mcpctl", "args": ["run", "mine"]},
+        "b": own, "mine": {"type": "stdio", "command": "mcpctl",
+                           "args": ["run", "mine", "--key", guard_key()]},
         "c": _guarded_entry(root, "c")}}}
     assert cli("sync", "--check").code == 0
 
@@ -199,20 +204,25 @@ def test_a_broken_client_file_warns_and_the_approval_stands(
         cli: Cli, tmp_path: Path, isolated_home: Path, user_config: Path) -> None:
     root = _setup(tmp_path, user_config)
     (isolated_home / ".claude.json").write_text('{"projects": ')
-    settings = write_config(isolated_home / ".claude" / "settings.json",
-                            '{"allowedMcpServers": [{"serverCommand": ["mcpctl", "run", '
-                            '"mine"]}]}')
+    older = ["mcpctl", "run", "old", "--key", "0" * 32]  # exported with a key, earlier
+    settings = write_config(isolated_home / ".claude" / "settings.json", json.dumps(
+        {"allowedMcpServers": [{"serverCommand": ["mcpctl", "run", "mine"]},
+                               {"serverCommand": older}]}))
     trusted = cli("trust", "--all", "--yes", "-w", str(root))
     assert trusted.code == 0
     assert trusted.err.startswith(f"warning: the guard was not updated: {isolated_home}/"
                                   ".claude.json:1:14: ")
     # The allowlist is still written: it is what keeps the repo's servers from starting.
-    assert trusted.err.endswith("; the file was not changed\n" + ALLOWLIST_SAID)
+    assert trusted.err.endswith(
+        "; the file was not changed\n" + ALLOWLIST_SAID + "guard: Claude Code's allowlist "
+        "no longer lets `mcpctl run mine` start (it has no guard key, so a repo's entry "
+        "could reuse it with an environment of its own)\n")
     assert (isolated_home / ".claude.json").read_text() == '{"projects": '
-    # What was exported is unknown while the file cannot be read: nothing is taken out.
+    # What was exported is unknown while the file cannot be read: nothing is taken out,
+    # but a line without a key, which any repo could write, never stays.
     assert json.loads(settings.read_text())["allowedMcpServers"] == [
-        {"serverCommand": ["mcpctl", "run", "mine"]},
-        {"serverCommand": ["mcpctl", "run", "--guard"]}]
+        {"serverCommand": older},
+        {"serverCommand": ["mcpctl", "run", "--guard", "--key", guard_key()]}]
     assert cli("list", "-w", str(root), "--json").out.count('"state": "trusted"') == 2
 
 
@@ -297,12 +307,12 @@ def test_export_to_claude_code_keeps_the_allowlist_in_step(
     assert exported.code == 0, exported.err
     assert exported.out.splitlines()[-3:] == [
         "claude-code allowlist: ~/.claude/settings.json (written, new file)",
-        "  added     mcpctl run --guard  (Claude Code's allowlist lets it start)",
-        "  added     mcpctl run mine  (Claude Code's allowlist lets it start)"]
+        "  added     mcpctl run --guard --key ***  (Claude Code's allowlist lets it start)",
+        "  added     mcpctl run mine --key ***  (Claude Code's allowlist lets it start)"]
     settings = isolated_home / ".claude" / "settings.json"
     settings.write_text(settings.read_text().replace(
         '"allowedMcpServers"', '"theme": "dark",\n  "allowedMcpServers"'))
     write_config(user_config, '[clients]\nsync = ["claude-code"]\n')
     assert cli("sync").code == 0
     assert json.loads(settings.read_text()) == {"theme": "dark", "allowedMcpServers": [
-        {"serverCommand": ["mcpctl", "run", "--guard"]}]}
+        {"serverCommand": ["mcpctl", "run", "--guard", "--key", guard_key()]}]}

@@ -89,8 +89,8 @@ def test_a_fresh_clones_changed_server_never_starts(tmp_path: Path, guarded: boo
         session.mcpctl("clients", "enable", "claude-code")
         synced = session.mcpctl("sync")
         assert "claude-code allowlist: ~/.claude/settings.json (written, backup " in synced.stdout
-        assert "  added     mcpctl run --guard  (Claude Code's allowlist lets it start)\n" \
-            in synced.stdout
+        assert "  added     mcpctl run --guard --key ***  (Claude Code's allowlist lets it " \
+            "start)\n" in synced.stdout
     _change_bad(session.root, tmp_path / "marker-1")
 
     statuses = session.statuses()

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.clients import TOKEN_SERVER
+from tests.clients import TOKEN_SERVER, guard_key
 from tests.clients.real_clients import claude_statuses, path_with, run_client
 from tests.clients.test_add_reaches_clients import CONSOLE_SCRIPT
 from tests.secret_service import SecretService
@@ -51,7 +51,7 @@ def test_an_imported_local_scope_server_is_adopted(
     assert "  adopted   loc (in . only)" in synced.stdout, synced.stdout
     assert TOKEN not in claude_json.read_text()
     entry = json.loads(claude_json.read_text())["projects"][str(project)]["mcpServers"]["loc"]
-    assert entry["args"] == ["run", "loc"]
+    assert entry["args"] == ["run", "loc", "--key", guard_key()]
     assert mcpctl(project, "sync", "--check").returncode == 0
     listed = run_client("claude", ["mcp", "list"], home=isolated_home, cwd=project,
                         env=path_with(isolated_home, CONSOLE_SCRIPT.parent))

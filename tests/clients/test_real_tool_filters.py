@@ -22,6 +22,7 @@ from typing import Any
 
 import pytest
 
+from tests.clients import guard_key
 from tests.clients.real_clients import (
     BIN,
     claude_statuses,
@@ -179,8 +180,8 @@ def test_claude_codes_settings_deny_the_tools_that_are_off(project: Path,
     document = json.loads(settings.read_text())
     # The same file holds the guard's allowlist (issue 22): what sync exported.
     allowed = document.pop("allowedMcpServers")
-    assert [item["serverCommand"][1:] for item in allowed] == [["run", "--guard"],
-                                                               ["run", "everything"]]
+    assert [item["serverCommand"][1:] for item in allowed] == [
+        ["run", "--guard", "--key", guard_key()], ["run", "everything", "--key", guard_key()]]
     assert document == {"permissions": {"deny": ["Bash(rm:*)", *off]}, "theme": "dark"}
     # Switching one on again takes its rule out; the user's own rule stays.
     policy(project, "--enable", "echo")

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.cli.test_tools import TOOLS_SERVER, tools_file
-from tests.clients import write_config
+from tests.clients import guard_key, write_config
 from tests.conftest import Result, run_mcpctl
 
 
@@ -60,7 +60,8 @@ def test_a_policy_owns_the_filter_keys_and_takes_them_out_when_nothing_is_off(
             gemini(isolated_home).get("excludeTools")) == (["read_a", "read_b"], None)
     assert codex(isolated_home)["enabled_tools"] == ["read_a", "read_b"]
     claude = json.loads((isolated_home / ".claude" / "settings.json").read_text())
-    assert guard_lines(claude) == [["run", "--guard"], ["run", "fs"]]
+    assert guard_lines(claude) == [["run", "--guard", "--key", guard_key()],
+                                   ["run", "fs", "--key", guard_key()]]
     assert claude == {"permissions": {"deny": ["mcp__fs__write_c"]}}
     cursor = json.loads((isolated_home / ".cursor" / "mcp.json").read_text())
     assert set(cursor["mcpServers"]["fs"]) == {"command", "args"}  # no filter of its own
@@ -71,7 +72,8 @@ def test_a_policy_owns_the_filter_keys_and_takes_them_out_when_nothing_is_off(
     assert "excludeTools" not in gemini(isolated_home)
     assert "enabled_tools" not in codex(isolated_home)
     claude = json.loads((isolated_home / ".claude" / "settings.json").read_text())
-    assert guard_lines(claude) == [["run", "--guard"], ["run", "fs"]]
+    assert guard_lines(claude) == [["run", "--guard", "--key", guard_key()],
+                                   ["run", "fs", "--key", guard_key()]]
     assert claude == {"permissions": {"deny": []}}
     assert run_mcpctl(["sync", "--check"], cwd=cwd).code == 0
 

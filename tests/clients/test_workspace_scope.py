@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.clients import mcpctl_shim, write_config
+from tests.clients import guard_key, mcpctl_shim, write_config
 from tests.clients.real_clients import claude_statuses, path_with, run_client
 from tests.conftest import Cli
 
@@ -80,14 +80,15 @@ def test_import_keeps_a_local_server_local_and_sync_writes_it_back_there(
         "it everywhere)",
         # Claude Code's allowlist lets exactly what mcpctl exported start (issue 22).
         "claude-code allowlist: ~/.claude/settings.json (written, new file)",
-        "  added     mcpctl run --guard  (Claude Code's allowlist lets it start)",
-        "  added     mcpctl run g  (Claude Code's allowlist lets it start)",
-        "  added     mcpctl run loc  (Claude Code's allowlist lets it start)"]
+        "  added     mcpctl run --guard --key ***  (Claude Code's allowlist lets it start)",
+        "  added     mcpctl run g --key ***  (Claude Code's allowlist lets it start)",
+        "  added     mcpctl run loc --key ***  (Claude Code's allowlist lets it start)"]
     data = json.loads(claude_json.read_text())
+    key = guard_key()
     assert data["mcpServers"] == {"g": {"type": "stdio", "command": "mcpctl",
-                                        "args": ["run", "g"]}}
+                                        "args": ["run", "g", "--key", key]}}
     assert data["projects"] == {str(root): {"allowedTools": [], "mcpServers": {
-        "loc": {"type": "stdio", "command": "mcpctl", "args": ["run", "loc"]}}}}
+        "loc": {"type": "stdio", "command": "mcpctl", "args": ["run", "loc", "--key", key]}}}}
     assert "loc" not in json.loads((isolated_home / ".cursor" / "mcp.json").read_text())[
         "mcpServers"]
     # Moved to every folder: the project's entry goes, a top-level one comes.

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from mcpctl.clients.exported_command import ExportedCommand
 from mcpctl.clients.files import ATTEMPTS, client_text_or_none, write_client_file
+from mcpctl.clients.guard_key import hide_in
 from mcpctl.clients.table import CLIENTS, ClientFormat, client_path
 from mcpctl.clients.write.diff import masked_diff
 from mcpctl.clients.write.edit import apply_plan
@@ -74,6 +75,7 @@ def export_to_client(
     path = client_path(machine, client, file)
     report = ExportReport(client, path, command=chosen)
     filters = _tool_filters(machine, client, wanted)
+    key = entry_key(machine, client, dry_run=dry_run)
 
     def compute(old: str | None) -> str:
         data = read_document(client, old, path)
@@ -81,15 +83,17 @@ def export_to_client(
                                   chosen.command,
                                   replace=replace, prune=prune,
                                   same_server=_same_server(client, machine),
-                                  projects=project_servers(client, data), filters=filters)
+                                  projects=project_servers(client, data), filters=filters,
+                                  key=key)
         return apply_plan(client, old, report.plan, path, data)
 
     if dry_run:
         old = client_text_or_none(path)
         new = compute(old)
         documents = (read_document(client, old, path), read_document(client, new, path))
-        report.diff = masked_diff(old or "", new, str(path), documents) \
-            if report.plan.writes else ""
+        # The key goes before masking, which would show its first characters.
+        report.diff = masked_diff(hide_in(old or "", key), hide_in(new, key), str(path),
+                                  documents) if report.plan.writes else ""
         return report
     result = write_client_file(
         path, compute, backup_dir=machine.paths.data_dir / "backups" / client.id,
@@ -98,6 +102,16 @@ def export_to_client(
     report.path, report.written, report.backup = result.path, result.written, result.backup
     report.backup_secrets, report.backup_skipped = result.secrets_replaced, result.backup_skipped
     return report
+
+
+def entry_key(machine: Machine, client: ClientFormat, *, dry_run: bool) -> str | None:
+    """The guard key `client`'s entries carry (None: a client without one). A dry run
+    makes none: before the first key exists it plans with a stand-in."""
+    from mcpctl.clients.guard_key import HIDDEN, machine_key  # noqa: PLC0415
+
+    if not client.keyed:
+        return None
+    return machine_key(machine.paths, machine.os_key, create=not dry_run) or HIDDEN
 
 
 def _tool_filters(machine: Machine, client: ClientFormat, wanted: Sequence[ServerSpec]

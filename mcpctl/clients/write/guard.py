@@ -7,17 +7,21 @@ Two files, kept in step by one function (`refresh_guards`):
    (`~/.claude/settings.json`). With `serverCommand` entries in it, Claude Code 2.1.197
    starts no stdio server whose exact command line is not listed, whatever approved it
    by name (measured: a repo's `.mcp.json` server is then not even configured). The
-   guard lists exactly one shape for every guarded entry, `[CMD, "run", "--guard"]`,
-   plus the command line of every entry mcpctl exported into `~/.claude.json`; the
-   user's own entries in the list are kept. So a repo mcpctl never saw (a fresh clone)
-   starts nothing of its own: fail closed, with no prior `mcpctl trust`.
+   guard lists exactly one shape for every guarded entry, `[CMD, "run", "--guard",
+   "--key", KEY]`, plus the command line of every entry mcpctl exported into
+   `~/.claude.json` (`run NAME --key KEY`); the user's own entries in the list are
+   kept. So a repo mcpctl never saw (a fresh clone) starts nothing of its own: fail
+   closed, with no prior `mcpctl trust`. KEY is the machine's guard key
+   (`guard_key.py`): Claude Code does not match `env`, so without it a repo's entry
+   could reuse an allowed line with `LD_PRELOAD` of its own; a line without it is
+   never kept.
 2. **The guard entries**, local-scope entries in `~/.claude.json` `projects[<key>]`,
    which win over a `.mcp.json` entry of the same name (measured). Claude Code reads
    that one section, `<key>` being the git root of its folder (else the folder
    itself), and every `.mcp.json` from its folder up to `/`, the nearest winning. So
    every `.mcp.json` server of each trusted workspace gets, in its git root's section,
 
-       {"type": "stdio", "command": CMD, "args": ["run", "--guard"],
+       {"type": "stdio", "command": CMD, "args": ["run", "--guard", "--key", KEY],
         "env": {"MCPCTL_GUARD_SERVER": NAME}}
 
    approved or not, and `mcpctl run --guard` takes the definition from the nearest
@@ -49,6 +53,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from mcpctl.clients.guard_key import HIDDEN, hidden, key_in, keyed
 from mcpctl.clients.guarded import (
     GUARD_ARGS,
     GUARD_SERVER,
@@ -87,15 +92,15 @@ _OBJECT_NAMES = frozenset({
 })
 
 
-def guard_entry(command: str, name: str) -> dict[str, Any]:
+def guard_entry(command: str, name: str, key: str) -> dict[str, Any]:
     """The local-scope entry that makes Claude Code start `name` through the gate."""
-    return {"type": "stdio", "command": command, "args": list(GUARD_ARGS),
+    return {"type": "stdio", "command": command, "args": keyed(GUARD_ARGS, key),
             "env": {GUARD_SERVER: name}}
 
 
-def guard_line(command: str) -> list[str]:
+def guard_line(command: str, key: str) -> list[str]:
     """The one allowlist entry's command line that covers every guard entry."""
-    return [command, *GUARD_ARGS]
+    return [command, *keyed(GUARD_ARGS, key)]
 
 
 def is_guard_entry(name: str, entry: Any) -> bool:
@@ -130,7 +135,7 @@ class Workspace:
 
 
 def plan_guards(workspaces: Collection[Workspace], projects: Projects,
-                command: str) -> ExportPlan:
+                command: str, key: str) -> ExportPlan:
     """The guard entries to write, keep or remove in every project section (pure).
 
     Claude Code reads one local section, its git root's, from every folder below it, so
@@ -143,56 +148,59 @@ def plan_guards(workspaces: Collection[Workspace], projects: Projects,
     for workspace in workspaces:
         groups.setdefault(workspace.project, []).append(workspace)
     changes: list[EntryChange] = []
-    for key in sorted(groups):
-        group = sorted(groups[key], key=lambda w: w.root)
-        existing = projects.get(key, {})
+    for section in sorted(groups):
+        group = sorted(groups[section], key=lambda w: w.root)
+        existing = projects.get(section, {})
         named: dict[str, Workspace] = {}
         for workspace in group:
             for name in workspace.repo_servers or ():
                 named.setdefault(name, workspace)
-        changes += [_guard_change(workspace, key, name, existing.get(name), command)
-                    for name, workspace in sorted(named.items())]
+        changes += [_guard_change(workspace, section, name, existing.get(name), command,
+                                  key) for name, workspace in sorted(named.items())]
         unreadable = [w.root for w in group if w.repo_servers is None]
         stale = [name for name, entry in sorted(existing.items())
                  if name not in named and is_guard_entry(name, entry)]
         if unreadable:
             changes += [EntryChange(name, "skipped", f"{unreadable[0]}/{GUARDED_FILE} cannot "
-                                    "be read: the guard entry is kept", workspace=key)
+                                    "be read: the guard entry is kept", workspace=section)
                         for name in stale]
         else:
             changes += [EntryChange(name, "removed", f"no longer in any trusted {GUARDED_FILE} "
-                                    "here", workspace=key) for name in stale]
+                                    "here", workspace=section) for name in stale]
     return ExportPlan(changes)
 
 
-def _guard_change(workspace: Workspace, key: str, name: str, current: Any,
-                  command: str) -> EntryChange:
-    if name in workspace.own and workspace.root == key:
+def _guard_change(workspace: Workspace, section: str, name: str, current: Any,
+                  command: str, key: str) -> EntryChange:
+    if name in workspace.own and workspace.root == section:
         return EntryChange(name, "skipped", "your own server for this workspace (the user "
-                           "tier) is exported there and wins", workspace=key)
+                           "tier) is exported there and wins", workspace=section)
     if not guardable(name):
         return EntryChange(name, "skipped", "Claude Code does not take this name safely; "
                            "its allowlist blocks the repo's entry, so it does not start",
-                           workspace=key)
-    desired = guard_entry(command, name)
+                           workspace=section)
+    desired = guard_entry(command, name, key)
     if current is None:
         return EntryChange(name, "added", "Claude Code starts it through mcpctl's gate",
-                           desired, workspace=key)
+                           desired, workspace=section)
     if current == desired:
-        return EntryChange(name, "unchanged", workspace=key)
+        return EntryChange(name, "unchanged", workspace=section)
     if is_guard_entry(name, current):
         return EntryChange(name, "updated", "Claude Code starts it through mcpctl's gate",
-                           desired, workspace=key)
+                           desired, workspace=section)
     return EntryChange(name, "skipped", "your own local-scope entry of that name wins over "
-                       "the repo's in Claude Code; left as it is", workspace=key)
+                       "the repo's in Claude Code; left as it is", workspace=section)
 
 
 # ---- the allowlist --------------------------------------------------------------------
 
 
-def exported_lines(client: ClientFormat, data: Mapping[str, Any]) -> list[list[str]]:
+def exported_lines(client: ClientFormat, data: Mapping[str, Any],
+                   key: str) -> list[list[str]]:
     """The command line of every entry mcpctl exported into `~/.claude.json` (user and
-    local scope): the allowlist must let exactly these through, besides the guard's."""
+    local scope) with this machine's `key`: the allowlist must let exactly these
+    through, besides the guard's. One without the key (written before there was one)
+    is left out: `sync` rewrites it, and until then Claude Code blocks it."""
     sections: list[Any] = [data.get("mcpServers")]
     projects = data.get("projects")
     if isinstance(projects, Mapping):
@@ -202,7 +210,7 @@ def exported_lines(client: ClientFormat, data: Mapping[str, Any]) -> list[list[s
         if not isinstance(section, Mapping):
             continue
         for name, entry in section.items():
-            if is_managed(client, name, entry):
+            if is_managed(client, name, entry) and key_in(entry["args"]) == key:
                 lines.append([entry["command"], *entry["args"]])
     return lines
 
@@ -227,7 +235,8 @@ class AllowlistPlan:
 def plan_allowlist(current: Any, wanted: Sequence[Sequence[str]], *,
                    remove: bool = True) -> AllowlistPlan:
     """Keep the user's own entries in place; make mcpctl's exactly `wanted` (pure);
-    without `remove`, mcpctl's others stay too (what was exported is not known).
+    without `remove`, mcpctl's others stay too (what was exported is not known), except
+    a line without a guard key, which any repo could write and so never stays.
     A value that is not a list is refused (the user's, and its meaning unknown)."""
     if current is not None and not isinstance(current, list):
         raise ConfigError(f"{ALLOWLIST_KEY} is not a list, so mcpctl cannot add its entry")
@@ -235,20 +244,23 @@ def plan_allowlist(current: Any, wanted: Sequence[Sequence[str]], *,
     want = list(dict.fromkeys(tuple(line) for line in wanted))
     have = [tuple(item["serverCommand"]) for item in existing if is_mcpctl_line(item)]
     if not remove:
-        want += [line for line in have if line not in want]
+        want += [line for line in have if line not in want and key_in(line) is not None]
     entries = [item for item in existing
                if not is_mcpctl_line(item) or tuple(item["serverCommand"]) in want]
     entries += [{"serverCommand": list(line)} for line in want if line not in have]
     changes = [EntryChange(_shown(line), "added", "Claude Code's allowlist lets it start")
                for line in want if line not in have]
-    changes += [EntryChange(_shown(line), "removed", "no longer exported")
+    changes += [EntryChange(_shown(line), "removed", "no longer exported"
+                            if key_in(line) is not None else "it has no guard key, so a "
+                            "repo's entry could reuse it with an environment of its own")
                 for line in dict.fromkeys(have) if line not in want]
     return AllowlistPlan(entries, changes)
 
 
 def _shown(line: Sequence[str]) -> str:
-    """An allowlisted command line as a reader knows it: `mcpctl run --guard`."""
-    return " ".join(["mcpctl", *line[1:]])
+    """An allowlisted command line as a reader knows it, never with its key:
+    `mcpctl run --guard --key ***`."""
+    return " ".join(["mcpctl", *hidden(line[1:])])
 
 
 @dataclass
@@ -278,21 +290,33 @@ def refresh_guards(machine: Machine, *, dry_run: bool = False) -> GuardReport | 
         return None
     command = settings.exported_command
     report = GuardReport(client, client_path(machine, client))
+    report.allowlist = AllowlistReport(client, user_settings_path(machine))
+    try:
+        key = _key(machine, dry_run=dry_run)
+    except McpctlError as error:  # no key, no line a repo cannot write: nothing changes
+        report.error = report.allowlist.error = error
+        return report
     data: Mapping[str, Any] = {}
     try:
-        data = _write(machine, client, report, _workspaces(machine), command,
+        data = _write(machine, client, report, _workspaces(machine), command, key,
                       dry_run=dry_run)
     except McpctlError as error:
         report.error = error
-    report.allowlist = AllowlistReport(client, user_settings_path(machine))
     try:
-        lines = [guard_line(command), *exported_lines(client, data)]
+        lines = [guard_line(command, key), *exported_lines(client, data, key)]
         # ~/.claude.json unread: what was exported is unknown, so nothing is taken out.
         _write_allowlist(machine, report.allowlist, lines, dry_run=dry_run,
                          remove=report.error is None)
     except McpctlError as error:
         report.allowlist.error = error
     return report
+
+
+def _key(machine: Machine, *, dry_run: bool) -> str:
+    """The machine's guard key (made on first need; a dry run plans with a stand-in)."""
+    from mcpctl.clients.guard_key import machine_key  # noqa: PLC0415
+
+    return machine_key(machine.paths, machine.os_key, create=not dry_run) or HIDDEN
 
 
 def user_settings_path(machine: Machine) -> Path:
@@ -303,7 +327,8 @@ def user_settings_path(machine: Machine) -> Path:
 
 
 def _write(machine: Machine, client: ClientFormat, report: GuardReport,
-           workspaces: list[Workspace], command: str, *, dry_run: bool) -> Mapping[str, Any]:
+           workspaces: list[Workspace], command: str, key: str, *,
+           dry_run: bool) -> Mapping[str, Any]:
     """Write the guard entries; returns the file's data as written (for the allowlist)."""
     from mcpctl.clients.files import client_text_or_none  # noqa: PLC0415
     from mcpctl.clients.write.edit import apply_plan  # noqa: PLC0415
@@ -314,7 +339,7 @@ def _write(machine: Machine, client: ClientFormat, report: GuardReport,
     def compute(old: str | None) -> str:
         data = read_document(client, old, report.path)
         projects = project_servers(client, data)
-        report.plan = plan_guards(workspaces, projects, command)
+        report.plan = plan_guards(workspaces, projects, command, key)
         text = apply_plan(client, old, report.plan, report.path, data)
         written["data"] = read_document(client, text, report.path)
         return text

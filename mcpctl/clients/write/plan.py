@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from dataclasses import replace as replace_field
 from typing import Any
 
+from mcpctl.clients.guard_key import key_in
 from mcpctl.clients.table import TWEAKS, ClientFormat, exported_entry, is_managed, owned_keys
 from mcpctl.config.user_config import workspace_key_of
 from mcpctl.model import ServerSpec
@@ -66,7 +67,8 @@ def plan_export(client: ClientFormat, existing: Mapping[str, Any],
                 wanted: Sequence[ServerSpec], command: str, *, replace: bool,
                 prune: bool, same_server: SameServer | None = None,
                 projects: Projects | None = None,
-                filters: Mapping[str, Mapping[str, Any]] | None = None) -> ExportPlan:
+                filters: Mapping[str, Mapping[str, Any]] | None = None,
+                key: str | None = None) -> ExportPlan:
     """`wanted`: the user-tier servers to export. With `prune`, entries mcpctl exported
     earlier for servers no longer exportable are removed (sync). An entry of the
     client's own for which `same_server` holds is adopted instead of a conflict.
@@ -75,15 +77,19 @@ def plan_export(client: ClientFormat, existing: Mapping[str, Any],
     entries there) of a client that has one, and is skipped by the others.
 
     `filters`: per server, the client's own tool-filter keys (`tool_filters.py`; None
-    removes a key), which beat whatever the entry had there."""
+    removes a key), which beat whatever the entry had there.
+
+    `key`: the machine's guard key, after `run NAME` in a keyed client's entries
+    (guard_key.py); an entry of mcpctl's without it is updated."""
     filters = filters or {}
     everywhere = [spec for spec in wanted if workspace_key_of(spec) is None]
     scoped = [spec for spec in wanted if workspace_key_of(spec) is not None]
     changes = [_change(client, existing.get(spec.name), spec, command, replace=replace,
-                       same_server=same_server, tool_filter=filters.get(spec.name))
+                       same_server=same_server, tool_filter=filters.get(spec.name), key=key)
                for spec in everywhere]
     changes += [_scoped_change(client, spec, projects or {}, command, replace=replace,
-                               same_server=same_server, tool_filter=filters.get(spec.name))
+                               same_server=same_server, tool_filter=filters.get(spec.name),
+                               key=key)
                 for spec in scoped]
     if prune:
         changes += _pruned(client, existing, everywhere, {spec.name for spec in scoped})
@@ -94,7 +100,8 @@ def plan_export(client: ClientFormat, existing: Mapping[str, Any],
 
 def _scoped_change(client: ClientFormat, spec: ServerSpec, projects: Projects,
                    command: str, *, replace: bool, same_server: SameServer | None,
-                   tool_filter: Mapping[str, Any] | None = None) -> EntryChange:
+                   tool_filter: Mapping[str, Any] | None = None,
+                   key: str | None = None) -> EntryChange:
     folder = workspace_key_of(spec) or ""
     if client.project_key is None:
         return EntryChange(spec.name, "skipped", f"a server for one workspace ({folder}): "
@@ -103,15 +110,16 @@ def _scoped_change(client: ClientFormat, spec: ServerSpec, projects: Projects,
                            "everywhere")
     current = projects.get(folder, {}).get(spec.name)
     change = _change(client, current, spec, command, replace=replace,
-                     same_server=same_server, tool_filter=tool_filter)
+                     same_server=same_server, tool_filter=tool_filter, key=key)
     return replace_field(change, workspace=folder)
 
 
 def _change(client: ClientFormat, current: Any, spec: ServerSpec, command: str, *,
             replace: bool, same_server: SameServer | None,
-            tool_filter: Mapping[str, Any] | None = None) -> EntryChange:
+            tool_filter: Mapping[str, Any] | None = None,
+            key: str | None = None) -> EntryChange:
     variables = [ref.name for ref in references_in(spec) if ref.kind is Kind.ENV]
-    desired = exported_entry(client, spec.name, command, variables, spec.timeout)
+    desired = exported_entry(client, spec.name, command, variables, spec.timeout, key)
     filter_keys = tuple(tool_filter or ())
     desired.update({k: v for k, v in (tool_filter or {}).items() if v is not None})
     if current is None:
@@ -122,7 +130,10 @@ def _change(client: ClientFormat, current: Any, spec: ServerSpec, command: str, 
         wanted = {**desired, **kept}
         if wanted == current:
             return EntryChange(spec.name, "unchanged")
-        return EntryChange(spec.name, "updated", _kept_note(kept), entry=wanted)
+        rekeyed = key_in(desired["args"]) not in (None, key_in(current.get("args")))
+        note = "; ".join(filter(None, ["now with this machine's guard key" if rekeyed
+                                       else "", _kept_note(kept)]))
+        return EntryChange(spec.name, "updated", note, entry=wanted)
     if _expanded_by_client(client, spec.name, current, desired):
         kept = _tweaks(client, current, desired)
         return EntryChange(spec.name, "updated", f"{client.title} had written the values of "
