@@ -60,13 +60,13 @@ NOTHING = "nothing to guard"
 # Claude Code's managed settings (admin-owned; the user's and the repo's files cannot
 # widen an allowlist there once `allowManagedMcpServersOnly` is true).
 MANAGED_SETTINGS = {"linux": "/etc/claude-code/managed-settings.json",
-                    "darwin": "/Library/Application Support/ClaudeCode/managed-settings.json",
+                    "macos": "/Library/Application Support/ClaudeCode/managed-settings.json",
                     "windows": "C:/Program Files/ClaudeCode/managed-settings.json"}
 REPO_SETTINGS = (".claude/settings.json", ".claude/settings.local.json")
 # Gemini CLI's system settings, as `mcpctl guard --system` writes them: the name always
 # in `mcp.allowed` (an empty list would mean no limit), defined there to start nothing.
 GEMINI_SYSTEM = {"linux": "/etc/gemini-cli/settings.json",
-                 "darwin": "/Library/Application Support/GeminiCli/settings.json",
+                 "macos": "/Library/Application Support/GeminiCli/settings.json",
                  "windows": "C:/ProgramData/gemini-cli/settings.json"}
 GEMINI_SENTINEL = "mcpctl-guard"
 ENABLE_FIX = "mcpctl clients enable claude-code && mcpctl sync"
