@@ -1,5 +1,5 @@
-"""`mcpctl guard --system`: print (or write) the managed files that make Claude Code and
-Gemini CLI start no repo server except through `mcpctl run` (issue 22)."""
+"""`mcpctl guard --system`: print (or write) the managed files that make Claude Code,
+Gemini CLI and Codex start no repo server except through `mcpctl run` (issue 22)."""
 
 from __future__ import annotations
 
@@ -17,9 +17,11 @@ HELP = """Print or write the managed settings files that guard clients machine-w
     Claude Code's allowlist in your own settings, which a repo's committed
     .claude/settings.json can widen. The managed files cannot be widened by any user or
     repo file: Claude Code's managed-settings.json (allowManagedMcpServersOnly, only
-    `mcpctl run` command lines allowed) and Gemini CLI's system settings (your servers
-    as `mcpctl run NAME`, only their names allowed). Without --write the files are
-    printed for an MDM to deploy; --write writes them (as root) under --root.
+    `mcpctl run` command lines allowed), Gemini CLI's system settings (your servers
+    as `mcpctl run NAME`, only their names allowed) and Codex's requirements.toml (an
+    mcp_servers allowlist of your servers, each only as `mcpctl run NAME`). Without
+    --write the files are printed for an MDM to deploy; --write writes them (as root)
+    under --root.
 
     Example: sudo mcpctl guard --system --write --command /usr/local/bin/mcpctl
     """
@@ -63,3 +65,5 @@ def _print(body: dict[str, Any]) -> None:
                 render.say(line)
     for client, why in body["not_written"].items():
         render.warn(f"note: {client}: {why}")
+    for client, what in body["limits"].items():
+        render.warn(f"note: {client}: not stopped by its file: {what}")
