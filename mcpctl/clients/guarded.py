@@ -139,7 +139,7 @@ def _gemini_state(root: Path, home: Path, environ: Mapping[str, str],
     decides whether the repo's servers start at all (measured with 0.61.0: a user-level
     `mcp.allowed` is by name, and a trusted folder's entry of an allowed name replaces
     yours)."""
-    from mcpctl.clients.folder_trust import load_folder_trust  # noqa: PLC0415
+    from mcpctl.clients.folder_trust import OFF_IN_SETTINGS, load_folder_trust  # noqa: PLC0415
 
     if _gemini_by_policy(environ, os_key):
         return GuardState("gemini", BY_POLICY, "the system settings allow only your servers' "
@@ -150,11 +150,12 @@ def _gemini_state(root: Path, home: Path, environ: Mapping[str, str],
     trust = load_folder_trust(root, settings, environ)
     fix = f"{SYSTEM_FIX} (Gemini CLI's system settings, which no repo can widen)"
     if trust.trusted:
+        untrust = "turn Gemini CLI's folder trust back on (security.folderTrust.enabled)" \
+            if trust.reason == OFF_IN_SETTINGS else "stop trusting this folder in Gemini CLI"
         return GuardState("gemini", NOT_GUARDED, "a trusted folder's .gemini/settings.json "
                           "replaces your entry of the same name, and no user setting blocks "
                           f"it by command (mcp.allowed is by name only); trusted: "
-                          f"{trust.reason}", f"{fix}; or stop trusting this folder in "
-                          "Gemini CLI")
+                          f"{trust.reason}", f"{fix}; or {untrust}")
     return GuardState("gemini", NOT_GUARDED, "Gemini CLI does not trust this folder "
                       f"({trust.reason}), so it starts none of its servers now, yours "
                       "included; once you trust it there, the repo's servers start past "

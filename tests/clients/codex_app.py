@@ -4,6 +4,9 @@ project): its app-server in a folder, a thread started there (no turn is ever se
 no model is called), then `mcpServerStatus/list` for that thread. A server it started
 has tools; one it disabled (requirements, an untrusted project) has none or is absent.
 
+Nothing reaches the network: as root the app-server runs in a network namespace of its
+own (`unshare -n`), and every proxy variable points at a closed loopback port either way.
+
 Run as a script (`python codex_app.py FOLDER`, with HOME and PATH as the test sets
 them) it prints `{name: [tools]}` as JSON, so a test can run it inside a namespace.
 """
@@ -12,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Mapping
@@ -19,6 +23,15 @@ from pathlib import Path
 from typing import IO, Any
 
 CODEX = Path(__file__).resolve().parents[1] / ".clients" / "node_modules" / ".bin" / "codex"
+CLOSED = "http://127.0.0.1:9"
+OFFLINE = dict.fromkeys(("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy",
+                         "https_proxy", "all_proxy"), CLOSED)
+
+
+def _offline(argv: list[str]) -> list[str]:
+    if os.geteuid() == 0 and shutil.which("unshare"):
+        return ["unshare", "-n", *argv]
+    return argv
 
 
 def _answer(stdout: IO[str], wanted: int) -> dict[str, Any]:
@@ -34,7 +47,8 @@ def _answer(stdout: IO[str], wanted: int) -> dict[str, Any]:
 
 def startup_status(cwd: Path, env: Mapping[str, str]) -> dict[str, list[str]]:
     """Each MCP server of a thread started in `cwd`: the names of its tools."""
-    process = subprocess.Popen([str(CODEX), "app-server"], cwd=cwd, env=dict(env),
+    process = subprocess.Popen(_offline([str(CODEX), "app-server"]), cwd=cwd,
+                               env={**env, **OFFLINE, "NO_PROXY": ""},
                                stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                stderr=subprocess.DEVNULL, text=True)
     assert process.stdin is not None
