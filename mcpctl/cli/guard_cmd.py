@@ -23,6 +23,10 @@ HELP = """Print or write the managed settings files that guard clients machine-w
     --write the files are printed for an MDM to deploy; --write writes them (as root)
     under --root.
 
+    --off takes mcpctl's user-level guard out of Claude Code: its own allowlist entries
+    and guard entries, never yours. `clients disable claude-code` leaves the guard in
+    place (it fails closed), so --off is refused while claude-code is still enabled.
+
     Example: sudo mcpctl guard --system --write --command /usr/local/bin/mcpctl
     """
 
@@ -33,7 +37,12 @@ def register(app: typer.Typer) -> None:
 
 def guard_command(
     system: Annotated[bool, typer.Option("--system", help="The machine-wide (managed) "
-                                         "files; the only mode this command has.")] = False,
+                                         "files.")] = False,
+    off: Annotated[bool, typer.Option("--off", help="Take mcpctl's user-level guard out of "
+                                      "Claude Code (after `mcpctl clients disable "
+                                      "claude-code`).")] = False,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="With --off: say what would be "
+                                          "removed; write nothing.")] = False,
     write: Annotated[bool, typer.Option("--write", help="Write the files instead of "
                                         "printing them.")] = False,
     root: Annotated[Path, typer.Option("--root", help="Write under this folder instead of "
@@ -44,12 +53,18 @@ def guard_command(
     as_json: JsonOption = False,
     config: ConfigOption = None,
 ) -> int:
+    from mcpctl.errors import UsageError  # noqa: PLC0415
     from mcpctl.reports.system_guard import system_guard_report  # noqa: PLC0415
 
-    if not system:
-        from mcpctl.errors import UsageError  # noqa: PLC0415
+    if system == off:
+        raise UsageError("guard: say --system or --off (the user-level guard is `mcpctl "
+                         "sync`)")
+    if off:
+        from mcpctl.cli.export_cmd import show_exports  # noqa: PLC0415
+        from mcpctl.reports.client_tier import guard_off_report  # noqa: PLC0415
 
-        raise UsageError("guard: say --system (the user-level guard is `mcpctl sync`)")
+        return render.emit(guard_off_report(context(None, config), dry_run=dry_run),
+                           as_json, show_exports)
     report = system_guard_report(context(None, config), root=root, command=command,
                                  write=write)
     return render.emit(report, as_json, _print)
