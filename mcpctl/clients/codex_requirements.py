@@ -3,9 +3,9 @@
 Read from Codex 0.171.0's shipped code, then measured with it (its app-server's MCP
 startup status, in a private mount namespace over `/etc`):
 
-- Codex reads `/etc/codex/requirements.toml` (on Windows `%ProgramData%\\OpenAI\\Codex\\
-  requirements.toml`). A `requirements.toml` in `~/.codex` or in a project's `.codex`
-  is not read (measured: neither widens the system file).
+- Codex reads `/etc/codex/requirements.toml` (on Windows, not measured, the same
+  name under `%ProgramData%\\OpenAI\\Codex`). A `requirements.toml` in `~/.codex` or
+  in a project's `.codex` is not read (measured: neither widens the system file).
 - With a `[mcp_servers]` table in it, every server whose name is not in the table, or
   whose definition does not match that name's `identity`, is disabled: not started,
   listed with no tools. An empty table disables every server.
