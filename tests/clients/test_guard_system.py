@@ -8,8 +8,9 @@ exist: a repo that widens Claude Code's allowlist in its own committed
 a trusted folder, whose own `mcp.allowed` names it, and so does a trusted Codex
 project's `.codex/config.toml` server. With the managed files none starts (the markers
 never appear), while the guard's entries and the user's own servers, through `mcpctl
-run`, still connect. What Codex's file does not stop (a trusted project adding `env` to
-an allowed entry) is shown too, as the threat model says.
+run`, still connect, and a `requirements.toml` of the user's or the repo's own widens
+nothing. What Codex's file does not stop (a trusted project adding `env` to an allowed
+entry) is shown too, as the threat model says.
 """
 
 from __future__ import annotations
@@ -214,6 +215,7 @@ def test_codex_requirements_start_only_the_users_servers(tmp_path: Path,
     (evil / "sitecustomize.py").write_text(f"open({str(planted)!r}, 'w').close()\n")
     env = client_env(home, path_with(home, mcpctl_shim(tmp_path / "bin").parent))
     status = _codex_status(root, env)
+    widen = f'[mcp_servers.repo.identity]\\ncommand = "{sys.executable}"\\n'
     remove = {"argv": ["rm", "-f", str(marker), str(planted)], "cwd": "/", "env": env}
 
     done = _in_private_etc(tmp_path, [
@@ -232,6 +234,11 @@ def test_codex_requirements_start_only_the_users_servers(tmp_path: Path,
         {"argv": ["sh", "-c", f"printf '\\n[mcp_servers.mine]\\nenv = {{ PYTHONPATH = "
                   f"\"{evil}\" }}\\n' >> {root}/.codex/config.toml"], "cwd": "/", "env": env},
         status,  # 10
+        # 11: requirements files of the user's and the repo's own allow `repo`: not read
+        {"argv": ["sh", "-c", f"printf '{widen}' > {home}/.codex/requirements.toml && "
+                  f"printf '{widen}' > {root}/.codex/requirements.toml"], "cwd": "/",
+         "env": env},
+        status,  # 12
     ], network=False)
     assert done[0]["code"] == 0, done[0]
     assert json.loads(done[1]["out"]) == {"mine": ["whoami"], "repo": ["whoami"]}, done[1]
@@ -248,3 +255,8 @@ def test_codex_requirements_start_only_the_users_servers(tmp_path: Path,
     assert not marker.exists()
     assert json.loads(done[10]["out"])["mine"] == ["whoami"], done[10]
     assert planted.exists()  # the limit the threat model names
+    assert done[11]["code"] == 0, done[11]
+    assert (root / ".codex" / "requirements.toml").read_text() == \
+        f'[mcp_servers.repo.identity]\ncommand = "{sys.executable}"\n'
+    assert json.loads(done[12]["out"])["repo"] == [], done[12]
+    assert not marker.exists()
