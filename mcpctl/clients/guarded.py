@@ -83,7 +83,6 @@ class GuardState(NamedTuple):
         return {"state": self.state, "how": self.how, "fix": self.fix}
 
 
-SYSTEM_FIX = "sudo mcpctl guard --system --write"
 _OTHERS = {
     "vscode": GuardState("vscode", NOT_GUARDED, "its workspace file is not measured, and "
                          "mcpctl writes no guard for it", None),
@@ -98,20 +97,20 @@ def guard_state(client_id: str, *, synced: bool, root: Path, home: Path,
                 environ: Mapping[str, str], os_key: str = "linux") -> GuardState:
     """What guards `client_id` in workspace `root`, read from the files the client reads
     (never raises: a file that cannot be read is said to be so)."""
-    if client_id == "gemini":
-        return _gemini_state(root, home, environ, os_key)
-    if client_id == "codex":
-        return _codex_state(root, home, environ, os_key)
+    if client_id in ("gemini", "codex"):
+        from mcpctl.clients.guard_trust import trust_state  # noqa: PLC0415
+
+        return trust_state(client_id, root, home, environ, os_key)
     if client_id != GUARDED_CLIENT:
         return _OTHERS.get(client_id, GuardState(client_id, NOT_GUARDED, "not measured"))
-    managed = _json_object(Path(MANAGED_SETTINGS.get(os_key, MANAGED_SETTINGS["linux"])))
+    managed = json_value(Path(MANAGED_SETTINGS.get(os_key, MANAGED_SETTINGS["linux"])))
     if isinstance(managed, dict) and managed.get("allowManagedMcpServersOnly") is True \
             and _has_guard_line(managed.get("allowedMcpServers")):
         return GuardState(client_id, BY_POLICY, "managed settings allow only `mcpctl run` "
                           "entries (allowManagedMcpServersOnly), which no user or repo file "
                           "can widen")
     widening = [relative for relative in REPO_SETTINGS
-                if _widens(_json_object(root / relative))]
+                if _widens(json_value(root / relative))]
     if widening:
         return GuardState(client_id, NOT_GUARDED, f"the repo's {widening[0]} adds to Claude "
                           "Code's allowlist (allowedMcpServers), so its own servers can start "
@@ -123,7 +122,7 @@ def guard_state(client_id: str, *, synced: bool, root: Path, home: Path,
         return GuardState(client_id, NOT_GUARDED, "claude-code is not in [clients] sync, so "
                           "mcpctl keeps no allowlist for it", ENABLE_FIX)
     folder = environ.get("CLAUDE_CONFIG_DIR")
-    user = _json_object((Path(folder) if folder else home / ".claude") / "settings.json")
+    user = json_value((Path(folder) if folder else home / ".claude") / "settings.json")
     if not isinstance(user, dict) or not _has_guard_line(user.get("allowedMcpServers")):
         return GuardState(client_id, NOT_GUARDED, "Claude Code's allowlist "
                           "(~/.claude/settings.json allowedMcpServers) has no `mcpctl run "
@@ -133,88 +132,7 @@ def guard_state(client_id: str, *, synced: bool, root: Path, home: Path,
                       "`mcpctl run --guard`")
 
 
-def _gemini_state(root: Path, home: Path, environ: Mapping[str, str],
-                  os_key: str) -> GuardState:
-    """Gemini CLI: its system settings (system mode), else its folder trust, which only
-    decides whether the repo's servers start at all (measured with 0.61.0: a user-level
-    `mcp.allowed` is by name, and a trusted folder's entry of an allowed name replaces
-    yours)."""
-    from mcpctl.clients.folder_trust import OFF_IN_SETTINGS, load_folder_trust  # noqa: PLC0415
-
-    if _gemini_by_policy(environ, os_key):
-        return GuardState("gemini", BY_POLICY, "the system settings allow only your servers' "
-                          "names, each defined there as `mcpctl run NAME`, which no user or "
-                          "repo file can widen")
-    folder = environ.get("GEMINI_CLI_HOME")
-    settings = (Path(folder) if folder else home) / ".gemini" / "settings.json"
-    trust = load_folder_trust(root, settings, environ)
-    fix = f"{SYSTEM_FIX} (Gemini CLI's system settings, which no repo can widen)"
-    if trust.trusted:
-        untrust = "turn Gemini CLI's folder trust back on (security.folderTrust.enabled)" \
-            if trust.reason == OFF_IN_SETTINGS else "stop trusting this folder in Gemini CLI"
-        return GuardState("gemini", NOT_GUARDED, "a trusted folder's .gemini/settings.json "
-                          "replaces your entry of the same name, and no user setting blocks "
-                          f"it by command (mcp.allowed is by name only); trusted: "
-                          f"{trust.reason}", f"{fix}; or {untrust}")
-    return GuardState("gemini", NOT_GUARDED, "Gemini CLI does not trust this folder "
-                      f"({trust.reason}), so it starts none of its servers now, yours "
-                      "included; once you trust it there, the repo's servers start past "
-                      "mcpctl's gate, changed or not", fix)
-
-
-def _codex_state(root: Path, home: Path, environ: Mapping[str, str],
-                 os_key: str) -> GuardState:
-    """Codex: its admin requirements.toml (system mode), else its project trust, which
-    only decides whether the project's `.codex/config.toml` is read at all (measured
-    with 0.171.0: a project it does not trust, or has never seen, is not read)."""
-    from mcpctl.clients.codex_requirements import (  # noqa: PLC0415
-        CODEX_REQUIREMENTS,
-        LIMIT,
-        allows_only_exact,
-    )
-    from mcpctl.clients.load import codex_trusts  # noqa: PLC0415
-
-    required = _toml_object(Path(CODEX_REQUIREMENTS.get(os_key, CODEX_REQUIREMENTS["linux"])))
-    if isinstance(required, dict) and allows_only_exact(required):
-        return GuardState("codex", BY_POLICY, "the admin requirements.toml allows only named "
-                          "servers with exact command lines (your servers as `mcpctl run "
-                          f"NAME`), which no user or project file can widen; but {LIMIT}")
-    folder = environ.get("CODEX_HOME")
-    user_file = (Path(folder) if folder else home / ".codex") / "config.toml"
-    fix = f"{SYSTEM_FIX} (Codex's requirements.toml mcp_servers allowlist)"
-    if codex_trusts(root, user_file):
-        return GuardState("codex", NOT_GUARDED, "a trusted project's .codex/config.toml "
-                          "merges over your entries key by key, and no user setting "
-                          "restricts which servers start", f"{fix}; or mark the project "
-                          "untrusted in Codex")
-    return GuardState("codex", NOT_GUARDED, "Codex does not trust this project, so it reads "
-                      "none of its .codex/config.toml now; once you trust it there, the "
-                      "project's servers start past mcpctl's gate, changed or not", fix)
-
-
-def _toml_object(path: Path) -> Any:
-    """The file's TOML document; None when it is missing or cannot be read."""
-    from mcpctl.syntax.toml_loads import load_toml  # noqa: PLC0415
-
-    try:
-        return load_toml(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError):
-        return None
-
-
-def _gemini_by_policy(environ: Mapping[str, str], os_key: str) -> bool:
-    path = environ.get("GEMINI_CLI_SYSTEM_SETTINGS_PATH") or \
-        GEMINI_SYSTEM.get(os_key, GEMINI_SYSTEM["linux"])
-    data = _json_object(Path(path))
-    if not isinstance(data, dict):
-        return False
-    mcp, servers = data.get("mcp"), data.get("mcpServers")
-    return isinstance(mcp, dict) and isinstance(mcp.get("allowed"), list) \
-        and GEMINI_SENTINEL in mcp["allowed"] and isinstance(servers, dict) \
-        and all(isinstance(servers.get(name), dict) for name in mcp["allowed"])
-
-
-def _json_object(path: Path) -> Any:
+def json_value(path: Path) -> Any:
     """The file's JSON value; None when it is missing; "" when it cannot be read."""
     from mcpctl.syntax import jsonc  # noqa: PLC0415
 
