@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from mcpctl.clients.guarded import (
+from mcpctl.clients.guard_words import (
     BY_POLICY,
     GEMINI_SENTINEL,
     GEMINI_SYSTEM,

@@ -12,8 +12,23 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from mcpctl.clients.guard_words import (
+    BY_POLICY,
+    GEMINI_SENTINEL,
+    GEMINI_SYSTEM,
+    GUARDED,
+    NOT_GUARDED,
+    NOTHING,
+    GuardState,
+    json_value,
+)
+
 if TYPE_CHECKING:
     from mcpctl.machine import Machine
+
+# The reporting words live in guard_words.py; their importers find them here too.
+__all__ = ["BY_POLICY", "GEMINI_SENTINEL", "GEMINI_SYSTEM", "GUARDED", "NOTHING",
+           "NOT_GUARDED", "GuardState", "json_value"]
 
 GUARDED_CLIENT = "claude-code"
 GUARDED_FILE = ".mcp.json"  # the repo file Claude Code reads (the others are not its)
@@ -51,36 +66,13 @@ def repo_server_names(path: Path) -> tuple[str, ...] | None:
 
 # ---- what guards each client here (honest reporting, issue 22) -------------------------
 
-GUARDED = "guarded"
-BY_POLICY = "guarded by system policy"
-NOT_GUARDED = "not guarded"
-NOTHING = "nothing to guard"
 # Claude Code's managed settings (admin-owned; the user's and the repo's files cannot
 # widen an allowlist there once `allowManagedMcpServersOnly` is true).
 MANAGED_SETTINGS = {"linux": "/etc/claude-code/managed-settings.json",
                     "darwin": "/Library/Application Support/ClaudeCode/managed-settings.json",
                     "windows": "C:/Program Files/ClaudeCode/managed-settings.json"}
 REPO_SETTINGS = (".claude/settings.json", ".claude/settings.local.json")
-# Gemini CLI's system settings, as `mcpctl guard --system` writes them: the name always
-# in `mcp.allowed` (an empty list would mean no limit), defined there to start nothing.
-GEMINI_SYSTEM = {"linux": "/etc/gemini-cli/settings.json",
-                 "darwin": "/Library/Application Support/GeminiCli/settings.json",
-                 "windows": "C:/ProgramData/gemini-cli/settings.json"}
-GEMINI_SENTINEL = "mcpctl-guard"
 ENABLE_FIX = "mcpctl clients enable claude-code && mcpctl sync"
-
-
-class GuardState(NamedTuple):
-    """Whether a client starts a repo's servers only through mcpctl's gate here."""
-
-    client: str
-    state: str  # GUARDED, BY_POLICY, NOT_GUARDED or NOTHING
-    how: str  # how it is guarded, or why it is not
-    fix: str | None = None  # what would guard it
-    widened_by: str | None = None  # the repo's settings file that widens the allowlist
-
-    def document(self) -> dict[str, str | None]:
-        return {"state": self.state, "how": self.how, "fix": self.fix}
 
 
 _OTHERS = {
@@ -130,22 +122,6 @@ def guard_state(client_id: str, *, synced: bool, root: Path, home: Path,
     return GuardState(client_id, GUARDED, "Claude Code's allowlist lets only mcpctl's entries "
                       "start, and local entries start this repo's .mcp.json servers through "
                       "`mcpctl run --guard`")
-
-
-def json_value(path: Path) -> Any:
-    """The file's JSON value; None when it is missing; "" when it cannot be read."""
-    from mcpctl.syntax import jsonc  # noqa: PLC0415
-
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return None
-    except (OSError, UnicodeDecodeError):
-        return ""
-    try:
-        return jsonc.parse(text, jsonc=False).value
-    except jsonc.JsonSyntaxError:
-        return ""
 
 
 def _has_guard_line(entries: Any) -> bool:
