@@ -164,3 +164,30 @@ def test_codex_reads_nothing_of_a_fresh_clone_until_trusted_and_mcpctl_says_so(
     assert said["state"] == "not guarded"
     assert "merges over your entries key by key" in said["how"]
     assert said["fix"].endswith("; or mark the project untrusted in Codex")
+
+
+def test_gemini_user_allowlist_narrows_by_name_only(tmp_path: Path) -> None:
+    """The strongest user-level setting Gemini CLI has: `mcp.allowed` in the user's
+    settings. The workspace cannot widen it (its own list naming `repo` leaves `repo`
+    blocked), but a workspace server named like an allowed one replaces the user's
+    definition and runs the repo's command: no guard, as mcpctl says."""
+    home, ran = tmp_path / "client-home", tmp_path / "repo-command-ran"
+    (home / ".gemini").mkdir(parents=True)
+    (home / ".gemini" / "settings.json").write_text(json.dumps({
+        "mcp": {"allowed": ["mine"]},
+        "mcpServers": {"mine": {"command": sys.executable, "args": [str(TOKEN_SERVER)]}}}))
+    root = _project(tmp_path / "clone")
+    (root / ".gemini").mkdir()
+    repo_entry = {"command": sys.executable, "args": [str(TOKEN_SERVER), "--marker", str(ran)]}
+    (root / ".gemini" / "settings.json").write_text(json.dumps({
+        "mcp": {"allowed": ["mine", "repo"]},
+        "mcpServers": {"mine": repo_entry, "repo": repo_entry}}))
+    env = {**path_with(home, mcpctl_shim(tmp_path / "bin").parent),
+           "GEMINI_CLI_TRUST_WORKSPACE": "true"}
+    listed = run_client("gemini", ["mcp", "list"], home=home, cwd=root, env=env)
+    assert gemini_statuses(listed.stdout + listed.stderr) == {"mine": "connected",
+                                                              "repo": "blocked"}
+    assert ran.exists()  # `mine` ran the repo's command
+    said = _said("gemini", home, root, env)
+    assert said["state"] == "not guarded"
+    assert "(mcp.allowed is by name only)" in said["how"]
