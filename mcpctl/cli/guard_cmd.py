@@ -59,6 +59,11 @@ def guard_command(
     if system == off:
         raise UsageError("guard: say --system or --off (the user-level guard is `mcpctl "
                          "sync`)")
+    if off and (write or command is not None or root != Path("/")):
+        raise UsageError("guard --off: --write, --root and --command go with --system")
+    if system and dry_run:
+        raise UsageError("guard --system: --dry-run goes with --off (without --write "
+                         "nothing is written)")
     if off:
         from mcpctl.cli.export_cmd import show_exports  # noqa: PLC0415
         from mcpctl.reports.client_tier import guard_off_report  # noqa: PLC0415

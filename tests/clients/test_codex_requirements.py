@@ -106,11 +106,3 @@ def test_guard_system_refuses_a_requirements_file_it_cannot_read(tmp_path: Path)
     assert done.err.endswith("; nothing was written\n")
     assert target.read_text() == "[mcp_servers\n"
     assert not (tmp_path / "root" / "etc" / "claude-code").exists()
-
-
-@pytest.mark.parametrize("flags", [[], ["--system", "--off"]])
-def test_guard_needs_one_mode(tmp_path: Path, flags: list[str]) -> None:
-    done = run_mcpctl(["guard", *flags], cwd=tmp_path, timeout=120)
-    assert (done.code, done.out) == (2, "")
-    assert done.err == ("mcpctl: error: guard: say --system or --off (the user-level guard "
-                        "is `mcpctl sync`)\n")
