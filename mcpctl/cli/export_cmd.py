@@ -62,7 +62,7 @@ def export_command(
 
     report = export_report(context(None, config), client_named(target), names or [],
                            replace=replace, dry_run=dry_run, command=command, file=file)
-    return render.emit(report, as_json, _show_exports)
+    return render.emit(report, as_json, show_exports)
 
 
 def sync_command(
@@ -92,10 +92,10 @@ def sync_command(
 
     report = sync_report(context(None, config), check=check, dry_run=dry_run, replace=replace,
                          command=command)
-    return render.emit(report, as_json, _show_exports)
+    return render.emit(report, as_json, show_exports)
 
 
-def _show_exports(exports: Exports) -> None:
+def show_exports(exports: Exports) -> None:
     for report in exports.reports:
         if exports.dry_run and report.diff:
             render.say_block(report.diff.rstrip("\n"))

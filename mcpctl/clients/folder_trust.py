@@ -25,6 +25,7 @@ from typing import Any
 from mcpctl.model import Problem
 
 RULES = ("TRUST_FOLDER", "TRUST_PARENT", "DO_NOT_TRUST")
+OFF_IN_SETTINGS = "folder trust is off in the user settings"
 
 
 @dataclass(frozen=True)
@@ -44,7 +45,7 @@ def folder_trust(root: str, environ: Mapping[str, str], settings: Any,
         value = environ["GEMINI_CLI_TRUST_WORKSPACE"]
         return FolderTrust(value == "true", f"GEMINI_CLI_TRUST_WORKSPACE={value}")
     if _setting(settings, ("security", "folderTrust", "enabled")) is False:
-        return FolderTrust(True, "folder trust is off in the user settings")
+        return FolderTrust(True, OFF_IN_SETTINGS)
     best: tuple[str, str] | None = None
     for path, rule in rules.items():
         scope = os.path.dirname(path) if rule == "TRUST_PARENT" else path

@@ -13,9 +13,23 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from mcpctl.clients.guard_key import key_in, without_key
+from mcpctl.clients.guard_words import (
+    BY_POLICY,
+    GEMINI_SENTINEL,
+    GEMINI_SYSTEM,
+    GUARDED,
+    NOT_GUARDED,
+    NOTHING,
+    GuardState,
+    json_value,
+)
 
 if TYPE_CHECKING:
     from mcpctl.machine import Machine
+
+# The reporting words live in guard_words.py; their importers find them here too.
+__all__ = ["BY_POLICY", "GEMINI_SENTINEL", "GEMINI_SYSTEM", "GUARDED", "NOTHING",
+           "NOT_GUARDED", "GuardState", "json_value"]
 
 GUARDED_CLIENT = "claude-code"
 GUARDED_FILE = ".mcp.json"  # the repo file Claude Code reads (the others are not its)
@@ -53,50 +67,15 @@ def repo_server_names(path: Path) -> tuple[str, ...] | None:
 
 # ---- what guards each client here (honest reporting, issue 22) -------------------------
 
-GUARDED = "guarded"
-BY_POLICY = "guarded by system policy"
-NOT_GUARDED = "not guarded"
-NOTHING = "nothing to guard"
 # Claude Code's managed settings (admin-owned; the user's and the repo's files cannot
 # widen an allowlist there once `allowManagedMcpServersOnly` is true).
 MANAGED_SETTINGS = {"linux": "/etc/claude-code/managed-settings.json",
                     "macos": "/Library/Application Support/ClaudeCode/managed-settings.json",
                     "windows": "C:/Program Files/ClaudeCode/managed-settings.json"}
 REPO_SETTINGS = (".claude/settings.json", ".claude/settings.local.json")
-# Gemini CLI's system settings, as `mcpctl guard --system` writes them: the name always
-# in `mcp.allowed` (an empty list would mean no limit), defined there to start nothing.
-GEMINI_SYSTEM = {"linux": "/etc/gemini-cli/settings.json",
-                 "macos": "/Library/Application Support/GeminiCli/settings.json",
-                 "windows": "C:/ProgramData/gemini-cli/settings.json"}
-GEMINI_SENTINEL = "mcpctl-guard"
 ENABLE_FIX = "mcpctl clients enable claude-code && mcpctl sync"
 
 
-class GuardState(NamedTuple):
-    """Whether a client starts a repo's servers only through mcpctl's gate here."""
-
-    client: str
-    state: str  # GUARDED, BY_POLICY, NOT_GUARDED or NOTHING
-    how: str  # how it is guarded, or why it is not
-    fix: str | None = None  # what would guard it
-    widened_by: str | None = None  # the repo's settings file that widens the allowlist
-
-    def document(self) -> dict[str, str | None]:
-        return {"state": self.state, "how": self.how, "fix": self.fix}
-
-
-_GEMINI = GuardState(
-    "gemini", NOT_GUARDED,
-    "a trusted folder's .gemini/settings.json replaces your entry of the same name, and no "
-    "user setting blocks it by command (mcp.allowed is by name only)",
-    "only Gemini CLI's system settings file can override a repo's servers; keep such "
-    "folders untrusted in Gemini CLI")
-_CODEX = GuardState(
-    "codex", NOT_GUARDED,
-    "a trusted project's .codex/config.toml merges over your entries key by key, and no "
-    "user setting restricts which servers start",
-    "only an administrator's requirements.toml mcp_servers allowlist restricts it; keep "
-    "such projects untrusted in Codex")
 _OTHERS = {
     "vscode": GuardState("vscode", NOT_GUARDED, "its workspace file is not measured, and "
                          "mcpctl writes no guard for it", None),
@@ -104,8 +83,6 @@ _OTHERS = {
                          "mcpctl writes no guard for it", None),
     "claude-desktop": GuardState("claude-desktop", NOTHING, "it reads no repo's servers"),
     "windsurf": GuardState("windsurf", NOTHING, "it reads no repo's servers"),
-    "gemini": _GEMINI,
-    "codex": _CODEX,
 }
 
 
@@ -113,13 +90,13 @@ def guard_state(client_id: str, *, synced: bool, root: Path, home: Path,
                 environ: Mapping[str, str], os_key: str = "linux") -> GuardState:
     """What guards `client_id` in workspace `root`, read from the files the client reads
     (never raises: a file that cannot be read is said to be so)."""
-    if client_id == "gemini" and _gemini_by_policy(environ, os_key):
-        return GuardState(client_id, BY_POLICY, "the system settings allow only your servers' "
-                          "names, each defined there as `mcpctl run NAME`, which no user or "
-                          "repo file can widen")
+    if client_id in ("gemini", "codex"):
+        from mcpctl.clients.guard_trust import trust_state  # noqa: PLC0415
+
+        return trust_state(client_id, root, home, environ, os_key)
     if client_id != GUARDED_CLIENT:
         return _OTHERS.get(client_id, GuardState(client_id, NOT_GUARDED, "not measured"))
-    managed = _json_object(Path(MANAGED_SETTINGS.get(os_key, MANAGED_SETTINGS["linux"])))
+    managed = json_value(Path(MANAGED_SETTINGS.get(os_key, MANAGED_SETTINGS["linux"])))
     if isinstance(managed, dict) and managed.get("allowManagedMcpServersOnly") is True:
         lines = managed.get("allowedMcpServers")
         if _has_guard_line(lines) and not _has_keyless_line(lines):
@@ -133,7 +110,7 @@ def guard_state(client_id: str, *, synced: bool, root: Path, home: Path,
                               "entry can reuse with an environment of its own (LD_PRELOAD)",
                               "sudo mcpctl guard --system --write")
     widening = [relative for relative in REPO_SETTINGS
-                if _widens(_json_object(root / relative))]
+                if _widens(json_value(root / relative))]
     if widening:
         return GuardState(client_id, NOT_GUARDED, f"the repo's {widening[0]} adds to Claude "
                           "Code's allowlist (allowedMcpServers), so its own servers can start "
@@ -145,7 +122,7 @@ def guard_state(client_id: str, *, synced: bool, root: Path, home: Path,
         return GuardState(client_id, NOT_GUARDED, "claude-code is not in [clients] sync, so "
                           "mcpctl keeps no allowlist for it", ENABLE_FIX)
     folder = environ.get("CLAUDE_CONFIG_DIR")
-    user = _json_object((Path(folder) if folder else home / ".claude") / "settings.json")
+    user = json_value((Path(folder) if folder else home / ".claude") / "settings.json")
     if not isinstance(user, dict) or not _has_guard_line(user.get("allowedMcpServers")):
         return GuardState(client_id, NOT_GUARDED, "Claude Code's allowlist "
                           "(~/.claude/settings.json allowedMcpServers) has no `mcpctl run "
@@ -159,34 +136,6 @@ def guard_state(client_id: str, *, synced: bool, root: Path, home: Path,
     return GuardState(client_id, GUARDED, "Claude Code's allowlist lets only mcpctl's entries "
                       "(with the machine's guard key) start, and local entries start this "
                       "repo's .mcp.json servers through `mcpctl run --guard`")
-
-
-def _gemini_by_policy(environ: Mapping[str, str], os_key: str) -> bool:
-    path = environ.get("GEMINI_CLI_SYSTEM_SETTINGS_PATH") or \
-        GEMINI_SYSTEM.get(os_key, GEMINI_SYSTEM["linux"])
-    data = _json_object(Path(path))
-    if not isinstance(data, dict):
-        return False
-    mcp, servers = data.get("mcp"), data.get("mcpServers")
-    return isinstance(mcp, dict) and isinstance(mcp.get("allowed"), list) \
-        and GEMINI_SENTINEL in mcp["allowed"] and isinstance(servers, dict) \
-        and all(isinstance(servers.get(name), dict) for name in mcp["allowed"])
-
-
-def _json_object(path: Path) -> Any:
-    """The file's JSON value; None when it is missing; "" when it cannot be read."""
-    from mcpctl.syntax import jsonc  # noqa: PLC0415
-
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return None
-    except (OSError, UnicodeDecodeError):
-        return ""
-    try:
-        return jsonc.parse(text, jsonc=False).value
-    except jsonc.JsonSyntaxError:
-        return ""
 
 
 def _has_guard_line(entries: Any) -> bool:

@@ -18,11 +18,15 @@ repo server except through `mcpctl run`, and no user or repo file can widen that
   repo's own servers never start, a repo entry named like yours runs yours. Measured
   with 0.61.0 at the real path in a private mount namespace: Gemini CLI skips a system
   file under a group- or world-writable folder (so not one under /tmp).
-- **Codex**: its admin `requirements.toml` is not written (its `mcp_servers` allowlist
-  format was not measured here); `mcpctl guard --system` says so.
+- **Codex**, `/etc/codex/requirements.toml`: its `[mcp_servers]` allowlist holds each
+  user-tier server, its identity the exact command line `mcpctl run NAME`; every other
+  server, a repo's included, is disabled, and no user or project file can widen it
+  (`codex_requirements.py`, measured with 0.171.0). What it cannot stop, a trusted
+  project adding `env` to an allowed entry, is `LIMITS["codex"]`.
 
 `system_files` is pure: the files' contents from what is already there (other keys
-are kept) and the servers; the command writes them atomically, readable by everyone.
+are kept: a JSON file's parsed object, the TOML file's text) and the servers; the
+command writes them atomically, readable by everyone.
 """
 
 from __future__ import annotations
@@ -33,15 +37,17 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from mcpctl.clients.codex_requirements import CODEX_REQUIREMENTS, requirements_text
+from mcpctl.clients.codex_requirements import LIMIT as CODEX_LIMIT
 from mcpctl.clients.guard_key import keyed
 from mcpctl.clients.guarded import GEMINI_SENTINEL as SENTINEL
 from mcpctl.clients.guarded import GEMINI_SYSTEM, GUARD_ARGS, MANAGED_SETTINGS
 from mcpctl.errors import ConfigError
 
 GEMINI_SYSTEM_VARIABLE = "GEMINI_CLI_SYSTEM_SETTINGS_PATH"
-NOT_WRITTEN = {"codex": "Codex's admin requirements.toml (its mcp_servers allowlist) is "
-                        "not written by mcpctl: its format was not measured; Codex stays "
-                        "not guarded"}
+NOT_WRITTEN: dict[str, str] = {}  # every client that reads a repo's servers has its file
+# What a managed file does not stop, per client (docs/design.md, threat model).
+LIMITS = {"codex": CODEX_LIMIT}
 
 
 @dataclass(frozen=True)
@@ -91,8 +97,10 @@ def system_files(existing: Mapping[str, Any], command: str, names: Sequence[str]
     """The managed files, each built over what `existing[path]` already holds (pure)."""
     claude = MANAGED_SETTINGS.get(os_key, MANAGED_SETTINGS["linux"])
     gemini = gemini_path or GEMINI_SYSTEM.get(os_key, GEMINI_SYSTEM["linux"])
+    codex = CODEX_REQUIREMENTS.get(os_key, CODEX_REQUIREMENTS["linux"])
     built = [("claude-code", claude, claude_managed(existing.get(claude), command, names,
                                                     key)),
              ("gemini", gemini, gemini_system(existing.get(gemini), command, names))]
-    return [SystemFile(client, path, json.dumps(data, indent=2) + "\n")
-            for client, path, data in built]
+    return [*(SystemFile(client, path, json.dumps(data, indent=2) + "\n")
+              for client, path, data in built),
+            SystemFile("codex", codex, requirements_text(existing.get(codex), command, names))]

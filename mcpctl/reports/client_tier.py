@@ -77,14 +77,19 @@ class SyncSetting:
 def sync_setting_report(machine: Machine, client: ClientFormat, *, enabled: bool
                         ) -> Report[SyncSetting]:
     """Add `client` to `[clients] sync` in config.toml, or take it out."""
+    from mcpctl.clients.guarded import GUARDED_CLIENT  # noqa: PLC0415
     from mcpctl.clients.settings import set_sync  # noqa: PLC0415
 
     changed = set_sync(machine.config_file, client.id, enabled=enabled)
     body = {"client": client.id, "sync": enabled, "changed": changed,
             "path": str(machine.config_file)}
+    # Disabling keeps the guard, which fails closed; removing it is its own step.
+    kept = [] if enabled or client.id != GUARDED_CLIENT else [
+        "note: Claude Code keeps mcpctl's guard (its allowlist entries and guard entries "
+        "still refuse what mcpctl did not approve); to take them out: mcpctl guard --off"]
     return Report("clients-sync", body, SyncSetting(client.id, enabled, changed,
                                                     machine.config_file),
-                  version=SCHEMA_VERSION)
+                  warnings=kept, version=SCHEMA_VERSION)
 
 
 @dataclass(frozen=True)
@@ -222,6 +227,17 @@ def sync_report(machine: Machine, *, check: bool, dry_run: bool, replace: bool,
     if any(r.plan.conflicts or (check and r.plan.writes) for r in reports):
         codes.append(ExitCode.FINDINGS)
     return _exports(reports, dry_run=dry_run, check=check, code=max(codes, default=ExitCode.OK))
+
+
+def guard_off_report(machine: Machine, *, dry_run: bool) -> Report[Exports]:
+    """`guard --off`: mcpctl's guard taken out of Claude Code's two files, reported as
+    sync reports them (issue 22 item 3)."""
+    from mcpctl.clients.write.unguard import remove_guard  # noqa: PLC0415
+
+    guard = remove_guard(machine, dry_run=dry_run)
+    reports: list[ExportReport] = [guard, *([guard.allowlist] if guard.allowlist else [])]
+    codes = [int(r.error.exit_code) for r in reports if r.error is not None]
+    return _exports(reports, dry_run=dry_run, check=False, code=max(codes, default=ExitCode.OK))
 
 
 def _exports(reports: list[ExportReport], *, dry_run: bool, check: bool, code: int

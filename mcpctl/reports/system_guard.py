@@ -11,7 +11,7 @@ from mcpctl.reports.report import Report
 if TYPE_CHECKING:
     from mcpctl.machine import Machine
 
-SCHEMA_VERSION = 2  # 2: `key`, and the texts show the guard key as ***
+SCHEMA_VERSION = 2  # 2: `key`, the texts show the guard key as ***; Codex and `limits`
 
 
 def system_guard_report(machine: Machine, *, root: Path, command: str | None,
@@ -24,6 +24,7 @@ def system_guard_report(machine: Machine, *, root: Path, command: str | None,
     from mcpctl.clients.settings import read_client_settings  # noqa: PLC0415
     from mcpctl.clients.system_guard import (  # noqa: PLC0415
         GEMINI_SYSTEM_VARIABLE,
+        LIMITS,
         NOT_WRITTEN,
         system_files,
     )
@@ -58,7 +59,7 @@ def system_guard_report(machine: Machine, *, root: Path, command: str | None,
             "files": [{"client": f.client, "path": str(_under(root, f.path)),
                        "text": f.text} for f in shown],
             "key": {"path": str(key_path), "made": made},
-            "not_written": dict(NOT_WRITTEN)}
+            "not_written": dict(NOT_WRITTEN), "limits": dict(LIMITS)}
     return Report("guard", body, body, ExitCode.OK, version=SCHEMA_VERSION)
 
 
@@ -67,8 +68,8 @@ def _under(root: Path, path: str) -> Path:
 
 
 def _read(path: Path) -> Any:
-    """The file's JSON object, None when there is none; ConfigError otherwise (a managed
-    file mcpctl cannot read is never overwritten)."""
+    """The file's JSON object (a TOML file: its text, once it parses), None when there is
+    none; ConfigError otherwise (a managed file mcpctl cannot read is never overwritten)."""
     import json  # noqa: PLC0415
 
     try:
@@ -77,6 +78,8 @@ def _read(path: Path) -> Any:
         return None
     except (OSError, UnicodeDecodeError) as error:
         raise ConfigError(f"{path}: cannot be read ({error}); nothing was written") from None
+    if path.suffix == ".toml":
+        return _toml_text(path, text)
     try:
         value = json.loads(text)
     except json.JSONDecodeError as error:
@@ -85,3 +88,13 @@ def _read(path: Path) -> Any:
     if not isinstance(value, dict):
         raise ConfigError(f"{path}: the top level is not an object; nothing was written")
     return value
+
+
+def _toml_text(path: Path, text: str) -> str:
+    from mcpctl.syntax.toml_loads import load_toml  # noqa: PLC0415
+
+    try:
+        load_toml(text)
+    except ValueError as error:
+        raise ConfigError(f"{path}: not TOML ({error}); nothing was written") from None
+    return text

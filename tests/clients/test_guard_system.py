@@ -1,13 +1,16 @@
 """System mode (`mcpctl guard --system --write`), for real: as root in a private mount
 namespace whose `/etc` is an overlay (the machine's `/etc` is never written), with the
-real `claude` and `gemini` CLIs as the oracle (issue 22).
+real `claude`, `gemini` and `codex` CLIs as the oracle (issue 22).
 
 Each attack is shown working first, in the same namespace before the managed files
 exist: a repo that widens Claude Code's allowlist in its own committed
 `.claude/settings.json` gets its server started, and so does a repo's Gemini server in
-a trusted folder, whose own `mcp.allowed` names it. With the managed files neither
-starts (the markers never appear), while the guard's entries and the user's own
-servers, through `mcpctl run`, still connect.
+a trusted folder, whose own `mcp.allowed` names it, and so does a trusted Codex
+project's `.codex/config.toml` server. With the managed files none starts (the markers
+never appear), while the guard's entries and the user's own servers, through `mcpctl
+run`, still connect, and a `requirements.toml` of the user's or the repo's own widens
+nothing. What Codex's file does not stop (a trusted project adding `env` to an allowed
+entry) is shown too, as the threat model says.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from typing import Any
 
 import pytest
 
-from tests.clients import TOKEN_SERVER, guard_key, mcpctl_shim, write_config
+from tests.clients import TOKEN_SERVER, codex_app, guard_key, mcpctl_shim, write_config
 from tests.clients.real_clients import (
     CLAUDE_LINE,
     GEMINI_LINE,
@@ -54,20 +57,24 @@ print(json.dumps(done))
 '''
 
 
-def _in_private_etc(tmp_path: Path, steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _in_private_etc(tmp_path: Path, steps: list[dict[str, Any]], *,
+                    network: bool = True) -> list[dict[str, Any]]:
+    """Run the steps as root in a private mount namespace over /etc; without `network`,
+    in a network namespace of their own too (nothing reaches the network)."""
     if os.geteuid() != 0 or shutil.which("unshare") is None:
         missing("root and unshare (a private mount namespace for the system files)")
     layers = tmp_path / "etc-layers"
     for part in ("upper", "work"):
         (layers / part).mkdir(parents=True)
     (tmp_path / "steps.json").write_text(json.dumps(steps))
-    ran = subprocess.run(["unshare", "-m", sys.executable, "-c", NAMESPACE,
+    ran = subprocess.run(["unshare", "-m", *(() if network else ("-n",)), sys.executable,
+                          "-c", NAMESPACE,
                           str(layers / "upper"), str(layers / "work"),
                           str(tmp_path / "steps.json")],
                          capture_output=True, text=True, timeout=840, check=False)
     assert ran.returncode == 0, ran.stderr
-    assert not Path("/etc/claude-code/managed-settings.json").exists() or \
-        "mcpctl" not in Path("/etc/claude-code/managed-settings.json").read_text()
+    for managed in ("/etc/claude-code/managed-settings.json", "/etc/codex/requirements.toml"):
+        assert not Path(managed).exists() or "mcpctl" not in Path(managed).read_text()
     done: list[dict[str, Any]] = json.loads(ran.stdout)
     return done
 
@@ -255,3 +262,76 @@ def test_a_clone_cannot_reuse_a_managed_line_with_its_own_environment(
         "/etc/mcpctl/guard.key (made there when there is none)\n" in done[8]["err"]
     claude = next(c for c in json.loads(done[10]["out"])["clients"] if c["id"] == "claude-code")
     assert claude["guard"]["state"] == "guarded by system policy"
+
+
+def _codex_status(cwd: Path, env: dict[str, str]) -> dict[str, Any]:
+    return {"argv": [sys.executable, codex_app.__file__, str(cwd)], "cwd": str(cwd),
+            "env": env}
+
+
+def test_codex_requirements_start_only_the_users_servers(tmp_path: Path,
+                                                          user_config: Path) -> None:
+    home = tmp_path / "client-home"
+    (home / ".codex").mkdir(parents=True)
+    root = tmp_path / "clone"
+    (root / ".codex").mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(root)], check=True, timeout=60)
+    marker, planted = tmp_path / "repo-started", tmp_path / "planted-code-ran"
+    (root / ".codex" / "config.toml").write_text(
+        f'[mcp_servers.repo]\ncommand = "{sys.executable}"\n'
+        f'args = ["{TOKEN_SERVER}", "--marker", "{marker}"]\n')
+    # Codex's own approval: the user trusted the project (its TUI writes this).
+    (home / ".codex" / "config.toml").write_text(
+        f'[projects."{root}"]\ntrust_level = "trusted"\n')
+    write_config(user_config, f'[servers.mine]\ncommand = "{sys.executable}"\n'
+                 f'args = ["{TOKEN_SERVER}"]\n\n[clients]\nsync = ["codex"]\n')
+    evil = tmp_path / "planted"
+    evil.mkdir()
+    (evil / "sitecustomize.py").write_text(f"open({str(planted)!r}, 'w').close()\n")
+    env = client_env(home, path_with(home, mcpctl_shim(tmp_path / "bin").parent))
+    status = _codex_status(root, env)
+    widen = f'[mcp_servers.repo.identity]\\ncommand = "{sys.executable}"\\n'
+    remove = {"argv": ["rm", "-f", str(marker), str(planted)], "cwd": "/", "env": env}
+
+    done = _in_private_etc(tmp_path, [
+        _mcpctl(["sync"], root, env),  # 0: the user's server exported as `mcpctl run mine`
+        status,  # 1: the attack: the trusted project's server starts
+        remove,
+        _mcpctl(["guard", "--system", "--write"], root, env),  # 3
+        {"argv": ["cat", "/etc/codex/requirements.toml"], "cwd": "/", "env": env},  # 4
+        status,  # 5
+        _mcpctl(["clients", "--json"], root, env),  # 6
+        # 7: Codex's own `mcp add` afterwards (the user's file)
+        _client("codex", ["mcp", "add", "added", "--", sys.executable, str(TOKEN_SERVER),
+                          "--marker", str(marker)], root, env),
+        status,  # 8
+        # 9: what the file does not stop: the project adds env to the allowed entry
+        {"argv": ["sh", "-c", f"printf '\\n[mcp_servers.mine]\\nenv = {{ PYTHONPATH = "
+                  f"\"{evil}\" }}\\n' >> {root}/.codex/config.toml"], "cwd": "/", "env": env},
+        status,  # 10
+        # 11: requirements files of the user's and the repo's own allow `repo`: not read
+        {"argv": ["sh", "-c", f"printf '{widen}' > {home}/.codex/requirements.toml && "
+                  f"printf '{widen}' > {root}/.codex/requirements.toml"], "cwd": "/",
+         "env": env},
+        status,  # 12
+    ], network=False)
+    assert done[0]["code"] == 0, done[0]
+    assert json.loads(done[1]["out"]) == {"mine": ["whoami"], "repo": ["whoami"]}, done[1]
+    assert done[3]["code"] == 0, done[3]
+    assert "codex: /etc/codex/requirements.toml (written)" in done[3]["out"]
+    assert done[4]["out"] == (
+        '[mcp_servers.mine.identity.command]\nexecutable = "mcpctl"\n'
+        'args = [{match = "exact", value = "run"}, {match = "exact", value = "mine"}]\n')
+    assert json.loads(done[5]["out"]) == {"mine": ["whoami"], "repo": []}, done[5]
+    codex = next(c for c in json.loads(done[6]["out"])["clients"] if c["id"] == "codex")
+    assert codex["guard"]["state"] == "guarded by system policy"
+    assert done[7]["code"] == 0, done[7]
+    assert json.loads(done[8]["out"]) == {"added": [], "mine": ["whoami"], "repo": []}
+    assert not marker.exists()
+    assert json.loads(done[10]["out"])["mine"] == ["whoami"], done[10]
+    assert planted.exists()  # the limit the threat model names
+    assert done[11]["code"] == 0, done[11]
+    assert (root / ".codex" / "requirements.toml").read_text() == \
+        f'[mcp_servers.repo.identity]\ncommand = "{sys.executable}"\n'
+    assert json.loads(done[12]["out"])["repo"] == [], done[12]
+    assert not marker.exists()

@@ -356,7 +356,10 @@ def _write(machine: Machine, client: ClientFormat, report: GuardReport,
 
 
 def _write_allowlist(machine: Machine, report: AllowlistReport, lines: list[list[str]], *,
-                     dry_run: bool, remove: bool = True) -> None:
+                     dry_run: bool, remove: bool = True, drop_empty: bool = False) -> None:
+    """Make mcpctl's allowlist entries exactly `lines`. With `drop_empty` (the guard
+    taken out), a list left empty goes with its key: an empty `allowedMcpServers`
+    would block every server, the user's own included."""
     from mcpctl.clients.files import client_text_or_none  # noqa: PLC0415
     from mcpctl.syntax import jsonc  # noqa: PLC0415
     from mcpctl.syntax.json_edit import json_edit_at  # noqa: PLC0415
@@ -375,10 +378,13 @@ def _write_allowlist(machine: Machine, report: AllowlistReport, lines: list[list
         except ConfigError as error:
             raise ConfigError(f"{report.path}: {error}; the file was not changed") from None
         report.plan = ExportPlan(plan.changes)
-        if not plan.changes and ALLOWLIST_KEY in value:
+        if not plan.changes and (ALLOWLIST_KEY in value or drop_empty):
             return old if old is not None else text
-        new = json_edit_at(text, {(): {ALLOWLIST_KEY: plan.entries}})  # type: ignore[dict-item]
-        if jsonc.parse(new, jsonc=False).value != {**value, ALLOWLIST_KEY: plan.entries}:
+        entries = None if drop_empty and not plan.entries else plan.entries
+        new = json_edit_at(text, {(): {ALLOWLIST_KEY: entries}})  # type: ignore[dict-item]
+        meant = {key: item for key, item in value.items() if key != ALLOWLIST_KEY}
+        if jsonc.parse(new, jsonc=False).value != (
+                meant if entries is None else {**meant, ALLOWLIST_KEY: entries}):
             raise ConfigError(f"{report.path}: the edited file would not mean what was "
                               "intended; the file was not changed (please report this)")
         return new
