@@ -95,7 +95,9 @@ def _server_side(gate: ToolGate, server_fd: int, out: _Out) -> threading.Thread:
     """The server's stdout → gate → stdout."""
     def put(line: bytes | None) -> None:
         if line is not None and line != TOO_LONG:
-            out.line(gate.from_server(line))
+            answer = gate.from_server(line)
+            if answer is not None:
+                out.line(answer)
 
     thread = threading.Thread(target=read_lines, args=(server_fd, put, MAX_TOTAL_BYTES),
                               daemon=True)
@@ -177,6 +179,7 @@ def relay_process(program: str, argv: Sequence[str], env: Mapping[str, str],
         server_side = _server_side(gate, child.from_child, out)
         code = child.wait()
         server_side.join(timeout=TERM_GRACE)
+        gate.flush(TERM_GRACE)
     finally:
         restore()
     return code
@@ -235,5 +238,6 @@ def relay_bridge(serve: Callable[[int, int], None], gate: ToolGate, *, stdin_fd:
         with contextlib.suppress(OSError):
             os.close(from_bridge_w)
         server_side.join(timeout=EOF_GRACE)
+        gate.flush(TERM_GRACE)
         with contextlib.suppress(OSError):
             os.close(to_bridge_r)

@@ -138,7 +138,8 @@ def test_run_execs_the_server_unless_a_tool_is_off(user_config: Path, tmp_path: 
         assert _wait_for(lambda: children.read_text().split())
         child = int(children.read_text().split()[0])
         assert "mcpctl" in _cmdline(process.pid)
-        assert str(TOOLS_SERVER) in _cmdline(child)
+        # Until its exec the spawned child still shows the relay's command line.
+        assert _wait_for(lambda: str(TOOLS_SERVER) in _cmdline(child))
     finally:
         process.communicate(timeout=30)
     assert process.returncode == 0

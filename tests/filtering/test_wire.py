@@ -29,12 +29,25 @@ def call(name: str, request_id: Any = 7) -> dict[str, Any]:
             "params": {"name": name, "arguments": {}}}
 
 
+def asked(g: ToolGate, request_id: Any = 1) -> str:
+    """Send a tools/list; the id the server gets instead of the client's."""
+    forward, answer = g.from_client(line({"jsonrpc": "2.0", "id": request_id,
+                                          "method": "tools/list"}))
+    assert answer is None
+    assert forward is not None
+    sent = json.loads(forward)
+    assert sent["id"].startswith("mcpctl-")
+    assert sent == {"jsonrpc": "2.0", "id": sent["id"], "method": "tools/list"}
+    return str(sent["id"])
+
+
 def listed(g: ToolGate, tools: list[dict[str, Any]], request_id: Any = 1) -> list[str]:
-    assert g.from_client(line({"jsonrpc": "2.0", "id": request_id, "method": "tools/list"})) \
-        == (line({"jsonrpc": "2.0", "id": request_id, "method": "tools/list"}), None)
-    out = g.from_server(line({"jsonrpc": "2.0", "id": request_id,
+    slot = asked(g, request_id)
+    out = g.from_server(line({"jsonrpc": "2.0", "id": slot,
                               "result": {"tools": tools, "nextCursor": "p2"}}))
+    assert out is not None
     answer = json.loads(out)
+    assert answer["id"] == request_id
     assert answer["result"]["nextCursor"] == "p2"  # the rest of the page is kept
     return [t["name"] for t in answer["result"]["tools"]]
 
@@ -120,12 +133,17 @@ def test_lines_that_are_not_json_or_not_awaited_pass_unchanged() -> None:
 def test_the_answers_to_a_batch_are_filtered_too() -> None:
     """Without this, a client that batched its tools/list saw every tool."""
     g, _ = gate(ToolPolicy(disabled=("write",)))
-    g.from_client(line([{"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
-                        {"jsonrpc": "2.0", "id": 2, "method": "ping"}]))
+    forward, _ = g.from_client(line([{"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+                                     {"jsonrpc": "2.0", "id": 2, "method": "ping"}]))
+    assert forward is not None
+    slot, ping = (m["id"] for m in json.loads(forward))
+    assert ping == 2
     out = g.from_server(line([{"jsonrpc": "2.0", "id": 2, "result": {}},
-                              {"jsonrpc": "2.0", "id": 1, "result": {"tools": TOOLS}}]))
+                              {"jsonrpc": "2.0", "id": slot, "result": {"tools": TOOLS}}]))
+    assert out is not None
     answers = json.loads(out)
     assert answers[0] == {"jsonrpc": "2.0", "id": 2, "result": {}}
+    assert answers[1]["id"] == 1
     assert [t["name"] for t in answers[1]["result"]["tools"]] == ["read", "rm"]
 
 
@@ -161,8 +179,9 @@ def test_a_tool_listed_with_two_names_reaches_the_client_with_the_one_judged() -
     """Passing the answer on as it came (nothing removed) would let a client that keeps
     the first of two keys see `write`, which is off."""
     g, _ = gate(ToolPolicy(disabled=("write",)))
-    g.from_client(line({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}))
-    out = g.from_server(b'{"jsonrpc":"2.0","id":1,"result":{"tools":'
+    slot = asked(g)
+    out = g.from_server(b'{"jsonrpc":"2.0","id":"' + slot.encode() + b'","result":{"tools":'
                         b'[{"name":"write","name":"read"}]}}')
+    assert out is not None
     assert b'"write"' not in out
     assert json.loads(out)["result"]["tools"] == [{"name": "read"}]
