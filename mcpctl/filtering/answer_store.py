@@ -73,6 +73,12 @@ class DiskAnswers:
         self._rules: bytes | None = None
         self._writers: list[threading.Thread] = []
 
+    def prepare(self) -> None:
+        """Read the rules and the MAC key ahead of the first answer."""
+        self._key(create=False)
+        if self._rules is None:
+            self._rules = rules_digest()
+
     def get(self, before: bytes, after: bytes) -> Judged | None:
         name = self._name(before, after)
         try:

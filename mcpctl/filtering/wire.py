@@ -39,6 +39,8 @@ class AnswerStore(Protocol):
 
     def get(self, before: bytes, after: bytes) -> Judged | None: ...
 
+    def prepare(self) -> None: ...
+
     def put(self, before: bytes, after: bytes, judged: Judged) -> None: ...
 
     def flush(self, timeout: float) -> None: ...
@@ -62,7 +64,25 @@ class ToolGate:
         self.templates = Templates()
         self.store = store
         self.learned: Judged | None = None  # whose definitions the filter has now
+        self.unsaved: list[Template] = []  # judged, not yet handed to the store
         self.reported: set[str] = set()  # tools already said to be off as new
+
+    def prepare(self) -> None:
+        """What the store needs for its first answer, made while the server starts."""
+        if self.store is not None:
+            self.store.prepare()
+
+    def store_judged(self) -> None:
+        """Hand answers judged since the last call to the store: called once the client
+        has its answer, so storing never delays one."""
+        unsaved, self.unsaved = self.unsaved, []
+        if self.store is None:
+            return
+        for template in unsaved:
+            judged = template.judged
+            encoded = encoded_definitions(judged.tools or ()) if self.live.remembers else b""
+            self.store.put(template.before, template.after,
+                           judged._replace(tools=None, encoded=encoded))
 
     def flush(self, timeout: float) -> None:
         """Let answers still being stored finish (bounded): the relay is ending."""
@@ -247,10 +267,10 @@ class ToolGate:
         judged = answer.judged
         if edges is None or judged is None:
             return
-        self.templates.add(Template(*edges, judged))
+        template = Template(*edges, judged)
+        self.templates.add(template)
         if self.store is not None:
-            encoded = encoded_definitions(judged.tools or ()) if self.live.remembers else b""
-            self.store.put(*edges, judged._replace(tools=None, encoded=encoded))
+            self.unsaved.append(template)
 
     def _kept(self, tools: list[Any]) -> tuple[list[Any], tuple[str, ...]]:
         self.live.learn([t for t in tools if isinstance(t, dict)])

@@ -12,14 +12,16 @@ READ_CHUNK = 64 * 1024
 TOO_LONG = b"\0too-long"  # a line past the cap; never valid JSON, so never a message
 
 
-def read_lines(fd: int, put: Callable[[bytes | None], None], cap: int) -> None:
+def read_lines(fd: int, put: Callable[[bytes | None], None], cap: int,
+               chunk_bytes: int = READ_CHUNK) -> None:
     """Split `fd` into lines (each byte scanned once; `None` at EOF). A line past `cap`
-    becomes TOO_LONG and the rest of it is skipped; blank lines are dropped."""
+    becomes TOO_LONG and the rest of it is skipped; blank lines are dropped. A line that
+    arrives whole in one read is passed on with one copy (a large answer is mostly that)."""
     pending = bytearray()
     skipping = False
     while True:
         try:
-            chunk = os.read(fd, READ_CHUNK)
+            chunk = os.read(fd, chunk_bytes)
         except OSError:
             chunk = b""
         if not chunk:
@@ -27,13 +29,16 @@ def read_lines(fd: int, put: Callable[[bytes | None], None], cap: int) -> None:
         start = 0
         while (end := chunk.find(b"\n", start)) != -1:
             if not skipping:
-                pending += chunk[start:end]
-                _put_line(bytes(pending), put, cap)
+                if pending:
+                    pending += memoryview(chunk)[start:end]
+                    _put_line(bytes(pending), put, cap)
+                else:
+                    _put_line(chunk[start:end], put, cap)
             pending.clear()
             skipping = False
             start = end + 1
-        if not skipping:
-            pending += chunk[start:]
+        if not skipping and start < len(chunk):
+            pending += memoryview(chunk)[start:]
             if len(pending) > cap:
                 put(TOO_LONG)
                 pending.clear()
