@@ -340,3 +340,34 @@ def test_a_store_entry_edited_by_hand_never_switches_a_tool_back_on(
     finally:
         session.close()
     assert not calls.exists()
+
+
+def test_pages_and_notifications_pass_through_the_templates(
+        user_config: Path, tmp_path: Path) -> None:
+    """Each page is its own answer (its own template); the cursor reaches the server as
+    the client wrote it, and a notification sent while a list is awaited passes."""
+    names = [f"read_{n}" for n in range(5)] + ["write_x", "write_y"]
+    configure(user_config, tools_file(tmp_path / "tools.json", names))
+    user_config.write_text(user_config.read_text().replace(
+        '"]\n', '", "--page", "3", "--notify"]\n', 1))
+    assert run_mcpctl(["tools", "fs", "--disable", "write_*,read_1"], cwd=tmp_path).code == 0
+    session = Session(tmp_path)
+    try:
+        for walk in range(2):
+            pages, cursor = [], None
+            for page in range(3):
+                request: dict[str, Any] = {"jsonrpc": "2.0", "id": f"{walk}-{page}",
+                                           "method": "tools/list"}
+                if cursor is not None:
+                    request["params"] = {"cursor": cursor}
+                session.tell(request)
+                notification = json.loads(session.lines.get(timeout=60))
+                assert notification["method"] == "notifications/message"
+                answer = json.loads(session.lines.get(timeout=60))
+                assert answer["id"] == request["id"]
+                pages.append([tool["name"] for tool in answer["result"]["tools"]])
+                cursor = answer["result"].get("nextCursor")
+            assert pages == [["read_0", "read_2"], ["read_3", "read_4"], []]
+            assert cursor is None
+    finally:
+        assert session.close() == ""
