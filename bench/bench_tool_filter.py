@@ -1,17 +1,22 @@
 """What the tool filter adds to `tools/list` through `mcpctl run` (issue 29).
 
-A server with 500 tools (`tests/servers/tools_server.py --count 500`, ~150 kB per
+A server with 500 tools (`tests/servers/tools_server.py --count 500`, ~146 kB per
 answer) is started through `mcpctl run` three times per round, interleaved: once with
 no policy (run execs the server: the client talks to it directly) and twice with a
 policy that switches 350 of its tools off (run relays through the filter: every client
 line is parsed, a `tools/list` answer is judged and written again, or, when the
-server's exact answer was judged before, written from its template). For each, one
-session: initialize, then `tools/list` REQUESTS times; the figures are the time from
-writing a `tools/list` request to reading its whole answer, for the first of a session
-and for the later ones, and the CPU of `mcpctl run` and its server. The relay runs with its store of
-judged answers warm (a server that answers as last time) and cold (removed before the
-session: the first session ever, or a server that changed). Target: the filter adds
-at most 5 %. The filtered answer is smaller, so the client also reads less.
+server's exact answer was judged before, written from its template): with the store
+of judged answers warm (a server that answers as last time) and cold (removed before
+the session: the first session ever, or a server whose answer changed). Each session:
+initialize, then `tools/list` REQUESTS times.
+
+Figures, medians over the sessions: the wall time from writing a `tools/list` request
+to having read its whole answer line (the client's own decoding left out: it is the
+client's, and smaller behind the filter), for the first request of a session and for
+the later ones; and the CPU time on Linux's scheduler clock (`/proc/PID/task/*/schedstat`,
+nanoseconds) of `mcpctl run` and its server, split into the relay's own share and the
+server's, for the first request and per later request. CPU is what the load on a shared
+machine disturbs least. Target: the filter adds at most 5 %.
 
     uv run python bench/bench_tool_filter.py [ROUNDS] [REQUESTS]
 """
@@ -20,7 +25,6 @@ from __future__ import annotations
 
 import json
 import os
-import resource
 import shutil
 import statistics
 import subprocess
@@ -29,6 +33,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import NamedTuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -40,10 +45,42 @@ INITIALIZE = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
     "clientInfo": {"name": "bench", "version": "1"}}}
 
 
-def session(name: str, folder: str, env: dict[str, str], requests: int
-            ) -> tuple[list[float], int, float]:
-    """Round-trip seconds of each tools/list, how many tools the last one listed, and
-    the seconds from starting `mcpctl run` to the first tools/list answer."""
+class Cpu(NamedTuple):
+    own: float  # seconds: the process `mcpctl run` started as (the server, when exec'd)
+    children: float  # its children (the relayed server)
+
+    def __sub__(self, other: object) -> Cpu:
+        assert isinstance(other, Cpu)
+        return Cpu(self.own - other.own, self.children - other.children)
+
+    @property
+    def total(self) -> float:
+        return self.own + self.children
+
+
+def _threads_cpu(pid: int) -> float:
+    total = 0
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        total += int((task / "schedstat").read_text().split()[0])
+    return total / 1e9
+
+
+def tree_cpu(pid: int) -> Cpu:
+    children = [int(child) for task in Path(f"/proc/{pid}/task").iterdir()
+                for child in (task / "children").read_text().split()]
+    return Cpu(_threads_cpu(pid), sum(_threads_cpu(child) for child in children))
+
+
+class Session(NamedTuple):
+    first: float  # wall seconds of the first tools/list
+    later: list[float]  # of each later one
+    first_cpu: Cpu
+    later_cpu: Cpu  # per later tools/list
+    listed: int
+    start: float  # wall seconds from starting `mcpctl run` to the first answer
+
+
+def session(name: str, folder: str, env: dict[str, str], requests: int) -> Session:
     begun = time.perf_counter()
     process = subprocess.Popen([MCPCTL, "run", name, "-w", folder], env=env,
                                stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -52,41 +89,31 @@ def session(name: str, folder: str, env: dict[str, str], requests: int
     assert process.stdout is not None
     send, receive = process.stdin, process.stdout
 
-    def ask(message: dict[str, object]) -> dict[str, object]:
+    def ask(message: dict[str, object]) -> tuple[bytes, float]:
+        start = time.perf_counter()
         send.write(json.dumps(message).encode() + b"\n")
         send.flush()
-        answer: dict[str, object] = json.loads(receive.readline())
-        return answer
+        line = receive.readline()
+        return line, time.perf_counter() - start
 
     ask(INITIALIZE)
     send.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
-    samples, listed, first = [], 0, 0.0
+    ask({"jsonrpc": "2.0", "id": "warm", "method": "ping"})
+    samples, cpu, listed, start = [], [tree_cpu(process.pid)], 0, 0.0
     for request in range(1, requests + 1):
-        start = time.perf_counter()
-        answer = ask({"jsonrpc": "2.0", "id": request, "method": "tools/list"})
-        samples.append(time.perf_counter() - start)
-        first = first or time.perf_counter() - begun
-        result = answer["result"]
-        assert isinstance(result, dict)
-        listed = len(result["tools"])
+        line, seconds = ask({"jsonrpc": "2.0", "id": request, "method": "tools/list"})
+        samples.append(seconds)
+        start = start or time.perf_counter() - begun
+        if request == 1:
+            cpu.append(tree_cpu(process.pid))
+        listed = len(json.loads(line)["result"]["tools"])
+    cpu.append(tree_cpu(process.pid))
     send.close()
     process.wait(timeout=30)
     receive.close()
-    return samples, listed, first
-
-
-def children_cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
-
-
-def session_cpu(name: str, folder: str, env: dict[str, str], requests: int,
-                before: Callable[[], None]) -> float:
-    """CPU seconds of `mcpctl run` and its server over one session."""
-    before()
-    start = children_cpu()
-    session(name, folder, env, requests)
-    return children_cpu() - start
+    later = (cpu[2] - cpu[1])
+    per = Cpu(later.own / (requests - 1), later.children / (requests - 1))
+    return Session(samples[0], samples[1:], cpu[1] - cpu[0], per, listed, start)
 
 
 def main() -> None:
@@ -111,50 +138,47 @@ def main() -> None:
         def warm() -> None:
             pass
 
-        # (label, server, what to do before the session)
-        setups = (("exec, no policy", "plain", warm),
-                  ("relay, store warm", "filtered", warm),
-                  ("relay, store cold", "filtered", cold))
-        first: dict[str, list[float]] = {label: [] for label, _, _ in setups}
-        later: dict[str, list[float]] = {label: [] for label, _, _ in setups}
-        starts: dict[str, list[float]] = {label: [] for label, _, _ in setups}
-        listed: dict[str, int] = {}
-        session("filtered", folder, env, 1)  # the store is warm from here on
+        setups: tuple[tuple[str, str, Callable[[], None]], ...] = (
+            ("exec, no policy", "plain", warm), ("relay, store warm", "filtered", warm),
+            ("relay, store cold", "filtered", cold))
+        runs: dict[str, list[Session]] = {label: [] for label, _, _ in setups}
+        session("filtered", folder, env, 2)  # the store is warm from here on
         for _ in range(rounds):
             for label, name, before in setups:
                 before()
-                samples, listed[label], begun = session(name, folder, env, requests)
-                first[label].append(samples[0])
-                later[label] += samples[1:]
-                starts[label].append(begun)
-        slopes: dict[str, list[float]] = {label: [] for label, _, _ in setups[:2]}
-        whole: dict[str, list[float]] = {label: [] for label, _, _ in setups}
-        for _ in range(max(3, rounds // 2)):
-            for label, name, before in setups:
-                one = session_cpu(name, folder, env, 1, before)
-                whole[label].append(one)
-                if label in slopes:
-                    many = session_cpu(name, folder, env, 41, before)
-                    slopes[label].append((many - one) / 40)
+                runs[label].append(session(name, folder, env, requests))
     print(f"load average after:  {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    report(runs, rounds)
+
+
+def report(runs: dict[str, list[Session]], rounds: int) -> None:
     median = statistics.median
-    for title, figures in (
-        (f"tools/list round trip after the first, median of {len(later['exec, no policy'])} "
-         "requests each (wall)", {k: median(v) for k, v in later.items()}),
-        ("CPU of mcpctl run and its server per tools/list after the first (slope of 41 "
-         "against 1 request)", {k: median(v) for k, v in slopes.items()}),
-        (f"the first tools/list round trip of a session, median of {rounds} sessions (wall)",
-         {k: median(v) for k, v in first.items()}),
-        ("CPU of mcpctl run and its server over a whole session of one tools/list "
-         "(start-up included)", {k: median(v) for k, v in whole.items()}),
-        (f"start to the first tools/list answer, median of {rounds} sessions (wall)",
-         {k: median(v) for k, v in starts.items()}),
-    ):
+    later_count = sum(len(s.later) for s in runs["exec, no policy"])
+    tables: tuple[tuple[str, Callable[[list[Session]], float], Callable[[list[Session]], float]
+                        | None], ...] = (
+        (f"wall: a tools/list after the first, median of {later_count} requests",
+         lambda ss: median([t for s in ss for t in s.later]), None),
+        ("CPU per tools/list after the first, median of sessions (relay's own share)",
+         lambda ss: median([s.later_cpu.total for s in ss]),
+         lambda ss: median([s.later_cpu.own for s in ss])),
+        (f"wall: the first tools/list of a session, median of {rounds}",
+         lambda ss: median([s.first for s in ss]), None),
+        ("CPU of the first tools/list of a session (relay's own share)",
+         lambda ss: median([s.first_cpu.total for s in ss]),
+         lambda ss: median([s.first_cpu.own for s in ss])),
+        (f"wall: start to the first tools/list answer, median of {rounds}",
+         lambda ss: median([s.start for s in ss]), None),
+    )
+    for title, figure, own in tables:
         print(title)
-        base = figures["exec, no policy"]
-        for label, value in figures.items():
-            change = "" if label == "exec, no policy" else f"  {value / base - 1:+.1%}"
-            print(f"  {label:<18} {value * 1000:8.2f} ms  ({listed[label]} tools){change}")
+        base = figure(runs["exec, no policy"])
+        for label, sessions in runs.items():
+            value = figure(sessions)
+            relay = label != "exec, no policy"
+            change = f"  {value / base - 1:+7.1%}" if relay else " " * 9
+            share = f"  (relay {own(sessions) * 1000:.2f} ms)" if own and relay else ""
+            print(f"  {label:<18} {value * 1000:8.2f} ms  {sessions[0].listed:3} tools"
+                  f"{change}{share}")
 
 
 if __name__ == "__main__":

@@ -15,30 +15,33 @@ TOO_LONG = b"\0too-long"  # a line past the cap; never valid JSON, so never a me
 def read_lines(fd: int, put: Callable[[bytes | None], None], cap: int,
                chunk_bytes: int = READ_CHUNK) -> None:
     """Split `fd` into lines (each byte scanned once; `None` at EOF). A line past `cap`
-    becomes TOO_LONG and the rest of it is skipped; blank lines are dropped. A line that
-    arrives whole in one read is passed on with one copy (a large answer is mostly that)."""
+    becomes TOO_LONG and the rest of it is skipped; blank lines are dropped. Reads go
+    into one buffer, kept for the whole stream, so a line that arrives whole in one read
+    (a large answer through a wide pipe, mostly) costs one copy and no new memory."""
+    buffer = bytearray(chunk_bytes)
+    view = memoryview(buffer)
     pending = bytearray()
     skipping = False
     while True:
         try:
-            chunk = os.read(fd, chunk_bytes)
+            size = os.readv(fd, (buffer,))
         except OSError:
-            chunk = b""
-        if not chunk:
+            size = 0
+        if not size:
             break
         start = 0
-        while (end := chunk.find(b"\n", start)) != -1:
+        while (end := buffer.find(b"\n", start, size)) != -1:
             if not skipping:
                 if pending:
-                    pending += memoryview(chunk)[start:end]
+                    pending += view[start:end]
                     _put_line(bytes(pending), put, cap)
                 else:
-                    _put_line(chunk[start:end], put, cap)
+                    _put_line(bytes(view[start:end]), put, cap)
             pending.clear()
             skipping = False
             start = end + 1
-        if not skipping and start < len(chunk):
-            pending += memoryview(chunk)[start:]
+        if not skipping and start < size:
+            pending += view[start:size]
             if len(pending) > cap:
                 put(TOO_LONG)
                 pending.clear()
