@@ -76,6 +76,7 @@ class Session(NamedTuple):
     later: list[float]  # of each later one
     first_cpu: Cpu
     later_cpu: Cpu  # per later tools/list
+    start_cpu: Cpu  # from the start to the end of initialize
     listed: int
     start: float  # wall seconds from starting `mcpctl run` to the first answer
 
@@ -113,7 +114,7 @@ def session(name: str, folder: str, env: dict[str, str], requests: int) -> Sessi
     receive.close()
     later = (cpu[2] - cpu[1])
     per = Cpu(later.own / (requests - 1), later.children / (requests - 1))
-    return Session(samples[0], samples[1:], cpu[1] - cpu[0], per, listed, start)
+    return Session(samples[0], samples[1:], cpu[1] - cpu[0], per, cpu[0], listed, start)
 
 
 def main() -> None:
@@ -168,6 +169,9 @@ def report(runs: dict[str, list[Session]], rounds: int) -> None:
          lambda ss: median([s.first_cpu.own for s in ss])),
         (f"wall: start to the first tools/list answer, median of {rounds}",
          lambda ss: median([s.start for s in ss]), None),
+        ("CPU from the start to the end of initialize (relay's own share: mcpctl's start "
+         "included)", lambda ss: median([s.start_cpu.total for s in ss]),
+         lambda ss: median([s.start_cpu.own for s in ss])),
     )
     for title, figure, own in tables:
         print(title)

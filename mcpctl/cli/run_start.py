@@ -224,9 +224,13 @@ def _tool_gate(machine: "Machine", name: str, admission: Admission,
     from mcpctl.filtering.answer_store import DiskAnswers  # noqa: PLC0415
     from mcpctl.filtering.live import LiveFilter  # noqa: PLC0415
     from mcpctl.filtering.wire import ToolGate  # noqa: PLC0415
-    from mcpctl.probing import cache  # noqa: PLC0415
+    cached = None
+    # The cached probe serves only a budget (its tokens) and the annotation rules (the
+    # definitions a call is judged by before any list): a list of names needs neither.
+    if policy.budget is not None or policy.deny_destructive or policy.deny_open_world:
+        from mcpctl.probing import cache  # noqa: PLC0415
 
-    cached = cache.load(machine.paths, admission.status.fingerprint)
+        cached = cache.load(machine.paths, admission.status.fingerprint)
     live = LiveFilter(name, policy, cached.tools if cached else (),
                       cached.tokens if cached else None)
 
