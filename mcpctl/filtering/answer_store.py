@@ -72,6 +72,7 @@ class DiskAnswers:
         self._mac_key: bytes | None = None
         self._rules: bytes | None = None
         self._writers: list[threading.Thread] = []
+        self._last: tuple[bytes, bytes, str] | None = None  # the last key worked out
 
     def prepare(self) -> None:
         """Read the rules and the MAC key ahead of the first answer."""
@@ -102,6 +103,9 @@ class DiskAnswers:
             writer.join(timeout)
 
     def _name(self, before: bytes, after: bytes) -> str:
+        last = self._last
+        if last is not None and last[0] == before and last[1] == after:
+            return last[2]  # a miss is stored next: its key is hashed once
         if self._rules is None:
             self._rules = rules_digest()
         digest = _blake2b(self._rules)
@@ -109,7 +113,9 @@ class DiskAnswers:
             digest.update(len(part).to_bytes(8, "big"))
             digest.update(part)
         digest.update(after)
-        return str(digest.hexdigest())
+        name = str(digest.hexdigest())
+        self._last = (before, after, name)
+        return name
 
     def _write(self, name: str, judged: Judged) -> None:
         from mcpctl.errors import CannotWrite  # noqa: PLC0415

@@ -257,7 +257,9 @@ class ToolGate:
         tools = result["tools"]
         kept, new = self._kept(tools)
         rest["result"] = {**result, "tools": kept}
-        judged = Judged(_dump(rest)[1:], new, [t for t in tools if isinstance(t, dict)])
+        # The definitions are kept to be learnt again on a hit only where they matter.
+        definitions = [t for t in tools if isinstance(t, dict)] if self.live.remembers else []
+        judged = Judged(_dump(rest)[1:], new, definitions)
         self.learned = judged
         return _Answer(client_id, request_id, rest, judged)
 
