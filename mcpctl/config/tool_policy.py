@@ -11,8 +11,6 @@ cached probe, and a workspace server's tools are the user's to limit too.
 can be called `*`, so the table cannot be a server's policy.
 """
 
-from __future__ import annotations
-
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NamedTuple

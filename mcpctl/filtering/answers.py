@@ -12,8 +12,6 @@ the policy too, but a gate's policy is fixed for its session; the disk store
 (`answer_store`) puts the policy and the rules into its key.
 """
 
-from __future__ import annotations
-
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 

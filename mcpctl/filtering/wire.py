@@ -16,8 +16,6 @@ parsed only while a `tools/list` answer is awaited; everything else passes throu
 the bytes it was.
 """
 
-from __future__ import annotations
-
 import json
 from collections.abc import Callable
 from typing import Any, NamedTuple, Protocol
@@ -263,7 +261,7 @@ class ToolGate:
         self.learned = judged
         return _Answer(client_id, request_id, rest, judged)
 
-    def _keep(self, line: bytes, answer: _Answer) -> None:
+    def _keep(self, line: bytes, answer: "_Answer") -> None:
         """Remember a judged answer by its bytes, for this session and the store."""
         edges = cut(line, _quoted(answer.slot))
         judged = answer.judged
