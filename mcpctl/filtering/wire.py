@@ -171,7 +171,8 @@ class ToolGate:
         """What the client gets for a server line (None: nothing)."""
         if not self.slots:
             return line
-        ids = {_quoted(slot): slot for slot in self.slots}
+        # A copy made in one step: the client's thread adds ids while this one reads.
+        ids = {_quoted(slot): slot for slot in tuple(self.slots)}
         hit = self.templates.match(line, ids)
         if hit is not None:
             return self._replay(*hit)
