@@ -63,5 +63,17 @@ class Templates:
                     return template, slot
         return None
 
+    def match_in(self, buffer: bytearray, end: int, ids: Mapping[bytes, str]
+                 ) -> tuple[Template, str] | None:
+        """`match` of `buffer[:end]`, read in place (no copy of the line)."""
+        for template in self.entries:
+            before, after = len(template.before), len(template.after)
+            if end > before + after and buffer.startswith(template.before, 0, end) \
+                    and buffer.endswith(template.after, 0, end):
+                slot = ids.get(bytes(buffer[before:end - after]))
+                if slot is not None:
+                    return template, slot
+        return None
+
     def add(self, template: Template) -> None:
         self.entries = [template, *self.entries[:LIMIT - 1]]

@@ -198,6 +198,15 @@ class ToolGate:
             self._keep(line, filtered)
         return filtered.encoded()
 
+    def replayed(self, buffer: bytearray, end: int) -> bytes | None:
+        """The answer for the line `buffer[:end]` when it is a template's (else None, and
+        the line goes through `from_server`): the relay's fast path, with no copy."""
+        if not self.slots or not self.templates.entries:
+            return None
+        ids = {_quoted(slot): slot for slot in tuple(self.slots)}
+        hit = self.templates.match_in(buffer, end, ids)
+        return None if hit is None else self._replay(*hit)
+
     def _replay(self, template: Template, slot: str) -> bytes:
         judged = template.judged
         client_id = self._answered(slot)

@@ -120,8 +120,16 @@ def _server_side(gate: ToolGate, server_fd: int, out: _Out) -> threading.Thread:
                 out.line(answer)
             gate.store_judged()
 
+    def whole(buffer: bytearray, end: int) -> bool:
+        answer = gate.replayed(buffer, end)  # an answer judged before: no line to cut
+        if answer is None:
+            return False
+        out.line(answer)
+        return True
+
     thread = threading.Thread(target=read_lines,
-                              args=(server_fd, put, MAX_TOTAL_BYTES, PIPE_BYTES), daemon=True)
+                              args=(server_fd, put, MAX_TOTAL_BYTES, PIPE_BYTES, whole),
+                              daemon=True)
     thread.start()
     return thread
 

@@ -285,3 +285,17 @@ def test_an_error_answer_gets_the_clients_id_back() -> None:
     assert out is not None
     assert json.loads(out) == {"id": "a", "jsonrpc": "2.0",
                                "error": {"code": -32601, "message": "no"}}
+
+
+def test_a_line_read_in_place_is_replayed_only_when_it_is_exactly_a_template() -> None:
+    g, _ = gate(ToolPolicy(disabled=("write",)))
+    assert g.from_server(answer_line(asked(g, 1), TOOLS)) is not None
+    slot = asked(g, 2)
+    buffer = bytearray(answer_line(slot, TOOLS) + b"\n")
+    changed = bytearray(answer_line(slot, [*TOOLS, {"name": "new"}]) + b"\n")
+    assert g.replayed(changed, len(changed) - 1) is None
+    out = g.replayed(buffer, len(buffer) - 1)
+    assert out is not None
+    assert json.loads(out)["id"] == 2
+    assert [t["name"] for t in json.loads(out)["result"]["tools"]] == ["read", "rm"]
+    assert g.replayed(buffer, len(buffer) - 1) is None  # answered: no id in flight
