@@ -58,16 +58,25 @@ class Cpu(NamedTuple):
         return self.own + self.children
 
 
+def _read(path: Path) -> str:
+    """A task's file; empty when the thread has just ended (the store's writer does:
+    the CPU of a thread that ended is not counted)."""
+    try:
+        return path.read_text()
+    except FileNotFoundError:
+        return ""
+
+
 def _threads_cpu(pid: int) -> float:
     total = 0
     for task in Path(f"/proc/{pid}/task").iterdir():
-        total += int((task / "schedstat").read_text().split()[0])
+        total += int((_read(task / "schedstat").split() or ["0"])[0])
     return total / 1e9
 
 
 def tree_cpu(pid: int) -> Cpu:
     children = [int(child) for task in Path(f"/proc/{pid}/task").iterdir()
-                for child in (task / "children").read_text().split()]
+                for child in _read(task / "children").split()]
     return Cpu(_threads_cpu(pid), sum(_threads_cpu(child) for child in children))
 
 
