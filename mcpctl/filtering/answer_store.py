@@ -207,12 +207,18 @@ def _new_key(path: Path) -> bytes | None:
 
 
 def _prune(folder: Path) -> None:
-    """Keep the LIMIT newest entries."""
+    """Keep the LIMIT newest entries; a temp file a killed writer left goes after a
+    minute (the atomic write removes its own otherwise)."""
+    import time  # noqa: PLC0415 - writers only
+
     entries = []
+    stale = time.time_ns() - 60 * 10**9
     for entry in os.scandir(folder):
-        if entry.name.endswith(_SUFFIX):
-            with contextlib.suppress(OSError):
+        with contextlib.suppress(OSError):
+            if entry.name.endswith(_SUFFIX):
                 entries.append((entry.stat().st_mtime_ns, entry.path))
+            elif entry.name.endswith(".tmp") and entry.stat().st_mtime_ns < stale:
+                os.unlink(entry.path)
     for _, path in sorted(entries, reverse=True)[LIMIT:]:
         with contextlib.suppress(OSError):
             os.unlink(path)
