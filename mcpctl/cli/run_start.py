@@ -99,7 +99,7 @@ def start(name: str, *, print_remote: bool, allow_insecure: bool, workspace: Pat
     if server.winner.spec.url is not None and print_remote:
         return _print_remote(admission, machine.environ, machine.home)
     launch = resolve_launch(admission, machine.environ, machine.home, _secret)
-    gate = _tool_gate(machine, name, admission)  # None: no tool is off, so exec as before
+    gate = _tool_gate(machine, name, admission, launch)  # None: no tool is off: exec as before
     if launch.url is not None:
         return _bridge(admission, launch, allow_insecure=allow_insecure, gate=gate)
     env = child_environment(machine.environ, launch)
@@ -224,19 +224,26 @@ def _bridge(admission: Admission, launch: Launch, *, allow_insecure: bool,
     return ExitCode.OK
 
 
-def _tool_gate(machine: "Machine", name: str, admission: Admission) -> "ToolGate | None":
+def _tool_gate(machine: "Machine", name: str, admission: Admission,
+               launch: Launch) -> "ToolGate | None":
     """The tool filter when `[tools.NAME]` switches anything off (issue 29). A budget is
-    spent on the last cached probe of this very definition (its fingerprint)."""
+    spent on the last cached probe of this very definition (its fingerprint). Judged
+    answers are kept in the cache, keyed by the policy and the server's exact bytes."""
     from mcpctl.config.tool_policy import policy_for  # noqa: PLC0415
 
     policy = policy_for(machine.config_file, name)
     if policy is None or not policy.restricts:
         return None
+    from mcpctl.filtering.answer_store import DiskAnswers  # noqa: PLC0415
     from mcpctl.filtering.live import LiveFilter  # noqa: PLC0415
     from mcpctl.filtering.wire import ToolGate  # noqa: PLC0415
-    from mcpctl.probing import cache  # noqa: PLC0415
+    cached = None
+    # The cached probe serves only a budget (its tokens) and the annotation rules (the
+    # definitions a call is judged by before any list): a list of names needs neither.
+    if policy.budget is not None or policy.deny_destructive or policy.deny_open_world:
+        from mcpctl.probing import cache  # noqa: PLC0415
 
-    cached = cache.load(machine.paths, admission.status.fingerprint)
+        cached = cache.load(machine.paths, admission.status.fingerprint)
     live = LiveFilter(name, policy, cached.tools if cached else (),
                       cached.tokens if cached else None)
 
@@ -244,7 +251,16 @@ def _tool_gate(machine: "Machine", name: str, admission: Admission) -> "ToolGate
         sys.stderr.write(text + "\n")
         sys.stderr.flush()
 
-    return ToolGate(live, say)
+    def hidden() -> list[str]:  # what must not be written: asked only before a write
+        from mcpctl.probing.redaction import hidden_values  # noqa: PLC0415
+
+        return hidden_values(admission.definition.spec, launch)
+
+    kept = None if live.budget_kept is None else sorted(live.budget_kept)
+    store = DiskAnswers(machine.paths.cache_dir / "tool-answers",
+                        machine.paths.data_dir / "tool-answers.key", [name, policy, kept],
+                        hidden)
+    return ToolGate(live, say, nonce=os.urandom(8).hex(), store=store)
 
 
 def _relay(admission: Admission, launch: Launch, program: str, env: Mapping[str, str],

@@ -3,13 +3,17 @@ them on and off (`[tools.NAME]` in config.toml; issue 29)."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from mcpctl.cli import render
 from mcpctl.cli.cost_cmd import InsecureOption, TimeoutOption
 from mcpctl.cli.options import ConfigOption, JsonOption, WorkspaceOption, context
+
+if TYPE_CHECKING:
+    from mcpctl.machine import Machine
+    from mcpctl.probing.servers import ProbeOptions
 
 
 def register(app: typer.Typer) -> None:
@@ -40,8 +44,12 @@ def tools_command(
     no_budget: Annotated[bool, typer.Option("--no-budget", help="Drop the budget.")] = False,
     global_budget: Annotated[int | None, typer.Option(
         "--global-budget", min=0, max=10_000_000, metavar="TOKENS",
-        help="Split this many tokens among every server here (enabled tools first, then "
-        "the cheapest of all), written as each server's own --budget.")] = None,
+        help="Keep this many tokens for every server here together: split now (enabled "
+        "tools first, then the cheapest of all) into each server's own --budget, and "
+        "again at each tools, cost and sync, so a server added later is inside it.")] = None,
+    no_global_budget: Annotated[bool, typer.Option(
+        "--no-global-budget", help="Drop the global budget and the budgets it set.")
+    ] = False,
     deny_destructive: Annotated[bool | None, typer.Option(
         "--deny-destructive/--allow-destructive",
         help="Switch off tools whose destructiveHint is true or missing (the spec's "
@@ -78,14 +86,13 @@ def tools_command(
 
     if budget is not None and no_budget:
         raise UsageError("--budget and --no-budget contradict each other")
+    if global_budget is not None and no_global_budget:
+        raise UsageError("--global-budget and --no-global-budget contradict each other")
     options = ProbeOptions(frozenset({"roots"}), timeout, allow_insecure, refresh)
-    if global_budget is not None:
+    if global_budget is not None or no_global_budget:
         if name is not None:
             raise UsageError("--global-budget is for every server here; name no server")
-        from mcpctl.reports.tools import global_budget_report  # noqa: PLC0415
-
-        report = global_budget_report(context(workspace, config), global_budget, options)
-        return render.emit(report, as_json, lambda view: _print_split(view.document))
+        return _global_budget(context(workspace, config), global_budget, options, as_json)
     if name is None:
         raise UsageError("name a server (or give --global-budget TOKENS)")
     change = PolicyChange(_words(enable), _words(disable),
@@ -96,6 +103,21 @@ def tools_command(
         raise UsageError(f"{clash[0]!r} is both enabled and disabled")
     report = tools_report(context(workspace, config), name, change, options)
     return render.emit(report, as_json, lambda view: _print(view.document))
+
+
+def _global_budget(machine: Machine, total: int | None, options: ProbeOptions,
+                   as_json: bool) -> int:
+    """--global-budget TOKENS (None: --no-global-budget)."""
+    from mcpctl.reports.tools import (  # noqa: PLC0415
+        drop_global_budget_report,
+        global_budget_report,
+    )
+
+    if total is None:
+        dropped = drop_global_budget_report(machine)
+        return render.emit(dropped, as_json, lambda view: _print_dropped(view.document))
+    report = global_budget_report(machine, total, options)
+    return render.emit(report, as_json, lambda view: _print_split(view.document))
 
 
 def _print(document: dict[str, Any]) -> None:
@@ -121,6 +143,15 @@ def _print_split(document: dict[str, Any]) -> None:
         render.print_table(["SERVER", "BUDGET", "ON", "LEFT OUT (over the budget)"], rows)
     render.say(f"{document['spent']:,} of {document['total']:,} tokens given to "
                f"{len(rows)} server(s), each as its own [tools.NAME] budget")
+
+
+def _print_dropped(document: dict[str, Any]) -> None:
+    if not document["total"]:
+        render.say("no global budget was set")
+        return
+    servers = ", ".join(document["dropped"]) or "none"
+    render.say(f"dropped the global budget of {document['total']:,} tokens and the budget "
+               f"it set on: {servers}")
 
 
 def _hints(annotations: dict[str, bool | None]) -> str:

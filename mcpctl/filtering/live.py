@@ -9,10 +9,16 @@ the budget: under a budget a new tool is off until the user says otherwise.
 
 from __future__ import annotations
 
+import json
+import threading
 from collections.abc import Sequence
+from typing import Any
 
 from mcpctl.filtering.decide import Judge, Tool, decide
 from mcpctl.filtering.policy import ToolPolicy
+
+# What the annotation rules read of a definition; all a call is judged by besides its name.
+HINTS = ("readOnlyHint", "destructiveHint", "openWorldHint")
 
 
 class LiveFilter:
@@ -26,6 +32,8 @@ class LiveFilter:
         # Definitions matter only to the annotation rules; without them a name decides.
         self.remembers = policy.deny_destructive or policy.deny_open_world
         self.definitions: dict[str, Tool] = {}  # the last definition seen of each tool
+        self.unread: list[bytes] = []  # definitions kept encoded until a call needs them
+        self._unread_lock = threading.Lock()  # a call (client side) and a list (server side)
         for tool in cached:
             name = tool.get("name")
             if isinstance(name, str):
@@ -50,15 +58,48 @@ class LiveFilter:
         """A call names its tool only: judged by the definition last listed (or cached).
         A tool never listed has no annotations, which the spec's defaults make
         destructive and open-world: the call is judged as such (fail closed)."""
+        self._read_unread()
         return self.verdict(self.definitions.get(name, {"name": name}))
 
     def learn(self, tools: Sequence[Tool]) -> None:
         if not self.remembers:
             return
+        self._read_unread()
         for tool in tools:
             name = tool.get("name")
             if isinstance(name, str):
                 self.definitions[name] = tool
+
+    def learn_encoded(self, encoded: bytes) -> None:
+        """`learn` of `encoded_definitions(...)`, decoded only when a call is judged (an
+        answer replayed from the disk store costs no parse on its way)."""
+        if self.remembers and encoded:
+            with self._unread_lock:
+                self.unread.append(encoded)
+
+    def _read_unread(self) -> None:
+        if not self.unread:
+            return
+        with self._unread_lock:
+            for encoded in self.unread:
+                for tool in json.loads(encoded):
+                    self.definitions[tool["name"]] = tool
+            self.unread.clear()
+
+
+def encoded_definitions(tools: Sequence[Any]) -> bytes:
+    """The part of each definition the rules read (its name and hints), as JSON: the
+    verdict on a call is the same as on the whole definition."""
+    kept = []
+    for tool in tools:
+        name = tool.get("name") if isinstance(tool, dict) else None
+        if not isinstance(name, str):
+            continue
+        hints = tool.get("annotations")
+        kept.append({"name": name, "annotations": {key: hints[key] for key in HINTS
+                                                   if key in hints}}
+                    if isinstance(hints, dict) else {"name": name})
+    return json.dumps(kept, ensure_ascii=False, separators=(",", ":")).encode()
 
 
 def switched_off_message(server: str, name: str, reason: str) -> str:

@@ -15,7 +15,6 @@ from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from mcpctl.credentials.redact import redact_known_tree
 from mcpctl.files.atomic import atomic_write_text, file_lock
 from mcpctl.paths import Paths
 
@@ -57,6 +56,9 @@ def from_probe(
     shows them (issue 14). Tokens and the digest are the caller's, counted on the tools
     as received, so the cost is still what a client pays.
     """
+    # Here, not at the top: `run`'s tool filter reads the cache and redacts nothing.
+    from mcpctl.credentials.redact import redact_known_tree  # noqa: PLC0415
+
     tools = tuple(redact_known_tree(tool, secrets) for tool in result.tools)
     return CachedProbe(
         fingerprint, result.name, probed_at, tuple(sorted(result.client_capabilities)),

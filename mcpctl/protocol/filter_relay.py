@@ -34,6 +34,10 @@ from mcpctl.protocol.lines import TOO_LONG, read_lines
 MAX_LINE_BYTES = 8 * 1024 * 1024
 MAX_TOTAL_BYTES = 64 * 1024 * 1024
 
+# A server's pipe widened to this (Linux's default pipe-max-size) and read this much at a
+# time: an answer of up to a mebibyte crosses in one write and one read, instead of a
+# wake-up of each side per 64 KiB.
+PIPE_BYTES = 1024 * 1024
 EOF_GRACE = 5.0
 TERM_GRACE = 1.0
 _PARSE_ERROR = (b'{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":'
@@ -42,13 +46,29 @@ _PARSE_ERROR = (b'{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":'
 
 def writer(fd: int) -> Callable[[bytes], None]:
     """Whole lines to `fd`, blocking (a reader that stops reading stalls the writer, as
-    with any stdio server); OSError when the reader is gone."""
+    with any stdio server); OSError when the reader is gone. A line without its newline
+    goes out with it in one call, not copied to append it."""
     def write(data: bytes) -> None:
+        if not data.endswith(b"\n"):
+            written = os.writev(fd, (data, b"\n"))
+            if written > len(data):
+                return
+            data = data[written:] + b"\n"  # a short write: rare, the rest as one piece
         view = memoryview(data)
         while view:
             view = view[os.write(fd, view):]
 
     return write
+
+
+def widen(fd: int) -> None:
+    """Make the pipe `fd` is an end of PIPE_BYTES big, where the system allows it."""
+    try:
+        import fcntl  # noqa: PLC0415 - POSIX only
+
+        fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, PIPE_BYTES)
+    except (ImportError, AttributeError, OSError):
+        pass  # not Linux, or over the user's pipe quota: the default size works too
 
 
 class _Out:
@@ -64,7 +84,7 @@ class _Out:
             return
         with self._lock:
             try:
-                self._write(data if data.endswith(b"\n") else data + b"\n")
+                self._write(data)
             except OSError:  # nobody reads any more
                 self.gone = True
 
@@ -83,7 +103,7 @@ def _client_side(gate: ToolGate, stdin_fd: int, send: Callable[[bytes], bool],
         if answer:
             out.line(answer)
         if forward:
-            send(forward if forward.endswith(b"\n") else forward + b"\n")
+            send(forward)
 
     thread = threading.Thread(target=read_lines, args=(stdin_fd, put, MAX_LINE_BYTES),
                               daemon=True)
@@ -95,9 +115,20 @@ def _server_side(gate: ToolGate, server_fd: int, out: _Out) -> threading.Thread:
     """The server's stdout → gate → stdout."""
     def put(line: bytes | None) -> None:
         if line is not None and line != TOO_LONG:
-            out.line(gate.from_server(line))
+            answer = gate.from_server(line)
+            if answer is not None:
+                out.line(answer)
+            gate.store_judged()
 
-    thread = threading.Thread(target=read_lines, args=(server_fd, put, MAX_TOTAL_BYTES),
+    def whole(buffer: bytearray, end: int) -> bool:
+        answer = gate.replayed(buffer, end)  # an answer judged before: no line to cut
+        if answer is None:
+            return False
+        out.line(answer)
+        return True
+
+    thread = threading.Thread(target=read_lines,
+                              args=(server_fd, put, MAX_TOTAL_BYTES, PIPE_BYTES, whole),
                               daemon=True)
     thread.start()
     return thread
@@ -110,6 +141,7 @@ class _Child:
     def __init__(self, program: str, argv: Sequence[str], env: Mapping[str, str]):
         to_child_r, self.to_child = os.pipe()
         self.from_child, from_child_w = os.pipe()
+        widen(self.from_child)
         # The pipes are not inheritable; only their copies on the child's 0 and 1 are.
         actions = [(os.POSIX_SPAWN_DUP2, to_child_r, 0), (os.POSIX_SPAWN_DUP2, from_child_w, 1)]
         try:
@@ -175,8 +207,10 @@ def relay_process(program: str, argv: Sequence[str], env: Mapping[str, str],
     try:
         _client_side(gate, stdin_fd, send, close, out)
         server_side = _server_side(gate, child.from_child, out)
+        gate.prepare()  # while the server starts
         code = child.wait()
         server_side.join(timeout=TERM_GRACE)
+        gate.flush(TERM_GRACE)
     finally:
         restore()
     return code
@@ -214,6 +248,7 @@ def relay_bridge(serve: Callable[[int, int], None], gate: ToolGate, *, stdin_fd:
     """Run `serve(its_stdin, its_stdout)` (the url bridge) behind the gate."""
     to_bridge_r, to_bridge_w = os.pipe()
     from_bridge_r, from_bridge_w = os.pipe()
+    widen(from_bridge_r)
     out = _Out(stdout_fd)
 
     def send(line: bytes) -> bool:
@@ -229,11 +264,13 @@ def relay_bridge(serve: Callable[[int, int], None], gate: ToolGate, *, stdin_fd:
 
     _client_side(gate, stdin_fd, send, close, out)
     server_side = _server_side(gate, from_bridge_r, out)
+    gate.prepare()
     try:
         serve(to_bridge_r, from_bridge_w)
     finally:
         with contextlib.suppress(OSError):
             os.close(from_bridge_w)
         server_side.join(timeout=EOF_GRACE)
+        gate.flush(TERM_GRACE)
         with contextlib.suppress(OSError):
             os.close(to_bridge_r)

@@ -9,31 +9,49 @@ import os
 from collections.abc import Callable
 
 READ_CHUNK = 64 * 1024
-TOO_LONG = b"\0too-long"  # a line past the cap; never valid JSON, so never a message
+TOO_LONG = b"\0too-long"
+_NEWLINE = ord("\n")  # a line past the cap; never valid JSON, so never a message
 
 
-def read_lines(fd: int, put: Callable[[bytes | None], None], cap: int) -> None:
+Whole = Callable[[bytearray, int], bool]  # took buffer[:end] (one line) itself?
+
+
+def read_lines(fd: int, put: Callable[[bytes | None], None], cap: int,
+               chunk_bytes: int = READ_CHUNK, whole: Whole | None = None) -> None:
     """Split `fd` into lines (each byte scanned once; `None` at EOF). A line past `cap`
-    becomes TOO_LONG and the rest of it is skipped; blank lines are dropped."""
+    becomes TOO_LONG and the rest of it is skipped; blank lines are dropped. Reads go
+    into one buffer, kept for the whole stream, so a line that arrives whole in one read
+    (a large answer through a wide pipe, mostly) costs one copy and no new memory.
+    `whole(buffer, end)`, when given, is offered each read that ends a line and follows
+    none left over (`buffer[:end]`, without its newline); when it takes it, nothing is
+    scanned or copied."""
+    buffer = bytearray(chunk_bytes)
+    view = memoryview(buffer)
     pending = bytearray()
     skipping = False
     while True:
         try:
-            chunk = os.read(fd, READ_CHUNK)
+            size = os.readv(fd, (buffer,))
         except OSError:
-            chunk = b""
-        if not chunk:
+            size = 0
+        if not size:
             break
+        if whole is not None and not pending and not skipping \
+                and buffer[size - 1] == _NEWLINE and whole(buffer, size - 1):
+            continue
         start = 0
-        while (end := chunk.find(b"\n", start)) != -1:
+        while (end := buffer.find(b"\n", start, size)) != -1:
             if not skipping:
-                pending += chunk[start:end]
-                _put_line(bytes(pending), put, cap)
+                if pending:
+                    pending += view[start:end]
+                    _put_line(bytes(pending), put, cap)
+                else:
+                    _put_line(bytes(view[start:end]), put, cap)
             pending.clear()
             skipping = False
             start = end + 1
-        if not skipping:
-            pending += chunk[start:]
+        if not skipping and start < size:
+            pending += view[start:size]
             if len(pending) > cap:
                 put(TOO_LONG)
                 pending.clear()

@@ -212,7 +212,10 @@ def sync_report(machine: Machine, *, check: bool, dry_run: bool, replace: bool,
     `.mcp.json` servers in Claude Code; the worst client's exit code wins."""
     from mcpctl.clients.write.export import sync_clients  # noqa: PLC0415
     from mcpctl.clients.write.guard import refresh_guards  # noqa: PLC0415
+    from mcpctl.reports.tools import rebalance  # noqa: PLC0415
 
+    if not (check or dry_run):  # the global budget takes in servers added since (issue 29)
+        rebalance(machine)
     reports = sync_clients(machine, check=check, dry_run=dry_run, replace=replace,
                            command=command)
     guard = refresh_guards(machine, dry_run=check or dry_run)

@@ -107,6 +107,7 @@ def cost_report(machine: Machine, names: list[str], options: ProbeOptions,
     outcomes = admit_all(servers, machine, states)
     with probing(sum(o.admission is not None for o in outcomes)) as advance:
         probe_admitted(outcomes, machine, options, advance)
+    notes = _rebalanced(machine)  # before the filters are counted: budgets may move
     report = report_for(outcomes)
     state_by_name = {o.name: states.state_of(o.server.winner)[0] for o in outcomes}
     document = cost_document(outcomes, report, state_by_name, options.capabilities)
@@ -116,6 +117,7 @@ def cost_report(machine: Machine, names: list[str], options: ProbeOptions,
                 if s["total_tokens"] is not None for w in s["warnings"]]
     warnings += [f"warning: all: {w['message']}" for w in document["warnings"]]
     warnings += [f"warning: {name}: {line}" for name, line in filtered]
+    warnings += notes
     code = ExitCode.OK
     if any(o.failed for o in outcomes):
         code = ExitCode.SERVER_FAILED
@@ -125,6 +127,17 @@ def cost_report(machine: Machine, names: list[str], options: ProbeOptions,
     problems = [*view.problems, *policy_problems]
     return Report("cost", body, Costs(document), problems_exit(code, problems),
                   problems, warnings=warnings, version=COST_SCHEMA_VERSION)
+
+
+def _rebalanced(machine: Machine) -> list[str]:
+    """The global budget split again over what is measured now (issue 29)."""
+    from mcpctl.errors import ConfigError  # noqa: PLC0415
+    from mcpctl.reports.tools import rebalance  # noqa: PLC0415
+
+    try:
+        return [f"note: {line}" for line in rebalance(machine)]
+    except ConfigError as error:  # a policy problem, reported with the others
+        return [f"warning: all: {error}"]
 
 
 def add_filtered(document: dict[str, Any], outcomes: Sequence[Outcome],

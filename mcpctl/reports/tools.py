@@ -8,18 +8,24 @@ no tool is a usage error, since it would silently filter nothing.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from mcpctl.config.merge import named
-from mcpctl.config.tool_policy import policy_for, set_policy
+from mcpctl.config.tool_policy import (
+    policy_for,
+    read_global_budget,
+    read_policies,
+    set_policy,
+)
 from mcpctl.config.view import load_view
 from mcpctl.errors import ExitCode, ServerFailed, TrustRefused, UsageError
 from mcpctl.filtering.change import PolicyChange, applied, unknown_patterns
 from mcpctl.filtering.decide import NEW_REASON, ToolDecision, decide
 from mcpctl.filtering.policy import ToolPolicy, table_of
 from mcpctl.machine import Machine
+from mcpctl.probing.cache import CachedProbe
 from mcpctl.probing.servers import ProbeOptions, admit_all, probe_admitted
 from mcpctl.reports.report import Report
 
@@ -46,6 +52,11 @@ def tools_report(machine: Machine, name: str, change: PolicyChange,
     before = policy_for(machine.config_file, name)
     policy = before or ToolPolicy()
     written = False
+    if (change.budget is not None or change.no_budget) and \
+            read_global_budget(machine.config_file) is not None:
+        raise UsageError("a global budget sets each server's budget; change it with "
+                         "mcpctl tools --global-budget TOKENS, or drop it first with "
+                         "mcpctl tools --no-global-budget")
     if not change.empty:
         unknown = unknown_patterns(change, names)
         if unknown:
@@ -53,11 +64,16 @@ def tools_report(machine: Machine, name: str, change: PolicyChange,
                              f"(its tools: {_some(names)})")
         policy = applied(policy, change, names)
         written = set_policy(machine.config_file, name, policy)
+    notes = rebalance(machine)  # this server's list may be new to the global budget
+    if notes:
+        policy = policy_for(machine.config_file, name) or ToolPolicy()
+        written = True
     decisions = decide(probe.tools, probe.tokens, policy)
     document = tools_document(name, probe.tools, decisions, policy,
                               written=written, cached=outcome.from_cache,
                               probed_at=probe.probed_at)
     warnings = [f"warning: {name}: {line}" for line in new_tool_lines(name, decisions)]
+    warnings += [f"note: {line}" for line in notes]
     body = {k: v for k, v in document.items() if k != "schema_version"}
     return Report("tools", body, ToolsView(document), ExitCode.OK, warnings=warnings,
                   version=TOOLS_SCHEMA_VERSION)
@@ -100,15 +116,35 @@ def _some(names: Sequence[str]) -> str:
 
 def global_budget_report(machine: Machine, total: int, options: ProbeOptions
                          ) -> Report[ToolsView]:
-    """Split `total` tokens among every server here that has a probe (`split.py`), and
-    write each share as that server's own `budget`."""
-    from mcpctl.config.tool_policy import read_policies  # noqa: PLC0415
-    from mcpctl.filtering.split import Server, split_budget  # noqa: PLC0415
+    """Keep `total` tokens as the budget of every server here (`[tools."*"]`), split now
+    among every server with a tool list (probed now when not cached; `split.py`), each
+    share written as that server's own `budget`. `tools`, `cost` and `sync` split it
+    again (`rebalance`), so a server added later is inside it from then on."""
+    from mcpctl.config.tool_policy import GlobalBudget, set_global_budget  # noqa: PLC0415
 
     view = load_view(machine.root, machine.config_file)
     outcomes = probe_admitted(admit_all(view.servers, machine), machine, options)
-    policies = read_policies(machine.config_file)
     measured = {o.name: o.probe for o in outcomes if o.probe is not None}
+    rows, spent = _split_and_write(machine, total, measured)
+    set_global_budget(machine.config_file, GlobalBudget(total, tuple(r["name"] for r in rows)))
+    skipped = [{"name": o.name, "reason": o.refused or o.failed or "no tool list"}
+               for o in outcomes if o.probe is None]
+    document = {"schema_version": TOOLS_SCHEMA_VERSION, "total": total, "spent": spent,
+                "servers": rows, "not_measured": skipped}
+    warnings = [f"warning: {s['name']}: not measured, so outside the budget: {s['reason']}"
+                for s in skipped]
+    body = {k: v for k, v in document.items() if k != "schema_version"}
+    return Report("tools-budget", body, ToolsView(document), ExitCode.OK, warnings=warnings,
+                  version=TOOLS_SCHEMA_VERSION)
+
+
+def _split_and_write(machine: Machine, total: int, measured: Mapping[str, CachedProbe]
+                     ) -> tuple[list[dict[str, Any]], int]:
+    """Split `total` among the `measured` servers; write each share as its budget."""
+    from mcpctl.config.tool_policy import read_policies  # noqa: PLC0415
+    from mcpctl.filtering.split import Server, split_budget  # noqa: PLC0415
+
+    policies = read_policies(machine.config_file)
     servers = {name: Server(probe.tools, probe.tokens, policies.get(name, ToolPolicy()))
                for name, probe in sorted(measured.items())}
     shares = split_budget(servers, total)
@@ -119,13 +155,49 @@ def global_budget_report(machine: Machine, total: int, options: ProbeOptions
         rows.append({"name": name, "budget": share.budget, "written":
                      set_policy(machine.config_file, name, policy),
                      "kept": list(share.kept), "left_out": list(share.left_out)})
-    skipped = [{"name": o.name, "reason": o.refused or o.failed or "no tool list"}
-               for o in outcomes if o.probe is None]
-    document = {"schema_version": TOOLS_SCHEMA_VERSION, "total": total,
-                "spent": sum(share.budget for share in shares.values()), "servers": rows,
-                "not_measured": skipped}
-    warnings = [f"warning: {s['name']}: not measured, so outside the budget: {s['reason']}"
-                for s in skipped]
+    return rows, sum(share.budget for share in shares.values())
+
+
+def rebalance(machine: Machine) -> list[str]:
+    """Split the kept global budget again among every server here with a cached tool
+    list (none is started); what changed, one line per server. Nothing without one."""
+    from mcpctl.config.tool_policy import GlobalBudget, set_global_budget  # noqa: PLC0415
+    from mcpctl.probing import cache as probe_cache  # noqa: PLC0415
+
+    setting = read_global_budget(machine.config_file)
+    if setting is None:
+        return []
+    view = load_view(machine.root, machine.config_file)
+    measured = {}
+    for outcome in admit_all(view.servers, machine):
+        if outcome.admission is not None:
+            probe = probe_cache.load(machine.paths, outcome.admission.status.fingerprint)
+            if probe is not None:
+                measured[outcome.name] = probe
+    rows, _ = _split_and_write(machine, setting.total, measured)
+    set_global_budget(machine.config_file,
+                      GlobalBudget(setting.total, tuple(row["name"] for row in rows)))
+    return [f"global budget of {setting.total:,} tokens: server {row['name']!r} now gets "
+            f"{row['budget']:,}" for row in rows if row["written"]]
+
+
+def drop_global_budget_report(machine: Machine) -> Report[ToolsView]:
+    """Forget the global budget, and the budget it set on each server."""
+    from mcpctl.config.tool_policy import set_global_budget  # noqa: PLC0415
+
+    setting = read_global_budget(machine.config_file)
+    dropped = []
+    if setting is not None:
+        policies = read_policies(machine.config_file)
+        for name in setting.servers:
+            policy = policies.get(name)
+            if policy is not None and policy.budget is not None:
+                set_policy(machine.config_file, name, policy._replace(budget=None))
+                dropped.append(name)
+        set_global_budget(machine.config_file, None)
+    document: dict[str, Any] = {
+        "schema_version": TOOLS_SCHEMA_VERSION, "total": 0 if setting is None else setting.total,
+        "spent": 0, "servers": [], "not_measured": [], "dropped": dropped}
     body = {k: v for k, v in document.items() if k != "schema_version"}
-    return Report("tools-budget", body, ToolsView(document), ExitCode.OK, warnings=warnings,
+    return Report("tools-budget", body, ToolsView(document), ExitCode.OK,
                   version=TOOLS_SCHEMA_VERSION)

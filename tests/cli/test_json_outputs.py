@@ -58,6 +58,7 @@ RUNS: list[tuple[list[str], str, int]] = [
     (["tools", "tok", "--json"], "tools", 0),
     (["tools", "tok", "--deny-destructive", "--budget", "10", "--json"], "tools", 0),
     (["tools", "--global-budget", "1000", "--json"], "tools-budget", 0),
+    (["tools", "--no-global-budget", "--json"], "tools-budget", 0),
     (["add", "ev", "--from-registry", "io.github.modelcontextprotocol/server-everything@2.0.0",
       "--registry", "{registry}", "--json"], "add", 0),
     (["search", "everything", "--registry", "{registry}", "--json"], "search", 0),

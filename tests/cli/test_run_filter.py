@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import json
 import os
+import queue
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from mcp import ClientSession
@@ -138,7 +141,8 @@ def test_run_execs_the_server_unless_a_tool_is_off(user_config: Path, tmp_path: 
         assert _wait_for(lambda: children.read_text().split())
         child = int(children.read_text().split()[0])
         assert "mcpctl" in _cmdline(process.pid)
-        assert str(TOOLS_SERVER) in _cmdline(child)
+        # Until its exec the spawned child still shows the relay's command line.
+        assert _wait_for(lambda: str(TOOLS_SERVER) in _cmdline(child))
     finally:
         process.communicate(timeout=30)
     assert process.returncode == 0
@@ -208,3 +212,162 @@ def test_a_policy_does_not_let_an_unapproved_server_start(user_config: Path,
     assert done.code == 4
     assert "is untrusted" in done.err
     assert not marker.exists()
+
+
+class Session:
+    """One `mcpctl run fs` the test talks to line by line (each wait bounded)."""
+
+    def __init__(self, tmp_path: Path):
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "mcpctl", "run", "fs", "--workspace", str(tmp_path)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.lines: queue.Queue[bytes] = queue.Queue()
+        assert self.process.stdout is not None
+        stdout = self.process.stdout
+
+        def read() -> None:
+            for answer in stdout:
+                self.lines.put(answer)
+
+        threading.Thread(target=read, daemon=True).start()
+        self.ask({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"}}})
+        self.tell({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    def tell(self, message: dict[str, Any]) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(json.dumps(message).encode() + b"\n")
+        self.process.stdin.flush()
+
+    def ask(self, message: dict[str, Any]) -> dict[str, Any]:
+        self.tell(message)
+        answer: dict[str, Any] = json.loads(self.lines.get(timeout=60))
+        assert answer["id"] == message["id"]
+        return answer
+
+    def names(self, request_id: int | str) -> list[str]:
+        answer = self.ask({"jsonrpc": "2.0", "id": request_id, "method": "tools/list"})
+        return [tool["name"] for tool in answer["result"]["tools"]]
+
+    def call(self, request_id: int, name: str) -> str:
+        answer = self.ask({"jsonrpc": "2.0", "id": request_id, "method": "tools/call",
+                           "params": {"name": name, "arguments": {}}})
+        return str(answer["error"]["message"]) if "error" in answer else "called"
+
+    def close(self) -> str:
+        _, err = self.process.communicate(timeout=60)
+        assert self.process.returncode == 0
+        return err.decode()
+
+
+def _calls_logged(user_config: Path, tmp_path: Path, names: list[str]) -> tuple[Path, Path]:
+    calls = tmp_path / "calls.log"
+    listed = tools_file(tmp_path / "tools.json", names)
+    configure(user_config, listed)
+    user_config.write_text(user_config.read_text().replace('"]\n', f'", "--calls", "{calls}"]\n',
+                                                           1))
+    return listed, calls
+
+
+def test_an_answer_seen_before_still_loses_the_tools_that_are_off(
+        user_config: Path, tmp_path: Path) -> None:
+    """Later lists in a session, and the next session's first (from the store), are
+    written from the template: the same tools, calls still refused, never sent."""
+    _, calls = _calls_logged(user_config, tmp_path, ["read_a", "write_b", "read_c"])
+    assert run_mcpctl(["tools", "fs", "--disable", "write_b"], cwd=tmp_path).code == 0
+    store = user_config.parent.parent / "cache" / "tool-answers"
+    for _ in range(2):  # a session that judges, then one that starts from the store
+        session = Session(tmp_path)
+        try:
+            assert [session.names(n) for n in (1, "two", 3)] == [["read_a", "read_c"]] * 3
+            assert session.call(4, "write_b").startswith("mcpctl: tool 'write_b' of server "
+                                                          "'fs' is switched off (disabled)")
+            assert session.call(5, "read_c") == "called"
+        finally:
+            assert session.close() == ""
+        assert len(list(store.glob("*.answer"))) == 1
+    assert calls.read_text() == "read_c\nread_c\n"
+
+
+def test_a_rug_pull_between_two_lists_in_one_session_is_judged_again(
+        user_config: Path, tmp_path: Path) -> None:
+    """Between two lists the server makes `read_a` destructive (`true` becomes `null`:
+    the answer keeps its length), then adds `read_new`: a template of the first answer
+    would still show `read_a`, and hide `read_new`."""
+    listed, calls = _calls_logged(user_config, tmp_path, ["read_a", "write_b"])
+    assert run_mcpctl(["tools", "fs", "--deny-destructive"], cwd=tmp_path).code == 0
+    session = Session(tmp_path)
+    try:
+        assert session.names(1) == ["read_a"]
+        assert session.names(2) == ["read_a"]
+        text = listed.read_text()
+        listed.write_text(text.replace('"readOnlyHint": true', '"readOnlyHint": null', 1))
+        assert session.names(3) == []
+        assert "is switched off (destructive)" in session.call(4, "read_a")
+        tools = json.loads(listed.read_text())
+        listed.write_text(json.dumps([*tools, {"name": "read_new", "annotations": {
+            "readOnlyHint": True}}]))
+        assert session.names(5) == ["read_new"]
+        assert session.call(6, "read_new") == "called"
+    finally:
+        assert session.close() == ""
+    assert calls.read_text() == "read_new\n"
+
+
+def test_a_store_entry_edited_by_hand_never_switches_a_tool_back_on(
+        user_config: Path, tmp_path: Path) -> None:
+    """The attack: the stored answer for this server gets `write_b` back (planted by
+    hand in the cache file). The entry's MAC no longer verifies, so the answer is
+    judged again; and a call to `write_b` is refused whatever a list showed."""
+    _, calls = _calls_logged(user_config, tmp_path, ["read_a", "write_b"])
+    assert run_mcpctl(["tools", "fs", "--disable", "write_b"], cwd=tmp_path).code == 0
+    session = Session(tmp_path)
+    try:
+        assert session.names(1) == ["read_a"]
+    finally:
+        session.close()
+    [entry] = (user_config.parent.parent / "cache" / "tool-answers").glob("*.answer")
+    mac, header, rest = entry.read_bytes().split(b"\n", 2)
+    forged = rest.replace(b'"tools":[', b'"tools":[{"name":"write_b"},', 1)
+    fields = json.loads(header)
+    fields["rest"] += len(forged) - len(rest)
+    entry.write_bytes(mac + b"\n" + json.dumps(fields).encode() + b"\n" + forged)
+    session = Session(tmp_path)
+    try:
+        assert session.names(1) == ["read_a"]
+        assert "is switched off (disabled)" in session.call(2, "write_b")
+    finally:
+        session.close()
+    assert not calls.exists()
+
+
+def test_pages_and_notifications_pass_through_the_templates(
+        user_config: Path, tmp_path: Path) -> None:
+    """Each page is its own answer (its own template); the cursor reaches the server as
+    the client wrote it, and a notification sent while a list is awaited passes."""
+    names = [f"read_{n}" for n in range(5)] + ["write_x", "write_y"]
+    configure(user_config, tools_file(tmp_path / "tools.json", names))
+    user_config.write_text(user_config.read_text().replace(
+        '"]\n', '", "--page", "3", "--notify"]\n', 1))
+    assert run_mcpctl(["tools", "fs", "--disable", "write_*,read_1"], cwd=tmp_path).code == 0
+    session = Session(tmp_path)
+    try:
+        for walk in range(2):
+            pages, cursor = [], None
+            for page in range(3):
+                request: dict[str, Any] = {"jsonrpc": "2.0", "id": f"{walk}-{page}",
+                                           "method": "tools/list"}
+                if cursor is not None:
+                    request["params"] = {"cursor": cursor}
+                session.tell(request)
+                notification = json.loads(session.lines.get(timeout=60))
+                assert notification["method"] == "notifications/message"
+                answer = json.loads(session.lines.get(timeout=60))
+                assert answer["id"] == request["id"]
+                pages.append([tool["name"] for tool in answer["result"]["tools"]])
+                cursor = answer["result"].get("nextCursor")
+            assert pages == [["read_0", "read_2"], ["read_3", "read_4"], []]
+            assert cursor is None
+    finally:
+        assert session.close() == ""

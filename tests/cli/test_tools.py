@@ -167,3 +167,71 @@ def test_a_global_budget_is_split_into_each_servers_own(tmp_path: Path,
         assert [t["name"] for t in own["tools"] if t["on"]] == share["kept"]
     assert tools(tmp_path, "fs", "--global-budget", "5").code == 2
     assert tools(tmp_path).code == 2
+
+
+def add_server(user_config: Path, name: str, listed: Path) -> None:
+    with user_config.open("a") as config:
+        config.write(f'\n[servers.{name}]\ncommand = "{sys.executable}"\n'
+                     f'args = ["{TOOLS_SERVER}", "--tools", "{listed}"]\n')
+
+
+def test_a_global_budget_stays_and_takes_in_a_server_added_later(
+        tmp_path: Path, user_config: Path) -> None:
+    """Before, the split was an action: a server added after it had no budget at all."""
+    configure(user_config, tools_file(tmp_path / "a.json", ["read_a", "read_b"]))
+    split = document(tools(tmp_path, "--global-budget", "100000", "--json"))
+    assert [share["name"] for share in split["servers"]] == ["fs"]
+    assert tomllib.loads(user_config.read_text())["tools"]["*"] == {
+        "budget": 100000, "servers": ["fs"]}
+    add_server(user_config, "net", tools_file(tmp_path / "b.json", ["ping", "pong"]))
+    listed = tools(tmp_path, "net", "--json")
+    net = document(listed)
+    assert net["budget"] == net["tokens_on"] == net["total_tokens"] > 0
+    assert f"note: global budget of 100,000 tokens: server 'net' now gets " \
+           f"{net['budget']:,}\n" in listed.err
+    add_server(user_config, "web", tools_file(tmp_path / "c.json", ["fetch"]))
+    cost = run_mcpctl(["cost", "--json"], cwd=tmp_path)
+    assert cost.code == 0, cost.err
+    tables = tomllib.loads(user_config.read_text())["tools"]
+    assert tables["*"] == {"budget": 100000, "servers": ["fs", "net", "web"]}
+    assert all(tables[name]["budget"] > 0 for name in ("fs", "net", "web"))
+    assert sum(tables[name]["budget"] for name in ("fs", "net", "web")) <= 100000
+    refused = tools(tmp_path, "fs", "--budget", "5")
+    assert refused.code == 2
+    assert "--no-global-budget" in refused.err
+    dropped = document(tools(tmp_path, "--no-global-budget", "--json"))
+    assert (dropped["total"], dropped["dropped"]) == (100000, ["fs", "net", "web"])
+    tables = tomllib.loads(user_config.read_text())["tools"]
+    assert "*" not in tables
+    assert not [name for name, table in tables.items() if "budget" in table]
+    assert document(tools(tmp_path, "--no-global-budget", "--json"))["dropped"] == []
+
+
+def test_a_tight_global_budget_is_split_again_when_a_server_comes(
+        tmp_path: Path, user_config: Path) -> None:
+    """All of fs fits at first; once net is measured its cheaper tool takes fs's place."""
+    configure(user_config, tools_file(tmp_path / "a.json", ["read_a_long_named_tool_x"]))
+    fs_cost = document(tools(tmp_path, "fs", "--json"))["total_tokens"]
+    assert document(tools(tmp_path, "--global-budget", str(fs_cost), "--json"))["spent"] \
+        == fs_cost
+    add_server(user_config, "net", tools_file(tmp_path / "b.json", ["p"]))
+    net = document(tools(tmp_path, "net", "--json"))
+    assert net["tools_on"] == 1
+    assert net["total_tokens"] < fs_cost
+    fs = document(tools(tmp_path, "fs", "--json"))
+    assert (fs["budget"], fs["tools_on"]) == (0, 0)
+
+
+def test_sync_splits_the_global_budget_again(tmp_path: Path, user_config: Path) -> None:
+    """The total edited in config.toml by hand is what `sync` splits and writes."""
+    configure(user_config, tools_file(tmp_path / "a.json", ["read_a", "read_b"]))
+    assert run_mcpctl(["clients", "enable", "claude-code"]).code == 0
+    assert tools(tmp_path, "--global-budget", "100000").code == 0
+    assert tomllib.loads(user_config.read_text())["tools"]["fs"]["budget"] > 0
+    user_config.write_text(user_config.read_text().replace("budget = 100000", "budget = 0"))
+    checked = run_mcpctl(["sync", "--check"])  # a check writes nothing
+    assert checked.code == 1  # fs is not in Claude Code's file yet
+    assert tomllib.loads(user_config.read_text())["tools"]["fs"]["budget"] > 0
+    synced = run_mcpctl(["sync"])
+    assert synced.code == 0, synced.err
+    assert tomllib.loads(user_config.read_text())["tools"]["fs"]["budget"] == 0

@@ -29,12 +29,25 @@ def call(name: str, request_id: Any = 7) -> dict[str, Any]:
             "params": {"name": name, "arguments": {}}}
 
 
+def asked(g: ToolGate, request_id: Any = 1) -> str:
+    """Send a tools/list; the id the server gets instead of the client's."""
+    forward, answer = g.from_client(line({"jsonrpc": "2.0", "id": request_id,
+                                          "method": "tools/list"}))
+    assert answer is None
+    assert forward is not None
+    sent = json.loads(forward)
+    assert sent["id"].startswith("mcpctl-")
+    assert sent == {"jsonrpc": "2.0", "id": sent["id"], "method": "tools/list"}
+    return str(sent["id"])
+
+
 def listed(g: ToolGate, tools: list[dict[str, Any]], request_id: Any = 1) -> list[str]:
-    assert g.from_client(line({"jsonrpc": "2.0", "id": request_id, "method": "tools/list"})) \
-        == (line({"jsonrpc": "2.0", "id": request_id, "method": "tools/list"}), None)
-    out = g.from_server(line({"jsonrpc": "2.0", "id": request_id,
+    slot = asked(g, request_id)
+    out = g.from_server(line({"jsonrpc": "2.0", "id": slot,
                               "result": {"tools": tools, "nextCursor": "p2"}}))
+    assert out is not None
     answer = json.loads(out)
+    assert answer["id"] == request_id
     assert answer["result"]["nextCursor"] == "p2"  # the rest of the page is kept
     return [t["name"] for t in answer["result"]["tools"]]
 
@@ -120,12 +133,17 @@ def test_lines_that_are_not_json_or_not_awaited_pass_unchanged() -> None:
 def test_the_answers_to_a_batch_are_filtered_too() -> None:
     """Without this, a client that batched its tools/list saw every tool."""
     g, _ = gate(ToolPolicy(disabled=("write",)))
-    g.from_client(line([{"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
-                        {"jsonrpc": "2.0", "id": 2, "method": "ping"}]))
+    forward, _ = g.from_client(line([{"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+                                     {"jsonrpc": "2.0", "id": 2, "method": "ping"}]))
+    assert forward is not None
+    slot, ping = (m["id"] for m in json.loads(forward))
+    assert ping == 2
     out = g.from_server(line([{"jsonrpc": "2.0", "id": 2, "result": {}},
-                              {"jsonrpc": "2.0", "id": 1, "result": {"tools": TOOLS}}]))
+                              {"jsonrpc": "2.0", "id": slot, "result": {"tools": TOOLS}}]))
+    assert out is not None
     answers = json.loads(out)
     assert answers[0] == {"jsonrpc": "2.0", "id": 2, "result": {}}
+    assert answers[1]["id"] == 1
     assert [t["name"] for t in answers[1]["result"]["tools"]] == ["read", "rm"]
 
 
@@ -161,8 +179,123 @@ def test_a_tool_listed_with_two_names_reaches_the_client_with_the_one_judged() -
     """Passing the answer on as it came (nothing removed) would let a client that keeps
     the first of two keys see `write`, which is off."""
     g, _ = gate(ToolPolicy(disabled=("write",)))
-    g.from_client(line({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}))
-    out = g.from_server(b'{"jsonrpc":"2.0","id":1,"result":{"tools":'
+    slot = asked(g)
+    out = g.from_server(b'{"jsonrpc":"2.0","id":"' + slot.encode() + b'","result":{"tools":'
                         b'[{"name":"write","name":"read"}]}}')
+    assert out is not None
     assert b'"write"' not in out
     assert json.loads(out)["result"]["tools"] == [{"name": "read"}]
+
+
+def answer_line(slot: str, tools: list[dict[str, Any]]) -> bytes:
+    return line({"jsonrpc": "2.0", "id": slot, "result": {"tools": tools}})
+
+
+def test_the_server_never_sees_the_clients_id_and_the_client_gets_its_own_back() -> None:
+    g, _ = gate(ToolPolicy(disabled=("write",)))
+    slots = [asked(g, "x"), asked(g, 9)]
+    assert len(set(slots)) == 2
+    assert "x" not in slots[0]
+    second = g.from_server(answer_line(slots[1], TOOLS))
+    first = g.from_server(answer_line(slots[0], TOOLS))
+    assert second is not None
+    assert first is not None
+    assert json.loads(second)["id"] == 9
+    assert json.loads(first)["id"] == "x"
+    assert g.slots == {}
+
+
+def test_an_answer_seen_before_is_written_from_its_template_and_a_changed_one_is_judged() -> None:
+    """The second answer is the first with another id: the same tools reach the client
+    (from the template). The third adds a tool and changes one: judged again."""
+    g, said = gate(ToolPolicy(only=("read*", "rm"), known=("read", "rm", "write"),
+                              deny_destructive=True))
+    tools: list[dict[str, Any]] = [{"name": "read", "annotations": {"readOnlyHint": True}},
+                                   {"name": "rm", "annotations": {"readOnlyHint": True}},
+                                   {"name": "write"}]
+    outs = []
+    for request_id in (1, 2):
+        out = g.from_server(answer_line(asked(g, request_id), tools))
+        assert out is not None
+        outs.append(json.loads(out))
+    assert outs[0]["result"] == outs[1]["result"]
+    assert [t["name"] for t in outs[1]["result"]["tools"]] == ["read", "rm"]
+    assert len(g.templates.entries) == 1
+    pulled = [*tools, {"name": "read_secrets", "annotations": {"readOnlyHint": True}}]
+    pulled[1] = {"name": "rm", "annotations": {"destructiveHint": True}}
+    out = g.from_server(answer_line(asked(g, 3), pulled))
+    assert out is not None
+    assert [t["name"] for t in json.loads(out)["result"]["tools"]] == ["read"]
+    assert said == ["mcpctl: server 'fs' lists a new tool 'read_secrets'; it is off until "
+                    "you switch it on: mcpctl tools fs --enable read_secrets"]
+    assert g.from_client(line(call("rm")))[0] is None  # judged by its new definition
+    # The first answer again: its template, and its definitions are the last seen again.
+    out = g.from_server(answer_line(asked(g, 4), tools))
+    assert out is not None
+    assert [t["name"] for t in json.loads(out)["result"]["tools"]] == ["read", "rm"]
+    assert g.from_client(line(call("rm")))[0] is not None
+
+
+def test_an_answer_to_the_clients_own_id_comes_from_the_server_only_by_forgery() -> None:
+    """The server was sent the gate's id; an answer under the client's id would reach
+    the client unjudged if it were passed on (as a line no tools/list awaits is)."""
+    g, _ = gate(ToolPolicy(disabled=("write",)))
+    slot = asked(g, 5)
+    assert g.from_server(line({"jsonrpc": "2.0", "id": 5, "result": {"tools": TOOLS}})) is None
+    batch = g.from_server(line([{"jsonrpc": "2.0", "id": 5, "result": {"tools": TOOLS}},
+                                {"jsonrpc": "2.0", "id": slot, "result": {"tools": TOOLS}}]))
+    assert batch is not None
+    assert [[t["name"] for t in a["result"]["tools"]] for a in json.loads(batch)] == \
+        [["read", "rm"]]
+    # Once answered, lines pass as they are again.
+    late = line({"jsonrpc": "2.0", "id": 5, "result": {"tools": TOOLS}})
+    assert g.from_server(late) == late
+
+
+def test_a_cancellation_names_the_id_the_server_was_sent() -> None:
+    g, _ = gate(ToolPolicy(disabled=("write",)))
+    slot = asked(g, 5)
+    forward, _ = g.from_client(line({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                                     "params": {"requestId": 5, "reason": "bored"}}))
+    assert forward is not None
+    assert json.loads(forward)["params"] == {"requestId": slot, "reason": "bored"}
+    other = line({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                  "params": {"requestId": 6}})
+    assert g.from_client(other) == (other, None)
+
+
+def test_a_listing_whose_id_cannot_be_mapped_back_is_refused() -> None:
+    """Before, an id of null (or a float) was not awaited, so its answer passed unjudged."""
+    g, _ = gate(ToolPolicy(disabled=("write",)))
+    for request_id in (None, 1.5, True, [1]):
+        forward, answer = g.from_client(line({"jsonrpc": "2.0", "id": request_id,
+                                              "method": "tools/list"}))
+        assert forward is None
+        assert answer is not None
+        assert json.loads(answer)["error"] == {
+            "code": -32600, "message": "mcpctl: a request id must be a string or an integer"}
+    assert g.slots == {}
+
+
+def test_an_error_answer_gets_the_clients_id_back() -> None:
+    g, _ = gate(ToolPolicy(disabled=("write",)))
+    slot = asked(g, "a")
+    out = g.from_server(line({"jsonrpc": "2.0", "id": slot,
+                              "error": {"code": -32601, "message": "no"}}))
+    assert out is not None
+    assert json.loads(out) == {"id": "a", "jsonrpc": "2.0",
+                               "error": {"code": -32601, "message": "no"}}
+
+
+def test_a_line_read_in_place_is_replayed_only_when_it_is_exactly_a_template() -> None:
+    g, _ = gate(ToolPolicy(disabled=("write",)))
+    assert g.from_server(answer_line(asked(g, 1), TOOLS)) is not None
+    slot = asked(g, 2)
+    buffer = bytearray(answer_line(slot, TOOLS) + b"\n")
+    changed = bytearray(answer_line(slot, [*TOOLS, {"name": "new"}]) + b"\n")
+    assert g.replayed(changed, len(changed) - 1) is None
+    out = g.replayed(buffer, len(buffer) - 1)
+    assert out is not None
+    assert json.loads(out)["id"] == 2
+    assert [t["name"] for t in json.loads(out)["result"]["tools"]] == ["read", "rm"]
+    assert g.replayed(buffer, len(buffer) - 1) is None  # answered: no id in flight

@@ -5,6 +5,8 @@ a test can make the server add a tool later (a rug-pull) without changing how it
 started. `--count N` lists N generated tools instead (for the bench). Every
 `tools/call` appends the tool's name to `--calls FILE` when given, so a test can tell
 whether a refused call reached the server, and answers with the name it was called as.
+`--page N` lists N tools a page (the cursor is the offset); `--notify` sends a log
+notification before each `tools/list` answer.
 """
 
 from __future__ import annotations
@@ -37,6 +39,11 @@ def answer(request: dict[str, Any], options: argparse.Namespace) -> dict[str, An
         tools = generated(options.count) if options.count is not None else \
             json.loads(Path(options.tools).read_text())
         result = {"tools": tools}
+        if options.page:
+            start = int((request.get("params") or {}).get("cursor") or 0)
+            result = {"tools": tools[start:start + options.page]}
+            if start + options.page < len(tools):
+                result["nextCursor"] = str(start + options.page)
     elif method == "tools/call":
         name = request["params"]["name"]
         if options.calls:
@@ -56,11 +63,17 @@ def main() -> None:
     parser.add_argument("--tools")
     parser.add_argument("--count", type=int)
     parser.add_argument("--calls")
+    parser.add_argument("--page", type=int)
+    parser.add_argument("--notify", action="store_true")
     options = parser.parse_args()
     for line in sys.stdin:
         if not line.strip():
             continue
-        reply = answer(json.loads(line), options)
+        request = json.loads(line)
+        if options.notify and request.get("method") == "tools/list":
+            sys.stdout.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/message",
+                                         "params": {"level": "info", "data": "listing"}}) + "\n")
+        reply = answer(request, options)
         if reply is not None:
             sys.stdout.write(json.dumps(reply) + "\n")
             sys.stdout.flush()
