@@ -10,8 +10,9 @@ from __future__ import annotations
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("__init__", "errors", "layers", "model", "paths", "sha256"),
     ("machine",),  # the invocation: mcpctl's Paths plus what the process was started with
-    ("files", "syntax", "variables", "tokens", "filtering"),
-    ("credentials",),
+    ("files", "syntax", "variables", "tokens"),
+    # filtering: its store of judged answers writes through files/ (issue 29)
+    ("credentials", "filtering"),
     ("config",),
     ("pinning", "registry"),  # registry: the MCP Registry (issue 28)
     ("trust",),
