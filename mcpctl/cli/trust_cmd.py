@@ -174,7 +174,9 @@ def _env_file_lines(spec: ServerSpec, root: Path, machine: Machine) -> list[str]
 def revoke_command(
     names: Annotated[list[str] | None, typer.Argument(help="Servers to forget.")] = None,
     whole_workspace: Annotated[
-        bool, typer.Option("--whole-workspace", help="Every approval of this workspace.")
+        bool, typer.Option("--whole-workspace", help="Every approval of this workspace "
+                           "(from a subfolder, of every folder whose files `list` reads "
+                           "there).")
     ] = False,
     all_approvals: Annotated[bool, typer.Option("--all", help="Every approval, everywhere.")
                              ] = False,

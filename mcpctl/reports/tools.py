@@ -14,7 +14,7 @@ from typing import Any
 
 from mcpctl.config.merge import named
 from mcpctl.config.tool_policy import policy_for, set_policy
-from mcpctl.config.view import load_view
+from mcpctl.config.view import view_here
 from mcpctl.errors import ExitCode, ServerFailed, TrustRefused, UsageError
 from mcpctl.filtering.change import PolicyChange, applied, unknown_patterns
 from mcpctl.filtering.decide import NEW_REASON, ToolDecision, decide
@@ -34,7 +34,7 @@ class ToolsView:
 
 def tools_report(machine: Machine, name: str, change: PolicyChange,
                  options: ProbeOptions) -> Report[ToolsView]:
-    view = load_view(machine.root, machine.config_file)
+    view = view_here(machine)
     server = named(view.servers, name, view.problems)
     outcome = probe_admitted(admit_all([server], machine), machine, options)[0]
     if outcome.refused is not None:
@@ -105,7 +105,7 @@ def global_budget_report(machine: Machine, total: int, options: ProbeOptions
     from mcpctl.config.tool_policy import read_policies  # noqa: PLC0415
     from mcpctl.filtering.split import Server, split_budget  # noqa: PLC0415
 
-    view = load_view(machine.root, machine.config_file)
+    view = view_here(machine)
     outcomes = probe_admitted(admit_all(view.servers, machine), machine, options)
     policies = read_policies(machine.config_file)
     measured = {o.name: o.probe for o in outcomes if o.probe is not None}
