@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -31,8 +32,8 @@ def find_workspace_root(start: Path) -> Path:
 
 def load_workspace(root: Path, here: Path | None = None) -> TierLoad:
     """Every workspace format's file under `root`; a bad file never hides the others.
-    With `here` (the current folder: the root or inside it), each format's files as its
-    client reads them from there (`Reach`, issue 22 item 2), nearest first.
+    With `here` (the current folder, real: the root or inside it), each format's files as
+    its client reads them from there (`Reach`, issue 22 item 2), nearest first.
 
     The home folder is never a workspace: `~/.cursor/mcp.json` is Cursor's global file
     and `~/.mcp.json` no repo's; from `~` (or a folder of a dotfiles repo at `~`) they
@@ -40,16 +41,20 @@ def load_workspace(root: Path, here: Path | None = None) -> TierLoad:
     """
     load = TierLoad()
     home = _real_home()
+    # One stat per folder and file name (this runs at every `run`): `here` comes real
+    # (`reading_from`), so are its parents and the root among them; only a root given
+    # alone is resolved, once.
+    skip = home if here is not None else root if _real(root) == home else None
     for rank, fmt in enumerate(WORKSPACE_FORMATS, start=1):
         if not fmt.workspace:
             continue
         folders = (root,) if here is None else folders_read(fmt.reach, here, root)
         for distance, folder in enumerate(folders):
-            if home is not None and _real(folder) == home:
+            if folder == skip:
                 continue
             path = folder / fmt.relative_path
             # A dangling symlink is reported too: it is a config file that cannot be read.
-            if path.exists() or path.is_symlink():
+            if os.path.lexists(path):
                 load.extend(load_workspace_file(path, fmt, rank * FOLDERS + distance))
     return load
 
