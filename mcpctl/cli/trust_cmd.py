@@ -138,6 +138,8 @@ def _describe(server: MergedServer, status: Status, machine: Machine) -> None:
     source = server.winner.source
     render.say(f"{server.name}  ({status.state}) from {render.display_path(source.path)}:"
                f"{source.line}")
+    for line in listing.layer_lines(source, render.display_path):
+        render.say(f"  {'merged:':<12} {line}")
     other_changes = [c for c in status.changes if not c.startswith("file ")]
     if other_changes:
         render.say("  changed since approval:")

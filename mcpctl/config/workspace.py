@@ -49,13 +49,17 @@ def load_workspace(root: Path, here: Path | None = None) -> TierLoad:
         if not fmt.workspace:
             continue
         folders = (root,) if here is None else folders_read(fmt.reach, here, root)
-        for distance, folder in enumerate(folders):
-            if folder == skip:
-                continue
-            path = folder / fmt.relative_path
-            # A dangling symlink is reported too: it is a config file that cannot be read.
-            if os.path.lexists(path):
-                load.extend(load_workspace_file(path, fmt, rank * FOLDERS + distance))
+        # A dangling symlink is reported too: it is a config file that cannot be read.
+        found = [(distance, path) for distance, path in
+                 ((d, f / fmt.relative_path) for d, f in enumerate(folders) if f != skip)
+                 if os.path.lexists(path)]
+        if fmt.layered and len(found) > 1:
+            from mcpctl.config.layers import load_layers  # noqa: PLC0415 - Codex's, rare
+
+            load.extend(load_layers(found, fmt, rank * FOLDERS))
+            continue
+        for distance, path in found:
+            load.extend(load_workspace_file(path, fmt, rank * FOLDERS + distance))
     return load
 
 
@@ -91,22 +95,28 @@ def _real_home() -> Path | None:
 
 def load_workspace_file(path: Path, fmt: ConfigFormat, precedence: int) -> TierLoad:
     load = TierLoad(files=[path])
-    text = read_config_text(path)
-    if isinstance(text, Problem):
-        load.problems.append(text)
-        return load
-    try:
-        document = read_document(text, fmt)
-    except jsonc.JsonSyntaxError as error:
-        syntax = error.message.startswith(("Expecting", "Illegal trailing comma"))
-        hint = "" if fmt.jsonc or not syntax else \
-            " (comments and trailing commas are not allowed here)"
-        load.problems.append(Problem(path, error.line, error.column, error.message + hint))
+    document = parsed_file(path, fmt)
+    if isinstance(document, Problem):
+        load.problems.append(document)
         return load
     definitions, problems = definitions_from_document(document, fmt, path, precedence)
     load.definitions.extend(definitions)
     load.problems.extend(problems)
     return load
+
+
+def parsed_file(path: Path, fmt: ConfigFormat) -> jsonc.JsonDocument | Problem:
+    """The file parsed with its positions, or the Problem that stops reading it."""
+    text = read_config_text(path)
+    if isinstance(text, Problem):
+        return text
+    try:
+        return read_document(text, fmt)
+    except jsonc.JsonSyntaxError as error:
+        syntax = error.message.startswith(("Expecting", "Illegal trailing comma"))
+        hint = "" if fmt.jsonc or not syntax else \
+            " (comments and trailing commas are not allowed here)"
+        return Problem(path, error.line, error.column, error.message + hint)
 
 
 def read_document(text: str, fmt: ConfigFormat) -> jsonc.JsonDocument:
@@ -122,6 +132,24 @@ def definitions_from_document(
     document: jsonc.JsonDocument, fmt: ConfigFormat, path: Path, precedence: int
 ) -> tuple[list[Definition], list[Problem]]:
     """Pure: interpret a parsed file of format `fmt`."""
+    found = servers_in(document, fmt, path)
+    if isinstance(found, list):
+        return [], found
+    key, servers = found
+    definitions: list[Definition] = []
+    problems: list[Problem] = []
+    for name, entry in servers.items():
+        definition = definition_from_entry(name, entry, fmt, path, document, key, precedence)
+        if isinstance(definition, Problem):
+            problems.append(definition)
+        else:
+            definitions.append(definition)
+    return definitions, problems
+
+
+def servers_in(document: jsonc.JsonDocument, fmt: ConfigFormat, path: Path
+               ) -> tuple[str, Mapping[str, Any]] | list[Problem]:
+    """Pure: the key a file's servers are under and its servers, or why none can be read."""
     if document.duplicates:
         # Two parsers that disagree about which duplicate wins is an attack: refuse the file.
         refused = [
@@ -133,29 +161,30 @@ def definitions_from_document(
             last = document.duplicates[-1]
             refused.append(Problem(path, last.line, last.column,
                                    f"… and {document.more_duplicates:,} more duplicate keys"))
-        return [], refused
+        return refused
     top = document.value
     if not isinstance(top, dict):
-        return [], [Problem(path, 1, 1, "top level must be a JSON object")]
+        return [Problem(path, 1, 1, "top level must be a JSON object")]
     servers = _servers_object(top, fmt, path, document)
     if isinstance(servers, Problem):
-        return [], [servers]
-    definitions: list[Definition] = []
-    problems: list[Problem] = []
-    key = fmt.servers_key(top)
-    for name, entry in servers.items():
-        line, column = document.position((key, name))
-        try:
-            spec = spec_from_entry(name, in_seconds(entry, fmt), fmt.aliases)
-        except EntryError as error:
-            if error.field is not None:
-                line, column = _field_position(document, (key, name), error.field,
-                                               fmt) or (line, column)
-            problems.append(Problem(path, line, column, str(error)))
-            continue
-        source = Source(Tier.WORKSPACE, path, line, precedence, fmt.id)
-        definitions.append(Definition(spec, source))
-    return definitions, problems
+        return [servers]
+    return fmt.servers_key(top), servers
+
+
+def definition_from_entry(
+    name: str, entry: Any, fmt: ConfigFormat, path: Path, document: jsonc.JsonDocument,
+    key: str, precedence: int, layers: tuple[tuple[Path, int], ...] = (),
+) -> Definition | Problem:
+    """Pure: one entry of `document` (at `path`), or where and why it is no server."""
+    line, column = document.position((key, name))
+    try:
+        spec = spec_from_entry(name, in_seconds(entry, fmt), fmt.aliases)
+    except EntryError as error:
+        if error.field is not None:
+            line, column = _field_position(document, (key, name), error.field,
+                                           fmt) or (line, column)
+        return Problem(path, line, column, str(error))
+    return Definition(spec, Source(Tier.WORKSPACE, path, line, precedence, fmt.id, layers))
 
 
 def in_seconds(entry: Any, fmt: ConfigFormat) -> Any:
