@@ -189,3 +189,29 @@ def test_revoke_whole_workspace_from_a_subfolder_forgets_every_folder_list_reads
     assert tree.mcpctl("trust", "tasks", "--yes").code == 0
     assert tree.mcpctl("revoke", "--whole-workspace", "-w", str(tree.repo)).code == 0
     assert kept() == {str(other): ["lint"], str(tree.sub): ["tasks"]}
+
+
+def test_revoke_stale_keeps_a_merged_codex_approval_made_from_a_subfolder(
+    tree: Tree, cli: Cli, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """sub's `.codex/config.toml` sets only `env` of the root's `lint`: approved from sub,
+    the merged server is current, not orphaned (sub's file alone is no server); once
+    the root's layer changes, it is stale."""
+    far = tree.repo / ".codex" / "config.toml"
+    far.parent.mkdir()
+    far.write_text(f'[mcp_servers.lint]\ncommand = "{sys.executable}"\n'
+                   f'args = ["{SERVER}"]\nenv = {{ LEVEL = "1" }}\n')
+    (tree.sub / ".codex").mkdir()
+    (tree.sub / ".codex" / "config.toml").write_text('[mcp_servers.lint.env]\nMODE = "x"\n')
+    monkeypatch.chdir(tree.deep)
+    trusted = cli("trust", "lint", "--yes", "--json")
+    assert trusted.code == 0, trusted.err
+    assert [(r["name"], r["workspace"]) for r in json.loads(trusted.out)["results"]] == [
+        ("lint", str(tree.sub))]
+    kept = cli("revoke", "--stale", "--json")
+    assert (kept.code, json.loads(kept.out)["revoked"]) == (0, [])
+    far.write_text(far.read_text().replace('LEVEL = "1"', 'LEVEL = "2"'))
+    stale = cli("revoke", "--stale", "--json")
+    assert stale.code == 0, stale.err
+    assert [(r["workspace"], r["name"], r["reason"]) for r in json.loads(stale.out)["revoked"]] \
+        == [(str(tree.sub), "lint", "changed")]
