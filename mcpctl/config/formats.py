@@ -26,7 +26,8 @@ class Syntax(StrEnum):
 class Reach(StrEnum):
     """Which folders' copies of its file a client reads, from the folder it runs in
     (issue 22 item 2; measured, DESIGN "What each client reads, from a working
-    directory"). Nearest first; for one name the nearest file wins."""
+    directory"). Nearest first; for one name the nearest file wins (a `layered`
+    format's files merge key by key instead)."""
 
     ROOT = "root"  # the workspace root's file only (not measured: as it always was)
     HERE = "here"  # the current folder's only (Gemini CLI)
