@@ -54,9 +54,7 @@ def load_workspace(root: Path, here: Path | None = None) -> TierLoad:
                  ((d, f / fmt.relative_path) for d, f in enumerate(folders) if f != skip)
                  if os.path.lexists(path)]
         if fmt.layered and len(found) > 1:
-            from mcpctl.config.layers import load_layers  # noqa: PLC0415 - Codex's, rare
-
-            load.extend(load_layers(found, fmt, rank * FOLDERS))
+            load.extend(_load_layers(found, fmt, rank * FOLDERS))
             continue
         for distance, path in found:
             load.extend(load_workspace_file(path, fmt, rank * FOLDERS + distance))
@@ -66,6 +64,38 @@ def load_workspace(root: Path, here: Path | None = None) -> TierLoad:
 # Precedence is the format's rank in the table, then the folder's distance from here
 # (nearest wins): more folders than any path can hold (PATH_MAX is 4096 bytes).
 FOLDERS = 4096
+
+
+def _load_layers(found: list[tuple[int, Path]], fmt: ConfigFormat, rank: int) -> TierLoad:
+    """A layered format's files (distance from here, file; nearest first) as one entry
+    per name (`config/layers.py`): its nearest file is its source, and its folder the
+    one it is gated for; the farther files it takes keys from are its `layers`."""
+    from mcpctl.config.layers import merged  # noqa: PLC0415 - only Codex's, and rare
+
+    load = TierLoad(files=[path for _, path in found])
+    layers: list[tuple[int, Path, jsonc.JsonDocument, str, Mapping[str, Any]]] = []
+    for distance, path in found:
+        document = parsed_file(path, fmt)
+        servers = [document] if isinstance(document, Problem) else \
+            servers_in(document, fmt, path)
+        if isinstance(servers, list):
+            load.problems.extend(servers)
+        elif not isinstance(document, Problem):
+            layers.append((distance, path, document, *servers))
+    if load.problems:
+        return load  # the merged entries cannot be known; Codex starts none of them
+    for name in dict.fromkeys(name for *_, servers in layers for name in servers):
+        having = [layer for layer in layers if name in layer[4]]
+        distance, path, document, key, _ = having[0]
+        entry = merged([servers[name] for *_, servers in reversed(having)])
+        farther = tuple((p, d.position((k, name))[0]) for _, p, d, k, _ in having[1:])
+        definition = definition_from_entry(name, entry, fmt, path, document, key,
+                                           rank + distance, farther)
+        if isinstance(definition, Problem):
+            load.problems.append(definition)
+        else:
+            load.definitions.append(definition)
+    return load
 
 
 def folder_of(source: Source, default: Path) -> Path:
