@@ -145,9 +145,13 @@ def _describe(server: MergedServer, status: Status, machine: Machine) -> None:
         render.say("  changed since approval:")
         for change in other_changes:
             render.say(f"    {change}")
-    for label, value in listing.spec_lines(spec, cwd_default="(workspace root)"):
+    folder = folder_of(source, machine.root)
+    # Without a `cwd` it starts in the folder it is a server of (issue 22).
+    start = "(workspace root)" if folder == machine.root else \
+        f"({render.display_path(folder)}, its file's folder)"
+    for label, value in listing.spec_lines(spec, cwd_default=start):
         render.say(f"  {label + ':':<12} {value}")
-    for line in _env_file_lines(spec, folder_of(source, machine.root), machine):
+    for line in _env_file_lines(spec, folder, machine):
         render.say(f"  {'env:':<12} {line}")
     for line in listing.secret_lines(spec):
         render.say(f"  {'secret:':<12} {line}")

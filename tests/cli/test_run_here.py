@@ -84,6 +84,8 @@ def test_run_from_a_subfolder_starts_the_definition_trusted_there_and_refuses_it
     trusted = tree.mcpctl("trust", "tasks", "--yes")
     assert trusted.code == 0, trusted.err
     assert trusted.out.splitlines()[-1].endswith(f") in {tree.sub}")
+    # The review says where it starts: the folder it is a server of, not the root.
+    assert f"  cwd:         ({tree.sub}, its file's folder)" in trusted.out.splitlines()
     started = tree.mcpctl("run", "tasks", typer=typer)
     assert started.code == 0, started.err
     assert tree.ran() == ["sub-tasks"]
