@@ -71,6 +71,9 @@ class Source(NamedTuple):
     line: int
     precedence: int
     format_id: str = ""
+    # The farther files (path, line) whose keys a layered entry takes too (Codex's
+    # project layers, nearest first after `path`); empty for one file's entry.
+    layers: tuple[tuple[Path, int], ...] = ()
 
     def location(self) -> str:
         return f"{self.path}:{self.line}"

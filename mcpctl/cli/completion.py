@@ -77,11 +77,12 @@ def _completer(names: Callable[[dict[str, Any]], list[str]]) -> Callable[..., li
 
 def server_names(params: dict[str, Any]) -> list[str]:
     from mcpctl.cli.context import context  # noqa: PLC0415
-    from mcpctl.config.view import load_view  # noqa: PLC0415
+    from mcpctl.config.view import view_here  # noqa: PLC0415
 
     ctx = context(_path(params.get("workspace")), _path(params.get("config")),
                   creates_config=True, home_required=False)  # completion never fails
-    return sorted({server.name for server in load_view(ctx.root, ctx.config_file).servers})
+    # The names `list` shows here (from a subfolder, its own files' too: issue 22).
+    return sorted({server.name for server in view_here(ctx).servers})
 
 
 def client_names(_params: dict[str, Any]) -> list[str]:

@@ -182,6 +182,8 @@ def _print_definition(row: listing.Row, server: "MergedServer", status: "Status"
     source = row.definition.source
     render.say(f"{spec.name}  [{source.tier.value}] {render.display_path(source.path)}:"
                f"{source.line}")
+    for line in listing.layer_lines(source, render.display_path):
+        render.say(f"  merged:    {line}")
     if row.shadowed_by is None:
         render.say(f"  state:     {row.state}{f' ({row.note})' if row.note else ''}")
         render.say(f"  wins:      {listing.why_wins(server)}")

@@ -19,7 +19,7 @@ from mcpctl.cli.hand_parse import parse_common
 from mcpctl.clients.guard_key import KEY_OPTION
 from mcpctl.clients.guarded import GUARD_SERVER, GUARD_WORKSPACE
 from mcpctl.config.merge import named
-from mcpctl.config.view import load_view
+from mcpctl.config.view import view_here
 from mcpctl.errors import ConfigError, ExitCode, ServerFailed
 from mcpctl.launch import Launch, child_environment, resolve_launch
 from mcpctl.trust.gate import Admission, admit
@@ -84,7 +84,9 @@ def start(name: str, *, print_remote: bool, allow_insecure: bool, workspace: Pat
     """Resolve server `name` and exec it, or bridge a URL server (with `print_remote`:
     print its resolved URL and header names instead)."""
     machine = context(workspace, config, home_required=False)  # started by clients
-    view = load_view(machine.root, machine.config_file)
+    # Without `-w`, the definition `list` shows from this folder: the one the clients
+    # read here (issue 22), admitted as a server of its own file's folder.
+    view = view_here(machine)
     server = named(view.servers, name, view.problems)
     # The definition itself, wherever the run starts: a server's cwd moves the workspace.
     source = server.winner.source

@@ -138,14 +138,20 @@ def _describe(server: MergedServer, status: Status, machine: Machine) -> None:
     source = server.winner.source
     render.say(f"{server.name}  ({status.state}) from {render.display_path(source.path)}:"
                f"{source.line}")
+    for line in listing.layer_lines(source, render.display_path):
+        render.say(f"  {'merged:':<12} {line}")
     other_changes = [c for c in status.changes if not c.startswith("file ")]
     if other_changes:
         render.say("  changed since approval:")
         for change in other_changes:
             render.say(f"    {change}")
-    for label, value in listing.spec_lines(spec, cwd_default="(workspace root)"):
+    folder = folder_of(source, machine.root)
+    # Without a `cwd` it starts in the folder it is a server of (issue 22).
+    start = "(workspace root)" if folder == machine.root else \
+        f"({render.display_path(folder)}, its file's folder)"
+    for label, value in listing.spec_lines(spec, cwd_default=start):
         render.say(f"  {label + ':':<12} {value}")
-    for line in _env_file_lines(spec, folder_of(source, machine.root), machine):
+    for line in _env_file_lines(spec, folder, machine):
         render.say(f"  {'env:':<12} {line}")
     for line in listing.secret_lines(spec):
         render.say(f"  {'secret:':<12} {line}")
@@ -174,7 +180,9 @@ def _env_file_lines(spec: ServerSpec, root: Path, machine: Machine) -> list[str]
 def revoke_command(
     names: Annotated[list[str] | None, typer.Argument(help="Servers to forget.")] = None,
     whole_workspace: Annotated[
-        bool, typer.Option("--whole-workspace", help="Every approval of this workspace.")
+        bool, typer.Option("--whole-workspace", help="Every approval of this workspace "
+                           "(from a subfolder, of every folder whose files `list` reads "
+                           "there).")
     ] = False,
     all_approvals: Annotated[bool, typer.Option("--all", help="Every approval, everywhere.")
                              ] = False,

@@ -26,7 +26,8 @@ class Syntax(StrEnum):
 class Reach(StrEnum):
     """Which folders' copies of its file a client reads, from the folder it runs in
     (issue 22 item 2; measured, DESIGN "What each client reads, from a working
-    directory"). Nearest first; for one name the nearest file wins."""
+    directory"). Nearest first; for one name the nearest file wins (a `layered`
+    format's files merge key by key instead)."""
 
     ROOT = "root"  # the workspace root's file only (not measured: as it always was)
     HERE = "here"  # the current folder's only (Gemini CLI)
@@ -59,6 +60,9 @@ class ConfigFormat(NamedTuple):
     any_folder: bool = False
     # The folders read from a subfolder of the workspace (`-w` reads only the root's).
     reach: Reach = Reach.ROOT
+    # Those folders' entries of one name merge key by key, the nearest winning per key
+    # (Codex's layers), instead of the nearest shadowing the farther whole.
+    layered: bool = False
 
     @property
     def jsonc(self) -> bool:
@@ -91,7 +95,7 @@ WORKSPACE_FORMATS: tuple[ConfigFormat, ...] = (
                  variables=frozenset({"${VAR}", "$VAR"}), reach=Reach.HERE),
     ConfigFormat("codex", ".codex/config.toml", "mcp_servers", Syntax.TOML, "Codex",
                  aliases={"http_headers": "headers"}, companion_keys=None,
-                 variables=frozenset(), reach=Reach.UP_TO_ROOT),
+                 variables=frozenset(), reach=Reach.UP_TO_ROOT, layered=True),
     ConfigFormat("claude-desktop", "claude_desktop_config.json", "mcpServers", Syntax.JSON,
                  "Claude Desktop", companion_keys=None, variables=frozenset(),
                  workspace=False, any_folder=True),

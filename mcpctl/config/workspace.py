@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -31,8 +32,8 @@ def find_workspace_root(start: Path) -> Path:
 
 def load_workspace(root: Path, here: Path | None = None) -> TierLoad:
     """Every workspace format's file under `root`; a bad file never hides the others.
-    With `here` (the current folder: the root or inside it), each format's files as its
-    client reads them from there (`Reach`, issue 22 item 2), nearest first.
+    With `here` (the current folder, real: the root or inside it), each format's files as
+    its client reads them from there (`Reach`, issue 22 item 2), nearest first.
 
     The home folder is never a workspace: `~/.cursor/mcp.json` is Cursor's global file
     and `~/.mcp.json` no repo's; from `~` (or a folder of a dotfiles repo at `~`) they
@@ -40,23 +41,61 @@ def load_workspace(root: Path, here: Path | None = None) -> TierLoad:
     """
     load = TierLoad()
     home = _real_home()
+    # One stat per folder and file name (this runs at every `run`): `here` comes real
+    # (`reading_from`), so are its parents and the root among them; only a root given
+    # alone is resolved, once.
+    skip = home if here is not None else root if _real(root) == home else None
     for rank, fmt in enumerate(WORKSPACE_FORMATS, start=1):
         if not fmt.workspace:
             continue
         folders = (root,) if here is None else folders_read(fmt.reach, here, root)
-        for distance, folder in enumerate(folders):
-            if home is not None and _real(folder) == home:
-                continue
-            path = folder / fmt.relative_path
-            # A dangling symlink is reported too: it is a config file that cannot be read.
-            if path.exists() or path.is_symlink():
-                load.extend(load_workspace_file(path, fmt, rank * FOLDERS + distance))
+        # A dangling symlink is reported too: it is a config file that cannot be read.
+        found = [(distance, path) for distance, path in
+                 ((d, f / fmt.relative_path) for d, f in enumerate(folders) if f != skip)
+                 if os.path.lexists(path)]
+        if fmt.layered and len(found) > 1:
+            load.extend(_load_layers(found, fmt, rank * FOLDERS))
+            continue
+        for distance, path in found:
+            load.extend(load_workspace_file(path, fmt, rank * FOLDERS + distance))
     return load
 
 
 # Precedence is the format's rank in the table, then the folder's distance from here
 # (nearest wins): more folders than any path can hold (PATH_MAX is 4096 bytes).
 FOLDERS = 4096
+
+
+def _load_layers(found: list[tuple[int, Path]], fmt: ConfigFormat, rank: int) -> TierLoad:
+    """A layered format's files (distance from here, file; nearest first) as one entry
+    per name (`config/layers.py`): its nearest file is its source, and its folder the
+    one it is gated for; the farther files it takes keys from are its `layers`."""
+    from mcpctl.config.layers import merged  # noqa: PLC0415 - only Codex's, and rare
+
+    load = TierLoad(files=[path for _, path in found])
+    layers: list[tuple[int, Path, jsonc.JsonDocument, str, Mapping[str, Any]]] = []
+    for distance, path in found:
+        document = parsed_file(path, fmt)
+        servers = [document] if isinstance(document, Problem) else \
+            servers_in(document, fmt, path)
+        if isinstance(servers, list):
+            load.problems.extend(servers)
+        elif not isinstance(document, Problem):
+            layers.append((distance, path, document, *servers))
+    if load.problems:
+        return load  # the merged entries cannot be known; Codex starts none of them
+    for name in dict.fromkeys(name for *_, servers in layers for name in servers):
+        having = [layer for layer in layers if name in layer[4]]
+        distance, path, document, key, _ = having[0]
+        entry = merged([servers[name] for *_, servers in reversed(having)])
+        farther = tuple((p, d.position((k, name))[0]) for _, p, d, k, _ in having[1:])
+        definition = definition_from_entry(name, entry, fmt, path, document, key,
+                                           rank + distance, farther)
+        if isinstance(definition, Problem):
+            load.problems.append(definition)
+        else:
+            load.definitions.append(definition)
+    return load
 
 
 def folder_of(source: Source, default: Path) -> Path:
@@ -86,22 +125,28 @@ def _real_home() -> Path | None:
 
 def load_workspace_file(path: Path, fmt: ConfigFormat, precedence: int) -> TierLoad:
     load = TierLoad(files=[path])
-    text = read_config_text(path)
-    if isinstance(text, Problem):
-        load.problems.append(text)
-        return load
-    try:
-        document = read_document(text, fmt)
-    except jsonc.JsonSyntaxError as error:
-        syntax = error.message.startswith(("Expecting", "Illegal trailing comma"))
-        hint = "" if fmt.jsonc or not syntax else \
-            " (comments and trailing commas are not allowed here)"
-        load.problems.append(Problem(path, error.line, error.column, error.message + hint))
+    document = parsed_file(path, fmt)
+    if isinstance(document, Problem):
+        load.problems.append(document)
         return load
     definitions, problems = definitions_from_document(document, fmt, path, precedence)
     load.definitions.extend(definitions)
     load.problems.extend(problems)
     return load
+
+
+def parsed_file(path: Path, fmt: ConfigFormat) -> jsonc.JsonDocument | Problem:
+    """The file parsed with its positions, or the Problem that stops reading it."""
+    text = read_config_text(path)
+    if isinstance(text, Problem):
+        return text
+    try:
+        return read_document(text, fmt)
+    except jsonc.JsonSyntaxError as error:
+        syntax = error.message.startswith(("Expecting", "Illegal trailing comma"))
+        hint = "" if fmt.jsonc or not syntax else \
+            " (comments and trailing commas are not allowed here)"
+        return Problem(path, error.line, error.column, error.message + hint)
 
 
 def read_document(text: str, fmt: ConfigFormat) -> jsonc.JsonDocument:
@@ -117,6 +162,24 @@ def definitions_from_document(
     document: jsonc.JsonDocument, fmt: ConfigFormat, path: Path, precedence: int
 ) -> tuple[list[Definition], list[Problem]]:
     """Pure: interpret a parsed file of format `fmt`."""
+    found = servers_in(document, fmt, path)
+    if isinstance(found, list):
+        return [], found
+    key, servers = found
+    definitions: list[Definition] = []
+    problems: list[Problem] = []
+    for name, entry in servers.items():
+        definition = definition_from_entry(name, entry, fmt, path, document, key, precedence)
+        if isinstance(definition, Problem):
+            problems.append(definition)
+        else:
+            definitions.append(definition)
+    return definitions, problems
+
+
+def servers_in(document: jsonc.JsonDocument, fmt: ConfigFormat, path: Path
+               ) -> tuple[str, Mapping[str, Any]] | list[Problem]:
+    """Pure: the key a file's servers are under and its servers, or why none can be read."""
     if document.duplicates:
         # Two parsers that disagree about which duplicate wins is an attack: refuse the file.
         refused = [
@@ -128,29 +191,30 @@ def definitions_from_document(
             last = document.duplicates[-1]
             refused.append(Problem(path, last.line, last.column,
                                    f"… and {document.more_duplicates:,} more duplicate keys"))
-        return [], refused
+        return refused
     top = document.value
     if not isinstance(top, dict):
-        return [], [Problem(path, 1, 1, "top level must be a JSON object")]
+        return [Problem(path, 1, 1, "top level must be a JSON object")]
     servers = _servers_object(top, fmt, path, document)
     if isinstance(servers, Problem):
-        return [], [servers]
-    definitions: list[Definition] = []
-    problems: list[Problem] = []
-    key = fmt.servers_key(top)
-    for name, entry in servers.items():
-        line, column = document.position((key, name))
-        try:
-            spec = spec_from_entry(name, in_seconds(entry, fmt), fmt.aliases)
-        except EntryError as error:
-            if error.field is not None:
-                line, column = _field_position(document, (key, name), error.field,
-                                               fmt) or (line, column)
-            problems.append(Problem(path, line, column, str(error)))
-            continue
-        source = Source(Tier.WORKSPACE, path, line, precedence, fmt.id)
-        definitions.append(Definition(spec, source))
-    return definitions, problems
+        return [servers]
+    return fmt.servers_key(top), servers
+
+
+def definition_from_entry(
+    name: str, entry: Any, fmt: ConfigFormat, path: Path, document: jsonc.JsonDocument,
+    key: str, precedence: int, layers: tuple[tuple[Path, int], ...] = (),
+) -> Definition | Problem:
+    """Pure: one entry of `document` (at `path`), or where and why it is no server."""
+    line, column = document.position((key, name))
+    try:
+        spec = spec_from_entry(name, in_seconds(entry, fmt), fmt.aliases)
+    except EntryError as error:
+        if error.field is not None:
+            line, column = _field_position(document, (key, name), error.field,
+                                           fmt) or (line, column)
+        return Problem(path, line, column, str(error))
+    return Definition(spec, Source(Tier.WORKSPACE, path, line, precedence, fmt.id, layers))
 
 
 def in_seconds(entry: Any, fmt: ConfigFormat) -> Any:

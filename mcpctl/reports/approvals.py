@@ -180,6 +180,18 @@ def _folders_of(machine: Machine, names: list[str]) -> dict[Path, list[str]]:
     return folders
 
 
+def _workspace_folders(machine: Machine) -> list[Path]:
+    """What `revoke --whole-workspace` empties: the root's approvals, as ever, and from
+    a subfolder (issue 22) those of every folder whose file `list` reads there, shadowed
+    definitions included: every approval `list` there shows. Forgetting more than the
+    root's never starts anything (a revoked server is refused)."""
+    folders = [machine.root]
+    if not machine.root_given:
+        for server in view_here(machine, frozenset({Tier.WORKSPACE})).servers:
+            folders += (folder_of(d.source, machine.root) for d in server.definitions)
+    return list(dict.fromkeys(folders))
+
+
 @dataclass(frozen=True)
 class Revoked:
     removed: list[dict[str, Any]]
@@ -202,6 +214,8 @@ def revoke_report(machine: Machine, names: list[str], *, whole_workspace: bool,
         for folder, named_here in _folders_of(machine, names).items():
             removed += trust_actions.revoke_in(store, folder, named_here)
     else:
-        removed = trust_actions.revoke_in(store, machine.root, None)
+        removed = []
+        for folder in _workspace_folders(machine):
+            removed += trust_actions.revoke_in(store, folder, None)
     return Report("revoke", {"revoked": removed, "running_servers_stopped": False},
                   Revoked(removed))

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mcpctl.config.merge import MergedServer, named
-from mcpctl.config.view import load_view
+from mcpctl.config.view import view_here
 from mcpctl.errors import ExitCode
 from mcpctl.filtering.policy import ToolPolicy
 from mcpctl.machine import Machine
@@ -101,7 +101,7 @@ def cost_report(machine: Machine, names: list[str], options: ProbeOptions,
     """Probe (or reuse the cached probe of) each chosen server and count its tokens."""
     from mcpctl.trust.view import TrustStates  # noqa: PLC0415
 
-    view = load_view(machine.root, machine.config_file)
+    view = view_here(machine)
     servers = chosen(view.servers, names, view.problems)
     states = TrustStates.on(machine)  # one store read, one pass: gate and report
     outcomes = admit_all(servers, machine, states)

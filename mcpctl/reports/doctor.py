@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import shutil
 from collections.abc import Mapping
@@ -12,7 +13,8 @@ from typing import Any
 from mcpctl.clients.guarded import NOT_GUARDED, NOTHING, GuardState, client_reading
 from mcpctl.clients.weak_approvals import WeakApprovals
 from mcpctl.config.unknown_keys import unknown_keys
-from mcpctl.config.view import load_view
+from mcpctl.config.view import view_here
+from mcpctl.config.workspace import folder_of
 from mcpctl.errors import ExitCode, McpctlError
 from mcpctl.machine import Machine
 from mcpctl.model import Tier
@@ -32,7 +34,7 @@ def doctor_report(machine: Machine, names: list[str], options: ProbeOptions | No
                   probing: Probing) -> Report[Diagnoses]:
     """Static checks for each chosen server, then a probe of those that pass (None: no
     probe). Exit 6 when a probe failed, else 1 when a check failed."""
-    view = load_view(machine.root, machine.config_file)
+    view = view_here(machine)
     outcomes = admit_all(chosen(view.servers, names, view.problems), machine)
     path = machine.environ.get("PATH")
     environment = Environment(machine.root, machine.home, machine.environ,
@@ -42,8 +44,8 @@ def doctor_report(machine: Machine, names: list[str], options: ProbeOptions | No
     from mcpctl.clients.guarded import guard_states_here  # noqa: PLC0415
 
     guards = guard_states_here(machine)  # what guards each client here (issue 22)
-    checks = {o.name: [*_checks(o, environment), *_weak_checks(o.name, weak),
-                       *_guard_checks(o, machine.root, guards)]
+    checks = {o.name: [*_checks(o, _of_its_folder(environment, o)),
+                       *_weak_checks(o.name, weak), *_guard_checks(o, machine.root, guards)]
               for o in outcomes}
     probeable = [o for o in outcomes
                  if o.admission is not None and options is not None
@@ -62,6 +64,13 @@ def doctor_report(machine: Machine, names: list[str], options: ProbeOptions | No
     return Report("doctor", {"workspace": str(machine.root), "servers": documents},
                   Diagnoses(documents), problems_exit(code, view.problems), view.problems,
                   warnings)
+
+
+def _of_its_folder(environment: Environment, outcome: Outcome) -> Environment:
+    """`${workspaceFolder}` of a definition read from another folder's file (from a
+    subfolder, issue 22) is that folder, as its launch has it."""
+    folder = folder_of(outcome.server.winner.source, Path(environment.workspace))
+    return dataclasses.replace(environment, workspace=folder)
 
 
 def _secret_exists(name: str) -> bool | str:
@@ -107,7 +116,8 @@ def _guard_checks(outcome: Outcome, root: Path, guards: Mapping[str, GuardState]
     for definition in outcome.server.definitions:
         if definition.source.tier is not Tier.WORKSPACE:
             continue
-        state = guards.get(client_reading(definition.source.path, root) or "")
+        folder = folder_of(definition.source, root)  # the one its file is read for
+        state = guards.get(client_reading(definition.source.path, folder) or "")
         if state is None or state.state == NOTHING:
             continue
         fix = f"; to guard it: {state.fix}" if state.fix else ""

@@ -100,8 +100,17 @@ def secret_lines(spec: ServerSpec) -> list[str]:
 
 
 def source_document(source: Source) -> dict[str, Any]:
+    """`layers`: the farther files a layered (Codex) entry takes keys from, if any."""
     return {"tier": source.tier.value, "path": str(source.path), "line": source.line,
-            "format": source.format_id}
+            "format": source.format_id,
+            **({"layers": [{"path": str(path), "line": line} for path, line in source.layers]}
+               if source.layers else {})}
+
+
+def layer_lines(source: Source, shown: Callable[[Path], str]) -> list[str]:
+    """What a layered entry takes from farther files, one line each, nearest first."""
+    return [f"{shown(path)}:{line} (keys the nearer file does not set)"
+            for path, line in source.layers]
 
 
 def row_document(row: Row, folder: Path | None = None) -> dict[str, Any]:
@@ -124,7 +133,8 @@ def row_document(row: Row, folder: Path | None = None) -> dict[str, Any]:
 def why_wins(server: MergedServer) -> str:
     winner = server.winner.source
     if not server.shadowed:
-        return "only definition"
+        return "merged key by key from its files, the nearest winning per key, as its " \
+            "client reads them" if winner.layers else "only definition"
     if winner.tier is Tier.USER:
         return "the user tier wins over the workspace"
     if server.shadowed[0].source.format_id == winner.format_id:

@@ -19,7 +19,7 @@ from mcpctl.config.tool_policy import (
     read_policies,
     set_policy,
 )
-from mcpctl.config.view import load_view
+from mcpctl.config.view import view_here
 from mcpctl.errors import ExitCode, ServerFailed, TrustRefused, UsageError
 from mcpctl.filtering.change import PolicyChange, applied, unknown_patterns
 from mcpctl.filtering.decide import NEW_REASON, ToolDecision, decide
@@ -40,7 +40,7 @@ class ToolsView:
 
 def tools_report(machine: Machine, name: str, change: PolicyChange,
                  options: ProbeOptions) -> Report[ToolsView]:
-    view = load_view(machine.root, machine.config_file)
+    view = view_here(machine)
     server = named(view.servers, name, view.problems)
     outcome = probe_admitted(admit_all([server], machine), machine, options)[0]
     if outcome.refused is not None:
@@ -122,7 +122,7 @@ def global_budget_report(machine: Machine, total: int, options: ProbeOptions
     again (`rebalance`), so a server added later is inside it from then on."""
     from mcpctl.config.tool_policy import GlobalBudget, set_global_budget  # noqa: PLC0415
 
-    view = load_view(machine.root, machine.config_file)
+    view = view_here(machine)
     outcomes = probe_admitted(admit_all(view.servers, machine), machine, options)
     measured = {o.name: o.probe for o in outcomes if o.probe is not None}
     rows, spent = _split_and_write(machine, total, measured)
@@ -167,7 +167,7 @@ def rebalance(machine: Machine) -> list[str]:
     setting = read_global_budget(machine.config_file)
     if setting is None:
         return []
-    view = load_view(machine.root, machine.config_file)
+    view = view_here(machine)
     measured = {}
     for outcome in admit_all(view.servers, machine):
         if outcome.admission is not None:

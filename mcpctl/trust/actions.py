@@ -9,9 +9,10 @@ from pathlib import Path
 from typing import Any
 
 from mcpctl.config.merge import MergedServer, merge
-from mcpctl.config.workspace import load_workspace
+from mcpctl.config.workspace import find_workspace_root, folder_of, load_workspace
 from mcpctl.errors import TrustRefused
 from mcpctl.machine import Machine
+from mcpctl.model import Definition
 from mcpctl.pinning.workspace import Entry
 from mcpctl.trust.gate import unpinnable_message
 from mcpctl.trust.state import Approval, TrustState, approved_definition
@@ -95,7 +96,7 @@ def stale_records(store: Store, machine: Machine) -> list[dict[str, Any]]:
             continue
         states = TrustStates.on(machine, root)
         # The approval is of the winning definition; a shadowed one in a later file is not it.
-        winners = {s.name: s.winner for s in merge(load_workspace(root).definitions)}
+        winners = {s.name: s.winner for s in merge(_defined_in(root))}
         for name in records:
             definition = winners.get(name)
             if definition is None:
@@ -109,6 +110,15 @@ def stale_records(store: Store, machine: Machine) -> list[dict[str, Any]]:
                 stale.append({"workspace": key, "name": name, "reason": status.state.value,
                               "detail": detail})
     return stale
+
+
+def _defined_in(folder: Path) -> list[Definition]:
+    """The definitions approvals recorded for `folder` are of: its own files read as the
+    clients read them there (issue 22: a Codex entry merged with the layers above it,
+    as `trust` from that folder approved it), not its parents'."""
+    here = Path(os.path.realpath(folder))
+    read = load_workspace(find_workspace_root(here), here).definitions
+    return [d for d in read if folder_of(d.source, here) == here]
 
 
 def revoke_stale(machine: Machine) -> list[dict[str, Any]]:

@@ -60,6 +60,9 @@ def admit(server: MergedServer, root: Path, trust_file: Path, *,
     they decide which workspace files the definition reaches, and so its fingerprint.
     `cache_dir`: the digest cache's folder (None: hash everything).
     `states` shares one store read and one workspace pass among a command's servers.
+    A workspace definition is admitted as a server of the folder its file is read for
+    (`TrustStates.root_of`: from a subfolder, maybe not `root`, issue 22): its approvals,
+    its pins, and the `Admission`'s root, where it starts and what it may reach.
     """
     definition = server.winner
     name = definition.name
@@ -76,10 +79,11 @@ def admit(server: MergedServer, root: Path, trust_file: Path, *,
     if states.store_error is not None:
         raise TrustRefused(f"server {name!r} not started: {states.store_error}")
     status = states.status(definition)
-    fix = f"mcpctl trust {name} --workspace {root}"
+    folder = states.root_of(definition)
+    fix = f"mcpctl trust {name} --workspace {folder}"
     match status.state:
         case TrustState.TRUSTED:
-            return Admission(definition, root, status, _GATE_KEY)
+            return Admission(definition, folder, status, _GATE_KEY)
         case TrustState.UNTRUSTED:
             raise TrustRefused(f"server {name!r} is untrusted: the workspace defines it at "
                                f"{definition.source.location()} and it was never approved; "

@@ -46,6 +46,26 @@ def test_server_names_complete_from_both_tiers() -> None:
     assert bash_words(f"mcpctl cost {' '.join(EXAMPLE)} gi") == ["github"]
 
 
+def test_server_names_complete_from_a_subfolder_as_list_reads_there(tmp_path: Path) -> None:
+    """A subfolder's own `.mcp.json` (issue 22): its names complete there, not at the root."""
+    root = tmp_path / "repo"
+    (root / ".git").mkdir(parents=True)
+    (root / "sub").mkdir()
+    for folder, name in ((root, "top"), (root / "sub", "nearer")):
+        (folder / ".mcp.json").write_text(json.dumps({"mcpServers": {name: {"command": "x"}}}))
+    config = ["--config", str(tmp_path / "none.toml")]
+
+    def words(cwd: Path) -> list[str]:
+        line = f"mcpctl run {' '.join(config)} "
+        done = run_mcpctl([], cwd=cwd, env={"_MCPCTL_COMPLETE": "complete_bash",
+                                            "COMP_WORDS": line, "COMP_CWORD": "4"})
+        assert (done.code, done.err) == (0, "")
+        return done.out.split()
+
+    assert words(root / "sub") == ["nearer", "top"]
+    assert words(root) == ["top"]
+
+
 def test_client_names_complete() -> None:
     assert bash_words("mcpctl export --to c") == ["claude-code", "claude-desktop", "cursor",
                                                    "codex"]

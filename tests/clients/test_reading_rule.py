@@ -149,6 +149,12 @@ def _offline(argv: list[str]) -> list[str]:
 
 def _codex_started(home: Path, cwd: Path) -> list[str]:
     """The MCP servers Codex's app-server reports for a thread started in `cwd`."""
+    return sorted(_codex_statuses(home, cwd))
+
+
+def _codex_statuses(home: Path, cwd: Path) -> dict[str, str]:
+    """Each MCP server Codex's app-server reports for a thread started in `cwd`, with
+    its runtime status (`connected`, …)."""
     requests = [
         {"method": "initialize", "id": 0, "params": {"clientInfo": {"name": "t",
                                                                      "version": "1"}}},
@@ -172,7 +178,7 @@ def _codex_started(home: Path, cwd: Path) -> list[str]:
                                                 "params": {"threadId": thread}}) + "\n")
                 process.stdin.flush()
             if answer.get("id") == 2:
-                return sorted(s["name"] for s in answer["result"]["data"])
+                return {s["name"]: s["runtimeStatus"] for s in answer["result"]["data"]}
         raise AssertionError("codex app-server gave no MCP status")
     finally:
         process.stdin.close()
@@ -284,3 +290,67 @@ def test_trust_from_a_subfolder_approves_what_list_shows_and_run_guard_starts_it
     assert claude_statuses(listed_by_claude.stdout)["tasks"] == FAILED
     assert not (tmp_path / "tasks-1").exists()
     assert not (tmp_path / "root-tasks").exists()
+
+
+def test_a_nearer_codex_layer_that_sets_one_key_is_the_merged_server_codex_starts(
+    tmp_path: Path,
+) -> None:
+    """repo/.codex/config.toml defines `m` whole; repo/sub's sets only `env.FOO`. From
+    sub Codex starts one server: the farther command and args, `env` merged key by key
+    (FOO the nearer's, OTHER the farther's; the server refuses to start unless both
+    arrived). mcpctl lists that merged server with both files, `trust` there approves
+    its fingerprint and `run` starts it; a change to the farther file changes the
+    merged definition, and `run` refuses it."""
+    home = tmp_path / "client-home"
+    markers = tmp_path / "markers"
+    markers.mkdir()
+    repo = _git_repo(tmp_path / "repo")
+    sub = repo / "sub"
+    for folder in (repo, sub):
+        (folder / ".codex").mkdir(parents=True)
+    check = tmp_path / "check.py"  # FOO and OTHER as expected, then the token server
+    check.write_text("import os, runpy, sys\n"
+                     "if (os.environ.get('FOO'), os.environ.get('OTHER')) != ('near', 'x'):\n"
+                     "    sys.exit(3)\n"
+                     f"sys.argv = [{str(TOKEN_SERVER)!r}, *sys.argv[1:]]\n"
+                     f"runpy.run_path({str(TOKEN_SERVER)!r}, run_name='__main__')\n")
+    far = (f'[mcp_servers.m]\ncommand = "{sys.executable}"\n'
+           f'args = ["{check}", "--marker", "{markers}/m"]\n'
+           'env = { FOO = "far", OTHER = "x" }\n')
+    (repo / ".codex" / "config.toml").write_text(far)
+    (sub / ".codex" / "config.toml").write_text('[mcp_servers.m.env]\nFOO = "near"\n')
+    (home / ".codex").mkdir(parents=True)
+    (home / ".codex" / "config.toml").write_text(f'[projects."{repo}"]\n'
+                                                  'trust_level = "trusted"\n')
+    assert _codex_statuses(home, sub) == {"m": "connected"}
+    assert (markers / "m").exists()
+    (markers / "m").unlink()
+
+    def here(*args: str) -> subprocess.CompletedProcess[str]:
+        return run_mcpctl_as_client(list(args), home=home, cwd=sub)
+
+    listed = here("list", "--json")
+    assert listed.returncode == 0, listed.stderr
+    [row] = json.loads(listed.stdout)["servers"]
+    assert (row["name"], row["state"], row["env"], row["shadowed_by"]) == (
+        "m", "untrusted", {"FOO": "near", "OTHER": "x"}, None)
+    assert row["source"] == {"tier": "workspace", "path": str(sub / ".codex" / "config.toml"),
+                             "line": 1, "format": "codex",
+                             "layers": [{"path": str(repo / ".codex" / "config.toml"),
+                                         "line": 1}]}
+    assert row["trust_workspace"] == str(sub)
+    shown = here("show", "m")
+    assert shown.stdout.splitlines()[:2] == [
+        "m  [workspace] .codex/config.toml:1",
+        f"  merged:    {repo / '.codex' / 'config.toml'}:1 (keys the nearer file does not set)"]
+    assert here("trust", "m", "--yes").returncode == 0
+    started = here("run", "m")
+    assert started.returncode == 0, started.stderr
+    assert (markers / "m").exists()
+    (markers / "m").unlink()
+    # The farther file changes a key the nearer does not set: the merged server changed.
+    (repo / ".codex" / "config.toml").write_text(far.replace('OTHER = "x"', 'OTHER = "y"'))
+    refused = here("run", "m")
+    assert refused.returncode == 4
+    assert "server 'm' changed since it was approved (env OTHER: " in refused.stderr
+    assert not (markers / "m").exists()
