@@ -33,7 +33,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import NamedTuple
 
-from mcpctl.pinning import digest_cache
+from mcpctl.pinning import digest_cache, folder_snapshot
 from mcpctl.pinning.digest_cache import ABSENT, SETTLED, SKIPPED, WATCHED, Row
 from mcpctl.pinning.git import (
     IGNORED,
@@ -214,21 +214,32 @@ def _fast(real_root: str, cache: digest_cache.Cache, environ: Mapping[str, str],
     except (ValueError, TypeError, KeyError, AttributeError):
         return None
     candidates: set[str] = set()
+    snapshots: dict[str, folder_snapshot.Snapshot | None] = {}
     for prefix, trailer, tracked, rules, nested, index_stat, loadable in infos:
         index = digest_cache.index_file(cache_dir, trailer)
-        if not intact(index):
+        if not _intact(index, repos[prefix].get("index_file")):
             return None  # missing or corrupted: the exact pass writes a new one
         known = cache.recall(f"index:{prefix}")
         seen = json.loads(known) if known else index_stat
+        folder = Path(real_root, prefix)
+        later = cache.recall(f"snapshot:{prefix}")
+        kept = folder_snapshot.loads(later if later is not None
+                                     else cache.meta(f"snapshot:{prefix}"))
+        quiet = folder_snapshot.unchanged(str(folder), kept) if kept is not None else None
+        began = time.time_ns()
         try:
-            since = changes_since(Path(real_root, prefix), index, environ,
-                                  (seen, tracked) if isinstance(seen, list) else None)
+            since = changes_since(folder, index, environ,
+                                  (seen, tracked) if isinstance(seen, list) else None,
+                                  walk=quiet is None)
         except GitUnavailable:
             return None  # a missing or corrupted index, git missing or failing: exact pass
         found = sorted(path.rstrip("/") for path in since.others if path.endswith("/"))
-        folder = Path(real_root, prefix)
-        pinned_ignored = ignored_loadable(str(folder), since.ignored, MAX_FILES) \
-            if since.ignored else []
+        if quiet is not None and kept is not None:  # no folder changed: git's walk would
+            pinned_ignored = quiet  # list what it listed when the snapshot was taken
+            candidates.update(prefix + path for path in kept.others)
+        else:
+            pinned_ignored = ignored_loadable(str(folder), since.ignored, MAX_FILES) \
+                if since.ignored else []
         # A repository inside that has files shows as `x/` (the private index holds
         # none of them); one that is new makes the exact pass run. Those known are
         # walked below, and a gitlink is in the tracked list.
@@ -237,13 +248,19 @@ def _fast(real_root: str, cache: digest_cache.Cache, environ: Mapping[str, str],
                 or _loadable_digest(pinned_ignored) != loadable:
             return None  # the tracked list, the ignore rules, the ignored files pinned or
             # the repositories inside changed: the exact pass lists them anew
+        if quiet is None:  # the folders as git walked them now, for the next start
+            snapshots[prefix] = folder_snapshot.take(str(folder), since.ignored, nested,
+                                                     began, since.changed, MAX_FILES)
+            if snapshots[prefix] != kept:
+                cache.remember(f"snapshot:{prefix}", folder_snapshot.dumps(snapshots[prefix]))
+        else:
+            snapshots[prefix] = kept
         for inner in nested:  # walked as folders, as the exact pass does: O(their files)
             candidates.update(_walked_changes(real_root, cache, f"{prefix}{inner}/"))
         if since.index_stat is not None and since.index_stat != seen:
             # The user's git rewrote its index, with the same paths: for the next start.
             cache.remember(f"index:{prefix}", json.dumps(since.index_stat))
         candidates.update(prefix + path for path in since.changed)
-        candidates.update(prefix + path for path in since.others if not path.endswith("/"))
         if len(candidates) > MAX_FAST:
             return None
     watched = cache.unsettled()
@@ -288,7 +305,7 @@ def _fast(real_root: str, cache: digest_cache.Cache, environ: Mapping[str, str],
     every.update(changes)
     # Once per change: the next start finds nothing to hash again.
     listings = {prefix: Listing({}, tracked, rules, repo_index_stat(Path(real_root, prefix)),
-                                loadable)
+                                loadable, _settled_snapshot(snapshots.get(prefix)))
                 for prefix, _, tracked, rules, _, _, loadable in infos}
     nested_of = {prefix: nested for prefix, _, _, _, nested, _, _ in infos}
     _save(cache_dir, real_root, GIT, every, listings, total, old_indexes, nested_of,
@@ -298,6 +315,30 @@ def _fast(real_root: str, cache: digest_cache.Cache, environ: Mapping[str, str],
     skipped = sum(1 for row in every.values() if row.flag == SKIPPED)
     memo = digest_cache.load(cache_dir, real_root)  # the cache just written: these rows
     return WorkspaceFiles(GIT, entries, _past_bytes(total), skipped, memo)
+
+
+def _intact(index: Path, recorded: object) -> bool:
+    """`git_index.intact`, unless the file has the stat it had when written: any write
+    to it since (a flipped bit put there by a tool, a copy put back) moves its ctime,
+    which nothing unprivileged sets back, so it is the file mcpctl wrote."""
+    try:
+        status = os.stat(index)
+    except OSError:
+        return False
+    if recorded == _file_stat(status):
+        return True
+    return intact(index)
+
+
+def _file_stat(status: os.stat_result) -> list[int]:
+    return [status.st_size, status.st_mtime_ns, status.st_ctime_ns, status.st_ino,
+            status.st_dev]
+
+
+def _settled_snapshot(snapshot: folder_snapshot.Snapshot | None) -> str:
+    """A snapshot for a cache written now: whatever git listed as not in the old private
+    index has a row now (so is in the new index, or watched)."""
+    return folder_snapshot.dumps(snapshot._replace(others=[]) if snapshot else None)
 
 
 def _targets(cache: digest_cache.Cache | None) -> dict[str, object]:
@@ -361,6 +402,7 @@ def _save(cache_dir: Path, real_root: str, source: str, rows: Mapping[str, Row],
     ordered = [row for _, row in encoded]
     prefixes = sorted(repos, key=len, reverse=True)
     infos: dict[str, dict[str, object]] = {}
+    snapshots: dict[str, str] = {}
     folder = cache_dir / "pins"
     try:
         folder.mkdir(parents=True, exist_ok=True, mode=0o700)
@@ -376,17 +418,21 @@ def _save(cache_dir: Path, real_root: str, source: str, rows: Mapping[str, Row],
                                      row.uid, row.gid), bytes.fromhex(row.digest[-64:]))
                        for raw, row in encoded if row.flag == SETTLED
                        and raw.startswith(start) and not (inner and raw.startswith(inner))]
-            infos[prefix] = {"index": write_index(folder, entries), "tracked": listing.tracked,
+            trailer = write_index(folder, entries)
+            infos[prefix] = {"index": trailer, "tracked": listing.tracked,
                              "rules": listing.rules, "nested": nested,
-                             "index_stat": listing.index_stat, "loadable": listing.loadable}
+                             "index_stat": listing.index_stat, "loadable": listing.loadable,
+                             "index_file": _file_stat(os.stat(
+                                 digest_cache.index_file(cache_dir, trailer)))}
+            snapshots[f"snapshot:{prefix}"] = listing.snapshot
     except (OSError, ConfigError, ValueError):
-        infos = {}
+        infos, snapshots = {}, {}
     fast = bool(infos) and all(info["rules"] is not None for info in infos.values())
     meta = {"source": source, "fast": "1" if fast else "0", "repos": json.dumps(infos),
             "count": str(sum(1 for row in ordered if row.flag in _IN_SET)),
             "bytes": str(total),
             "skipped": str(sum(1 for row in ordered if row.flag == SKIPPED)),
-            "watched": _watched_digest(ordered), "targets": json.dumps(targets)}
+            "watched": _watched_digest(ordered), "targets": json.dumps(targets), **snapshots}
     digest_cache.save(cache_dir, real_root, encoded, meta)
     for trailer in old_indexes - {str(info["index"]) for info in infos.values()}:
         with contextlib.suppress(OSError):
@@ -418,11 +464,15 @@ def _git_paths(folder: Path, environ: Mapping[str, str],
     delivered tree's does. Its `.git` and the folders tools make are left out.
     `repos[""]` gets the listing (what the fast path checks, `_fast`)."""
     found: dict[str, bool] = {}
+    began = time.time_ns()
     listing = work_tree_listing(folder, environ)
     listed = listing.paths
     ignored = [path for path, kind in listed.items() if kind == IGNORED]
     loadable = ignored_loadable(str(folder), ignored, MAX_FILES) if ignored else []
-    repos[""] = listing._replace(loadable=_loadable_digest(loadable))
+    snapshot = folder_snapshot.take(str(folder), ignored, _nested(listing), began,
+                                    limit=MAX_FILES)
+    repos[""] = listing._replace(loadable=_loadable_digest(loadable),
+                                 snapshot=folder_snapshot.dumps(snapshot))
     for path in loadable:
         found[path] = False
     for path, kind in listed.items():
