@@ -398,9 +398,10 @@ def _save(cache_dir: Path, real_root: str, source: str, rows: Mapping[str, Row],
     every repository of the workspace has one)."""
     from mcpctl.errors import ConfigError  # noqa: PLC0415
 
-    encoded = sorted(((row.path.encode("utf-8", "surrogateescape"), row)
-                      for row in rows.values()), key=lambda pair: pair[0])  # git's order
-    ordered = [row for _, row in encoded]
+    # Git's order (the paths' bytes; distinct paths, so rows are never compared).
+    encoded = sorted([(row.path.encode("utf-8", "surrogateescape"), row)
+                      for row in rows.values()])
+    unsettled = [row for _, row in encoded if row.flag != SETTLED]  # few: one pass
     prefixes = sorted(repos, key=len, reverse=True)
     infos: dict[str, dict[str, object]] = {}
     snapshots: dict[str, str] = {}
@@ -430,10 +431,10 @@ def _save(cache_dir: Path, real_root: str, source: str, rows: Mapping[str, Row],
         infos, snapshots = {}, {}
     fast = bool(infos) and all(info["rules"] is not None for info in infos.values())
     meta = {"source": source, "fast": "1" if fast else "0", "repos": json.dumps(infos),
-            "count": str(sum(1 for row in ordered if row.flag in _IN_SET)),
+            "count": str(len(encoded) - sum(1 for row in unsettled if row.flag not in _IN_SET)),
             "bytes": str(total),
-            "skipped": str(sum(1 for row in ordered if row.flag == SKIPPED)),
-            "watched": _watched_digest(ordered), "targets": json.dumps(targets), **snapshots}
+            "skipped": str(sum(1 for row in unsettled if row.flag == SKIPPED)),
+            "watched": _watched_digest(unsettled), "targets": json.dumps(targets), **snapshots}
     digest_cache.save(cache_dir, real_root, encoded, meta)
     for trailer in old_indexes - {str(info["index"]) for info in infos.values()}:
         with contextlib.suppress(OSError):
