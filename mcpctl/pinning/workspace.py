@@ -34,7 +34,6 @@ from pathlib import Path
 from typing import NamedTuple
 
 from mcpctl.pinning import digest_cache, folder_snapshot
-from mcpctl.pinning.bulk_read import read_small
 from mcpctl.pinning.digest_cache import ABSENT, SETTLED, SKIPPED, WATCHED, Row
 from mcpctl.pinning.git import (
     IGNORED,
@@ -47,7 +46,7 @@ from mcpctl.pinning.git import (
     work_tree_listing,
 )
 from mcpctl.pinning.git import index_stat as repo_index_stat
-from mcpctl.pinning.git_index import SETTLED_NS, intact, settled, write_index
+from mcpctl.pinning.git_index import intact, settled, write_index
 from mcpctl.pinning.ignored import TOOL_MADE, ignored_loadable
 from mcpctl.sha256 import sha256_hex
 
@@ -535,19 +534,21 @@ class _Hasher:
 
     def entries(self, paths: Mapping[str, bool]) -> dict[str, Entry]:
         """The hot loop, inlined (a function call per file is a tenth of `list` on
-        100,000 files): a path with a cached row costs one lstat; the others are read
-        together (`bulk_read`), and what that leaves looked at one by one."""
+        100,000 files): a path with a cached row costs one lstat; any other small
+        regular file one open, fstat, read and close (`_small`)."""
         found: dict[str, Entry] = {}
         cached, rows, prefix, lstat, is_regular = (self.cached, self.rows, self.prefix,
                                                    os.lstat, stat.S_ISREG)
-        uncached: list[tuple[str, bool]] = []
+        small = self._small
         for path, tracked in paths.items():
             if not tracked and _bytecode(path):
                 rows[path] = Row(path, "", 0, 0, 0, 0, 0, 0, 0, 0, SKIPPED)
                 continue
             row = cached.get(path) if cached else None
             if row is None:
-                uncached.append((path, tracked))
+                entry = small(path, tracked)
+                if entry is not None:
+                    found[path] = entry
                 continue
             try:
                 status = lstat(prefix + path)  # not os.path.join: 100,000 calls
@@ -566,33 +567,7 @@ class _Hasher:
             entry = self.entry(path, status, tracked=tracked)
             if entry is not None:
                 found[path] = entry
-        if uncached:
-            self._read_uncached(uncached, found)
         return found
-
-    def _read_uncached(self, uncached: list[tuple[str, bool]], found: dict[str, Entry]) -> None:
-        """Paths with no cached row: small regular files read in bulk, in order, within
-        the byte bound; the rest (links, special or large files) looked at alone."""
-        reads = read_small(self.prefix, [path for path, _ in uncached], MAX_BYTES - self.total)
-        rows, started, modes, new_row = self.rows, self.started, self.modes, tuple.__new__
-        for (path, tracked), read in zip(uncached, reads, strict=True):
-            if read is None or self.total + read[0].st_size > MAX_BYTES:
-                entry = self._small(path, tracked)
-                if entry is not None:
-                    found[path] = entry
-                continue
-            status, hexdigest, lines = read
-            size = status.st_size
-            self.total += size
-            digest = "sha256:" + hexdigest
-            if tracked and modes and status.st_mode & 0o100:
-                digest = EXECUTABLE + digest
-            mtime, ctime = status.st_mtime_ns, status.st_ctime_ns
-            flag = SETTLED if max(mtime, ctime) + SETTLED_NS <= started else WATCHED
-            rows[path] = new_row(Row, (path, digest, size, lines, mtime, ctime, status.st_ino,
-                                       status.st_mode, status.st_uid, status.st_gid, flag,
-                                       int(tracked)))
-            found[path] = new_row(Entry, (digest, size, lines))
 
     def _small(self, path: str, tracked: bool) -> Entry | None:
         """A path with no cached row: opened without following a link or blocking on
