@@ -30,6 +30,7 @@ import os
 import stat
 import time
 from collections.abc import Iterable, Iterator, Mapping
+from operator import itemgetter
 from pathlib import Path
 from typing import NamedTuple
 
@@ -397,9 +398,8 @@ def _save(cache_dir: Path, real_root: str, source: str, rows: Mapping[str, Row],
     every repository of the workspace has one)."""
     from mcpctl.errors import ConfigError  # noqa: PLC0415
 
-    # Git's order (the paths' bytes; distinct paths, so rows are never compared).
     encoded = sorted([(row.path.encode("utf-8", "surrogateescape"), row)
-                      for row in rows.values()])
+                      for row in rows.values()], key=itemgetter(0))  # git's order
     unsettled = [row for _, row in encoded if row.flag != SETTLED]  # few: one pass
     prefixes = sorted(repos, key=len, reverse=True)
     infos: dict[str, dict[str, object]] = {}
@@ -465,15 +465,13 @@ def _git_paths(folder: Path, environ: Mapping[str, str],
     delivered tree's does. Its `.git` and the folders tools make are left out.
     `repos[""]` gets the listing (what the fast path checks, `_fast`)."""
     found: dict[str, bool] = {}
-    began = time.time_ns()
     listing = work_tree_listing(folder, environ)
     listed = listing.paths
     ignored = [path for path, kind in listed.items() if kind == IGNORED]
     loadable = ignored_loadable(str(folder), ignored, MAX_FILES) if ignored else []
-    snapshot = folder_snapshot.take(str(folder), ignored, _nested(listing), began,
-                                    limit=MAX_FILES)
-    repos[""] = listing._replace(loadable=_loadable_digest(loadable),
-                                 snapshot=folder_snapshot.dumps(snapshot))
+    # No folder snapshot here: the first start walks and keeps one (`_fast`), so a
+    # first pass does not pay for a third walk of the tree.
+    repos[""] = listing._replace(loadable=_loadable_digest(loadable))
     for path in loadable:
         found[path] = False
     for path, kind in listed.items():
