@@ -29,10 +29,10 @@ import json
 import os
 import stat
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from operator import itemgetter
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from mcpctl.pinning import digest_cache, folder_snapshot
 from mcpctl.pinning.digest_cache import ABSENT, SETTLED, SKIPPED, WATCHED, Row
@@ -47,7 +47,7 @@ from mcpctl.pinning.git import (
     work_tree_listing,
 )
 from mcpctl.pinning.git import index_stat as repo_index_stat
-from mcpctl.pinning.git_index import intact, settled, write_index
+from mcpctl.pinning.git_index import SETTLED_NS, intact, settled, write_index
 from mcpctl.pinning.ignored import TOOL_MADE, ignored_loadable
 from mcpctl.sha256 import sha256_hex
 
@@ -60,6 +60,7 @@ EXECUTABLE = "exec:"  # before the digest of a file its owner may execute: a mod
 _CHUNK = 1024 * 1024
 _OPEN = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOFOLLOW
 _IN_SET = (SETTLED, WATCHED)
+_NEW = tuple.__new__  # a NamedTuple without its Python-level constructor
 
 
 class Entry(NamedTuple):  # a tuple: 100,000 of them are made per command
@@ -529,6 +530,7 @@ class _Hasher:
         self.unpinned: str | None = None
         # Before any file is read: a file written after this moment has a later ctime.
         self.started = time.time_ns()
+        self.sha256: Callable[[bytes], Any] | None = None  # hashlib's, once a file is read
 
     def entries(self, paths: Mapping[str, bool]) -> dict[str, Entry]:
         """The hot loop, inlined (a function call per file is a tenth of `list` on
@@ -572,8 +574,11 @@ class _Hasher:
         a FIFO, so a small regular file is hashed from one read. The stat is the
         fstat before reading: a write while it is read moves the ctime past
         `started`, so the row is not settled and the next start hashes it again."""
-        import hashlib  # noqa: PLC0415 - OpenSSL, only when a file is read
+        sha256 = self.sha256
+        if sha256 is None:
+            import hashlib  # noqa: PLC0415 - OpenSSL, only when a file is read
 
+            sha256 = self.sha256 = hashlib.sha256
         full = self.prefix + path
         try:
             fd = os.open(full, _OPEN)
@@ -603,16 +608,16 @@ class _Hasher:
             if fd >= 0:
                 os.close(fd)
         self.total += size
-        digest = "sha256:" + hashlib.sha256(data).hexdigest()
-        if tracked and self.modes and status.st_mode & 0o100:
+        digest = "sha256:" + sha256(data).hexdigest()
+        mode, mtime, ctime = status.st_mode, status.st_mtime_ns, status.st_ctime_ns
+        if tracked and self.modes and mode & 0o100:
             digest = EXECUTABLE + digest
         lines = data.count(b"\n")
-        flag = SETTLED if settled(status.st_mtime_ns, status.st_ctime_ns, self.started) \
-            else WATCHED
-        self.rows[path] = Row(path, digest, size, lines, status.st_mtime_ns,
-                              status.st_ctime_ns, status.st_ino, status.st_mode,
-                              status.st_uid, status.st_gid, flag, int(tracked))
-        return Entry(digest, size, lines)
+        # `settled`, and the tuples made directly: this runs once per file of a first pass.
+        flag = SETTLED if max(mtime, ctime) + SETTLED_NS <= self.started else WATCHED
+        self.rows[path] = _NEW(Row, (path, digest, size, lines, mtime, ctime, status.st_ino,
+                                     mode, status.st_uid, status.st_gid, flag, int(tracked)))
+        return _NEW(Entry, (digest, size, lines))
 
     def again(self, path: str, old: Row | None) -> Row:
         """The row of one path git named (or the cache watches), as it is now."""
