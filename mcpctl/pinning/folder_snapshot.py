@@ -20,8 +20,6 @@ pinned depends on its mode (`ignored.loadable`), which a `chmod` changes without
 touching its folder, so each is stat-ed on every start (as `ignored_loadable` did).
 """
 
-from __future__ import annotations
-
 import json
 import os
 import stat

@@ -4,13 +4,24 @@ when well formed."""
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 from mcpctl.pinning import folder_snapshot
 from mcpctl.pinning.git_index import SETTLED_NS
 
-LATER = 2 * SETTLED_NS  # a walk that began this long after the folders were made
+
+def after_settling(root: Path) -> int:
+    """A moment past the margin after the newest folder under `root` was written, as the
+    filesystem stamped it: a walk that began then finds them all settled."""
+    stamps = [max(folder.lstat().st_mtime_ns, folder.lstat().st_ctime_ns)
+              for folder in [root, *root.rglob("*")] if folder.is_dir()]
+    return max(stamps) + SETTLED_NS
+
+
+def newest(root: Path) -> int:
+    """The moment the newest folder under `root` was written: a walk that began then
+    finds it within the margin."""
+    return after_settling(root) - SETTLED_NS
 
 
 def tree(root: Path) -> Path:
@@ -27,7 +38,7 @@ def tree(root: Path) -> Path:
 def test_it_keeps_the_folders_git_and_the_ignored_listing_walk(tmp_path: Path) -> None:
     root = tree(tmp_path / "repo")
     snapshot = folder_snapshot.take(str(root), ["dist/", "node_modules/"], ["vendor"],
-                                    time.time_ns() + LATER, others=["src/new.js"])
+                                    after_settling(root), others=["src/new.js"])
     assert snapshot is not None
     assert [folder for folder, *_ in snapshot.folders] == ["", "dist/", "dist/sub/",
                                                           "empty/", "src/"]
@@ -40,7 +51,7 @@ def test_it_keeps_the_folders_git_and_the_ignored_listing_walk(tmp_path: Path) -
 def test_a_name_added_anywhere_it_walked_is_a_change(tmp_path: Path) -> None:
     root = tree(tmp_path / "repo")
     snapshot = folder_snapshot.take(str(root), ["dist/", "node_modules/"], ["vendor"],
-                                    time.time_ns() + LATER)
+                                    after_settling(root))
     assert snapshot is not None
     (root / "dist" / "sub" / "new.js").write_text("x\n")
     assert folder_snapshot.unchanged(str(root), snapshot) is None
@@ -48,7 +59,7 @@ def test_a_name_added_anywhere_it_walked_is_a_change(tmp_path: Path) -> None:
 
 def test_a_mode_change_of_an_ignored_file_shows_in_what_is_pinned(tmp_path: Path) -> None:
     root = tree(tmp_path / "repo")
-    snapshot = folder_snapshot.take(str(root), ["dist/"], [], time.time_ns() + LATER)
+    snapshot = folder_snapshot.take(str(root), ["dist/"], [], after_settling(root))
     assert snapshot is not None
     (root / "dist" / "out.map").chmod(0o700)
     assert folder_snapshot.unchanged(str(root), snapshot) == ["dist/out.map"]
@@ -58,7 +69,7 @@ def test_a_folder_changed_within_the_margin_makes_no_snapshot(tmp_path: Path) ->
     """The walk began now: a folder written less than `SETTLED_NS` before may change
     again within its clock's tick, unseen."""
     root = tree(tmp_path / "repo")
-    assert folder_snapshot.take(str(root), [], [], time.time_ns()) is None
+    assert folder_snapshot.take(str(root), [], [], newest(root)) is None
 
 
 def test_a_malformed_snapshot_is_none(tmp_path: Path) -> None:
