@@ -28,6 +28,7 @@ from typing import NamedTuple
 
 from mcpctl.pinning.git_index import settled
 from mcpctl.pinning.ignored import TOOL_MADE, loadable
+from mcpctl.sha256 import sha256_hex
 
 
 class Snapshot(NamedTuple):
@@ -106,13 +107,21 @@ def unchanged(real_root: str, snapshot: Snapshot) -> list[str] | None:
 
 
 def dumps(snapshot: Snapshot | None) -> str:
-    return json.dumps(None if snapshot is None else list(snapshot))
+    """The snapshot as text, with a digest of itself: a bit flipped in a kept path of
+    `others` would otherwise drop a new file from the next starts' set."""
+    body = json.dumps(None if snapshot is None else list(snapshot))
+    return json.dumps([sha256_hex(body.encode("utf-8", "surrogateescape")), body])
 
 
 def loads(text: str | None) -> Snapshot | None:
-    """A snapshot kept by `dumps`, or None when there is none or it is malformed."""
+    """A snapshot kept by `dumps`, or None when there is none, it is malformed or it
+    does not match its digest."""
     try:
-        data = json.loads(text or "null")
+        digest, body = json.loads(text or "null")
+        if not isinstance(body, str) \
+                or sha256_hex(body.encode("utf-8", "surrogateescape")) != digest:
+            return None
+        data = json.loads(body)
         if data is None:
             return None
         folders, ignored, others = data

@@ -36,7 +36,7 @@ FILES = {"server.sh": "exit 0\n", "lib/a.js": "a\n", "lib/b.js": "b\n",
 CASES = ["reverted", "tracked", "untracked", "ignored", "submodule", "symlink", "link-target",
          "mode", "deleted", "forged-index", "corrupt-index", "corrupt-cache", "git-fails",
          "git-missing", "unchanged", "racy-settled", "gitignore", "untrack", "manifest",
-         "settled-new", "chmod-ignored", "empty-folder", "user-excludes"]
+         "settled-new", "chmod-ignored", "empty-folder", "user-excludes", "corrupt-snapshot"]
 
 # Written as each git starts: a `run` that starts its server replaces this process.
 RECORDING = textwrap.dedent("""\
@@ -445,3 +445,26 @@ def test_a_change_to_the_users_excludes_file_lists_the_files_anew(
     result, calls = recorded_run(root, tmp_path / "calls", {"XDG_CONFIG_HOME": str(config)})
     assert refused(result, "scratch.txt removed"), result.err
     assert any("-s" in argv and "ls-files" in argv for argv in calls)  # the exact pass ran
+
+
+def test_a_corrupted_folder_snapshot_is_not_used(approved: Callable[[str], Path],
+                                                 mcpctl_home: Path, tmp_path: Path) -> None:
+    """The snapshot a walking start kept names the new file its next starts hash again;
+    one character changed there (the JSON still parses) would drop it from the set. Its
+    digest does not match, so the next start walks. Without the digest it says
+    `trusted`."""
+    root = approved("corrupt-snapshot")
+    (root / "lib" / "new.js").write_text("new\n")
+    time.sleep(SETTLED_NS / 1e9 + 0.2)
+    walked, _ = recorded_run(root, tmp_path / "calls")
+    assert refused(walked, "lib/new.js added"), walked.err
+    [memo] = list(mcpctl_home.rglob("pins/*.memo"))
+    kept = json.loads(memo.read_text())
+    digest, body = json.loads(kept["values"]["snapshot:"])
+    assert '"lib/new.js"' in body
+    kept["values"]["snapshot:"] = json.dumps([digest, body.replace("lib/new.js", "lib/nex.js")])
+    memo.write_text(json.dumps(kept))
+    result, calls = recorded_run(root, tmp_path / "calls")
+    assert refused(result, "lib/new.js added"), result.err
+    assert fast(calls)
+    assert not quiet(calls)

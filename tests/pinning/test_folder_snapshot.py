@@ -75,3 +75,6 @@ def test_a_folder_changed_within_the_margin_makes_no_snapshot(tmp_path: Path) ->
 def test_a_malformed_snapshot_is_none(tmp_path: Path) -> None:
     for text in (None, "", "null", "{", "[1, 2]", '[[["", "x", 0, 0]], [], []]', "[[], 5, []]"):
         assert folder_snapshot.loads(text) is None, text
+    kept = folder_snapshot.dumps(folder_snapshot.Snapshot([("", 1, 2, 3)], [], ["a.js"]))
+    assert folder_snapshot.loads(kept) is not None
+    assert folder_snapshot.loads(kept.replace("a.js", "b.js")) is None  # its digest
