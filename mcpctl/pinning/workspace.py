@@ -250,13 +250,6 @@ def _fast(real_root: str, cache: digest_cache.Cache, environ: Mapping[str, str],
                 or _loadable_digest(pinned_ignored) != loadable:
             return None  # the tracked list, the ignore rules, the ignored files pinned or
             # the repositories inside changed: the exact pass lists them anew
-        if quiet is None:  # the folders as git walked them now, for the next start
-            snapshots[prefix] = folder_snapshot.take(str(folder), since.ignored, nested,
-                                                     began, since.changed, MAX_FILES)
-            if snapshots[prefix] != kept:
-                cache.remember(f"snapshot:{prefix}", folder_snapshot.dumps(snapshots[prefix]))
-        else:
-            snapshots[prefix] = kept
         for inner in nested:  # walked as folders, as the exact pass does: O(their files)
             candidates.update(_walked_changes(real_root, cache, f"{prefix}{inner}/"))
         if since.index_stat is not None and since.index_stat != seen:
@@ -265,6 +258,13 @@ def _fast(real_root: str, cache: digest_cache.Cache, environ: Mapping[str, str],
         candidates.update(prefix + path for path in since.changed)
         if len(candidates) > MAX_FAST:
             return None
+        if quiet is None:  # the folders as git walked them now, for the next start
+            snapshots[prefix] = folder_snapshot.take(str(folder), since.ignored, nested,
+                                                     began, since.changed, MAX_FILES)
+            if snapshots[prefix] != kept:
+                cache.remember(f"snapshot:{prefix}", folder_snapshot.dumps(snapshots[prefix]))
+        else:
+            snapshots[prefix] = kept
     watched = cache.unsettled()
     if cache.meta("watched") != _watched_digest(watched):
         return None  # a row's flag was corrupted: it might have stopped being watched
