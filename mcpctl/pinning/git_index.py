@@ -91,6 +91,9 @@ def write_index(folder: Path, entries: Iterable[tuple[bytes, tuple[int, ...], by
     data = _HEADER.pack(b"DIRC", 2, count) + body
     trailer = hashlib.sha1(data).digest()  # noqa: S324 - git's own checksum of the file
     path = folder / f"{trailer.hex()}.index"
-    if not path.exists():  # named by its content: written once, never changed
+    # Named by its content: written once, never changed. One there already is checked
+    # first: the same rows after a corruption name the same file, and its stat, taken
+    # next, is what later starts trust instead of reading it (`workspace._intact`).
+    if not intact(path):
         atomic_write_bytes(path, data + trailer, mode=0o600)
     return trailer.hex()

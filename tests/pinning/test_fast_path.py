@@ -36,7 +36,8 @@ FILES = {"server.sh": "exit 0\n", "lib/a.js": "a\n", "lib/b.js": "b\n",
 CASES = ["reverted", "tracked", "untracked", "ignored", "submodule", "symlink", "link-target",
          "mode", "deleted", "forged-index", "corrupt-index", "corrupt-cache", "git-fails",
          "git-missing", "unchanged", "racy-settled", "gitignore", "untrack", "manifest",
-         "settled-new", "chmod-ignored", "empty-folder", "user-excludes", "corrupt-snapshot"]
+         "settled-new", "chmod-ignored", "empty-folder", "user-excludes", "corrupt-snapshot",
+         "corrupt-index-kept"]
 
 # Written as each git starts: a `run` that starts its server replaces this process.
 RECORDING = textwrap.dedent("""\
@@ -232,6 +233,22 @@ def test_a_forged_repo_index_that_fools_git_status_does_not_fool_run(
     assert fast(calls)
 
 
+def flip_assume_unchanged(mcpctl_home: Path, name: bytes) -> None:
+    """Set the assume-unchanged bit of `name`'s entry in the private index, in place."""
+    flipped = 0
+    for index in mcpctl_home.rglob("*.index"):
+        data = bytearray(index.read_bytes())
+        offset = 12
+        while offset < len(data) - 20:
+            length = int.from_bytes(data[offset + 60:offset + 62], "big") & 0xFFF
+            if data[offset + 62:offset + 62 + length] == name:
+                data[offset + 60] |= 0x80  # the assume-unchanged bit
+                flipped += 1
+            offset += 62 + length + (8 - (62 + length) % 8)
+        index.write_bytes(bytes(data))
+    assert flipped == 1
+
+
 def test_a_corrupted_private_index_falls_back_to_the_exact_pass(
     approved: Callable[[str], Path], mcpctl_home: Path, tmp_path: Path
 ) -> None:
@@ -239,18 +256,7 @@ def test_a_corrupted_private_index_falls_back_to_the_exact_pass(
     checksum when it reads it, so without mcpctl's own check (`git_index.intact`) git
     would never look at that file again (remove the check and this test fails)."""
     root = approved("corrupt-index")
-    flipped = 0
-    for index in mcpctl_home.rglob("*.index"):
-        data = bytearray(index.read_bytes())
-        offset = 12
-        while offset < len(data) - 20:
-            length = int.from_bytes(data[offset + 60:offset + 62], "big") & 0xFFF
-            if data[offset + 62:offset + 62 + length] == b"lib/b.js":
-                data[offset + 60] |= 0x80  # the assume-unchanged bit
-                flipped += 1
-            offset += 62 + length + (8 - (62 + length) % 8)
-        index.write_bytes(bytes(data))
-    assert flipped == 1
+    flip_assume_unchanged(mcpctl_home, b"lib/b.js")
     (root / "lib" / "b.js").write_text("Q\n")
     result, calls = recorded_run(root, tmp_path / "calls")
     assert refused(result, "lib/b.js modified"), result.err
@@ -468,3 +474,21 @@ def test_a_corrupted_folder_snapshot_is_not_used(approved: Callable[[str], Path]
     assert refused(result, "lib/new.js added"), result.err
     assert fast(calls)
     assert not quiet(calls)
+
+
+def test_a_corrupted_private_index_is_written_anew_when_its_name_comes_back(
+    approved: Callable[[str], Path], mcpctl_home: Path, tmp_path: Path
+) -> None:
+    """Corrupted with no file changed: the exact pass makes the same rows, so the same
+    index name. Kept because its name is right, its stat would then count as checked
+    (`workspace._intact`) and git would never look at lib/b.js again."""
+    root = approved("corrupt-index-kept")
+    flip_assume_unchanged(mcpctl_home, b"lib/b.js")
+    first, calls = recorded_run(root, tmp_path / "calls")
+    assert (first.code, first.err) == (0, "")
+    assert any("-s" in argv and "ls-files" in argv for argv in calls)  # the exact pass ran
+    second, _ = recorded_run(root, tmp_path / "calls")
+    assert (second.code, second.err) == (0, "")
+    (root / "lib" / "b.js").write_text("R\n")
+    result, _ = recorded_run(root, tmp_path / "calls")
+    assert refused(result, "lib/b.js modified"), result.err
