@@ -177,6 +177,7 @@ class Listing(NamedTuple):
     rules: str | None  # digest of the ignore rules git reads outside the tree (`rules_of`)
     index_stat: list[int] | None = None  # the repo index's stat then (`index_stat`)
     loadable: str = ""  # digest of the ignored files pinned (`workspace._git_paths`)
+    snapshot: str = "null"  # the folders as git walked them (`folder_snapshot`, JSON)
 
 
 def work_tree_files(folder: Path, environ: Mapping[str, str]) -> dict[str, str]:
@@ -216,7 +217,7 @@ def work_tree_listing(folder: Path, environ: Mapping[str, str]) -> Listing:
     for raw in ignored.split(b"\0"):
         if raw:
             paths.setdefault(raw.decode("utf-8", "surrogateescape"), IGNORED)
-    return Listing(paths, tracked_digest(names), rules_of(git_dir), before)
+    return Listing(paths, tracked_digest(names), rules_of(git_dir, environ), before)
 
 
 def index_stat(folder: Path) -> list[int] | None:
@@ -251,16 +252,18 @@ def tracked_digest(names: Iterable[bytes]) -> str:
     return sha256_hex(b"\0".join(names))
 
 
-def rules_of(git_dir: str) -> str | None:
+def rules_of(git_dir: str, environ: Mapping[str, str] = os.environ) -> str | None:
     """A digest of what git reads outside the tree to decide what is ignored: the repo's
-    `info/exclude` and its config. None when the config names an excludes file (its
-    content could change unseen): the fast path is then off for this repository."""
+    `info/exclude`, its config, and the user's own excludes file (`~/.config/git/ignore`,
+    read even with the global config off). None when the config names an excludes file
+    (its content could change unseen): the fast path is then off for this repository."""
     texts = []
-    for name in ("info/exclude", "config"):
+    for name in (os.path.join(git_dir, "info/exclude"), os.path.join(git_dir, "config"),
+                 _user_excludes(environ)):
         try:
-            with open(os.path.join(git_dir, name), "rb") as handle:
+            with open(name, "rb") as handle:
                 texts.append(handle.read(1024 * 1024 + 1))
-        except FileNotFoundError:
+        except (FileNotFoundError, NotADirectoryError):
             texts.append(b"")
         except OSError:
             return None
@@ -268,6 +271,14 @@ def rules_of(git_dir: str) -> str | None:
             or any(len(text) > 1024 * 1024 for text in texts):
         return None
     return sha256_hex(b"\0\0".join(texts))
+
+
+def _user_excludes(environ: Mapping[str, str]) -> str:
+    """Where git looks for the user's excludes when no config names a file."""
+    xdg = environ.get("XDG_CONFIG_HOME", "")
+    if os.path.isabs(xdg):
+        return os.path.join(xdg, "git", "ignore")
+    return os.path.join(environ.get("HOME", "/nonexistent"), ".config", "git", "ignore")
 
 
 # What git compares in the private index, whatever the repo's config says: every stat
@@ -291,34 +302,40 @@ class Since(NamedTuple):
 
 
 def changes_since(folder: Path, index: Path, environ: Mapping[str, str],
-                  known: tuple[list[int], str] | None = None) -> Since:
+                  known: tuple[list[int], str] | None = None, *, walk: bool = True) -> Since:
     """One bounded round of git (side by side, as `git status` costs): `ls-files -m -d
-    -o` against the private index, `rev-parse`, and the repo's own tracked list (its
-    index's paths only: its stat data is never used) — unless
-    `known` says (the index's stat, the list's digest) and the index is as it was."""
+    -o` against the private index, the ignored paths present, `rev-parse`, and the repo's
+    own tracked list (its index's paths only: its stat data is never used) — unless
+    `known` says (the index's stat, the list's digest) and the index is as it was.
+    Without `walk` (no folder changed since git last walked them, `folder_snapshot`),
+    only `-m -d`: what differs from the private index or is gone."""
     private = str(index)
     before = index_stat(folder)
     skip = known is not None and before == known[0]
     # One git reads the private index once for both: `-m -d` what differs from it (by
     # stat, mode and type; a racily clean entry by content, which never matches),
     # `-o` what is not in it and not ignored (`x/`: a repository inside).
+    listing = ["-o", "--exclude-standard"] if walk else []
     commands = [["rev-parse", "--show-toplevel", "--absolute-git-dir"],
-                [*_STAT_RULES, "ls-files", "-z", "-m", "-d", "-o", "--exclude-standard"],
-                IGNORED_LISTING]  # against the repo's index, as the exact pass lists them
-    outputs = _git_outputs(folder, [*commands, *([] if skip else [["ls-files", "-z"]])],
-                           environ, index_files=[None, private, None, None])
-    top, listed, ignored = outputs[:3]
+                [*_STAT_RULES, "ls-files", "-z", "-m", "-d", *listing]]
+    if walk:  # against the repo's index, as the exact pass lists them
+        commands.append(IGNORED_LISTING)
+    if not skip:
+        commands.append(["ls-files", "-z"])
+    outputs = _git_outputs(folder, commands, environ, index_files=[None, private])
+    top, listed = outputs[:2]
     git_dir = _check_top(folder, top)
     if known is not None and skip:
         digest = known[1]
     else:
-        digest = tracked_digest(dict.fromkeys(name for name in outputs[3].split(b"\0") if name))
+        digest = tracked_digest(dict.fromkeys(name for name in outputs[-1].split(b"\0")
+                                              if name))
     names = [name.decode("utf-8", "surrogateescape") for name in listed.split(b"\0") if name]
-    return Since(digest, rules_of(git_dir),
+    return Since(digest, rules_of(git_dir, environ),
                  [name for name in names if not name.endswith("/")],
                  [name for name in names if name.endswith("/")], before,
                  tuple(name.decode("utf-8", "surrogateescape")
-                       for name in ignored.split(b"\0") if name))
+                       for name in outputs[2].split(b"\0") if name) if walk else ())
 
 
 def ignores(tree: Path, relative: str, environ: Mapping[str, str],

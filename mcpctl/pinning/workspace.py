@@ -29,11 +29,12 @@ import json
 import os
 import stat
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from operator import itemgetter
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
-from mcpctl.pinning import digest_cache
+from mcpctl.pinning import digest_cache, folder_snapshot
 from mcpctl.pinning.digest_cache import ABSENT, SETTLED, SKIPPED, WATCHED, Row
 from mcpctl.pinning.git import (
     IGNORED,
@@ -46,7 +47,7 @@ from mcpctl.pinning.git import (
     work_tree_listing,
 )
 from mcpctl.pinning.git import index_stat as repo_index_stat
-from mcpctl.pinning.git_index import intact, settled, write_index
+from mcpctl.pinning.git_index import SETTLED_NS, intact, settled, write_index
 from mcpctl.pinning.ignored import TOOL_MADE, ignored_loadable
 from mcpctl.sha256 import sha256_hex
 
@@ -59,6 +60,7 @@ EXECUTABLE = "exec:"  # before the digest of a file its owner may execute: a mod
 _CHUNK = 1024 * 1024
 _OPEN = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOFOLLOW
 _IN_SET = (SETTLED, WATCHED)
+_NEW = tuple.__new__  # a NamedTuple without its Python-level constructor
 
 
 class Entry(NamedTuple):  # a tuple: 100,000 of them are made per command
@@ -214,21 +216,32 @@ def _fast(real_root: str, cache: digest_cache.Cache, environ: Mapping[str, str],
     except (ValueError, TypeError, KeyError, AttributeError):
         return None
     candidates: set[str] = set()
+    snapshots: dict[str, folder_snapshot.Snapshot | None] = {}
     for prefix, trailer, tracked, rules, nested, index_stat, loadable in infos:
         index = digest_cache.index_file(cache_dir, trailer)
-        if not intact(index):
+        if not _intact(index, repos[prefix].get("index_file")):
             return None  # missing or corrupted: the exact pass writes a new one
         known = cache.recall(f"index:{prefix}")
         seen = json.loads(known) if known else index_stat
+        folder = Path(real_root, prefix)
+        later = cache.recall(f"snapshot:{prefix}")
+        kept = folder_snapshot.loads(later if later is not None
+                                     else cache.meta(f"snapshot:{prefix}"))
+        quiet = folder_snapshot.unchanged(str(folder), kept) if kept is not None else None
+        began = time.time_ns()
         try:
-            since = changes_since(Path(real_root, prefix), index, environ,
-                                  (seen, tracked) if isinstance(seen, list) else None)
+            since = changes_since(folder, index, environ,
+                                  (seen, tracked) if isinstance(seen, list) else None,
+                                  walk=quiet is None)
         except GitUnavailable:
             return None  # a missing or corrupted index, git missing or failing: exact pass
         found = sorted(path.rstrip("/") for path in since.others if path.endswith("/"))
-        folder = Path(real_root, prefix)
-        pinned_ignored = ignored_loadable(str(folder), since.ignored, MAX_FILES) \
-            if since.ignored else []
+        if quiet is not None and kept is not None:  # no folder changed: git's walk would
+            pinned_ignored = quiet  # list what it listed when the snapshot was taken
+            candidates.update(prefix + path for path in kept.others)
+        else:
+            pinned_ignored = ignored_loadable(str(folder), since.ignored, MAX_FILES) \
+                if since.ignored else []
         # A repository inside that has files shows as `x/` (the private index holds
         # none of them); one that is new makes the exact pass run. Those known are
         # walked below, and a gitlink is in the tracked list.
@@ -243,9 +256,15 @@ def _fast(real_root: str, cache: digest_cache.Cache, environ: Mapping[str, str],
             # The user's git rewrote its index, with the same paths: for the next start.
             cache.remember(f"index:{prefix}", json.dumps(since.index_stat))
         candidates.update(prefix + path for path in since.changed)
-        candidates.update(prefix + path for path in since.others if not path.endswith("/"))
         if len(candidates) > MAX_FAST:
             return None
+        if quiet is None:  # the folders as git walked them now, for the next start
+            snapshots[prefix] = folder_snapshot.take(str(folder), since.ignored, nested,
+                                                     began, since.changed, MAX_FILES)
+            if snapshots[prefix] != kept:
+                cache.remember(f"snapshot:{prefix}", folder_snapshot.dumps(snapshots[prefix]))
+        else:
+            snapshots[prefix] = kept
     watched = cache.unsettled()
     if cache.meta("watched") != _watched_digest(watched):
         return None  # a row's flag was corrupted: it might have stopped being watched
@@ -288,7 +307,7 @@ def _fast(real_root: str, cache: digest_cache.Cache, environ: Mapping[str, str],
     every.update(changes)
     # Once per change: the next start finds nothing to hash again.
     listings = {prefix: Listing({}, tracked, rules, repo_index_stat(Path(real_root, prefix)),
-                                loadable)
+                                loadable, _settled_snapshot(snapshots.get(prefix)))
                 for prefix, _, tracked, rules, _, _, loadable in infos}
     nested_of = {prefix: nested for prefix, _, _, _, nested, _, _ in infos}
     _save(cache_dir, real_root, GIT, every, listings, total, old_indexes, nested_of,
@@ -298,6 +317,30 @@ def _fast(real_root: str, cache: digest_cache.Cache, environ: Mapping[str, str],
     skipped = sum(1 for row in every.values() if row.flag == SKIPPED)
     memo = digest_cache.load(cache_dir, real_root)  # the cache just written: these rows
     return WorkspaceFiles(GIT, entries, _past_bytes(total), skipped, memo)
+
+
+def _intact(index: Path, recorded: object) -> bool:
+    """`git_index.intact`, unless the file has the stat it had when written: any write
+    to it since (a flipped bit put there by a tool, a copy put back) moves its ctime,
+    which nothing unprivileged sets back, so it is the file mcpctl wrote."""
+    try:
+        status = os.stat(index)
+    except OSError:
+        return False
+    if recorded == _file_stat(status):
+        return True
+    return intact(index)
+
+
+def _file_stat(status: os.stat_result) -> list[int]:
+    return [status.st_size, status.st_mtime_ns, status.st_ctime_ns, status.st_ino,
+            status.st_dev]
+
+
+def _settled_snapshot(snapshot: folder_snapshot.Snapshot | None) -> str:
+    """A snapshot for a cache written now: whatever git listed as not in the old private
+    index has a row now (so is in the new index, or watched)."""
+    return folder_snapshot.dumps(snapshot._replace(others=[]) if snapshot else None)
 
 
 def _targets(cache: digest_cache.Cache | None) -> dict[str, object]:
@@ -356,11 +399,12 @@ def _save(cache_dir: Path, real_root: str, source: str, rows: Mapping[str, Row],
     every repository of the workspace has one)."""
     from mcpctl.errors import ConfigError  # noqa: PLC0415
 
-    encoded = sorted(((row.path.encode("utf-8", "surrogateescape"), row)
-                      for row in rows.values()), key=lambda pair: pair[0])  # git's order
-    ordered = [row for _, row in encoded]
+    encoded = sorted([(row.path.encode("utf-8", "surrogateescape"), row)
+                      for row in rows.values()], key=itemgetter(0))  # git's order
+    unsettled = [row for _, row in encoded if row.flag != SETTLED]  # few: one pass
     prefixes = sorted(repos, key=len, reverse=True)
     infos: dict[str, dict[str, object]] = {}
+    snapshots: dict[str, str] = {}
     folder = cache_dir / "pins"
     try:
         folder.mkdir(parents=True, exist_ok=True, mode=0o700)
@@ -376,17 +420,21 @@ def _save(cache_dir: Path, real_root: str, source: str, rows: Mapping[str, Row],
                                      row.uid, row.gid), bytes.fromhex(row.digest[-64:]))
                        for raw, row in encoded if row.flag == SETTLED
                        and raw.startswith(start) and not (inner and raw.startswith(inner))]
-            infos[prefix] = {"index": write_index(folder, entries), "tracked": listing.tracked,
+            trailer = write_index(folder, entries)
+            infos[prefix] = {"index": trailer, "tracked": listing.tracked,
                              "rules": listing.rules, "nested": nested,
-                             "index_stat": listing.index_stat, "loadable": listing.loadable}
+                             "index_stat": listing.index_stat, "loadable": listing.loadable,
+                             "index_file": _file_stat(os.stat(
+                                 digest_cache.index_file(cache_dir, trailer)))}
+            snapshots[f"snapshot:{prefix}"] = listing.snapshot
     except (OSError, ConfigError, ValueError):
-        infos = {}
+        infos, snapshots = {}, {}
     fast = bool(infos) and all(info["rules"] is not None for info in infos.values())
     meta = {"source": source, "fast": "1" if fast else "0", "repos": json.dumps(infos),
-            "count": str(sum(1 for row in ordered if row.flag in _IN_SET)),
+            "count": str(len(encoded) - sum(1 for row in unsettled if row.flag not in _IN_SET)),
             "bytes": str(total),
-            "skipped": str(sum(1 for row in ordered if row.flag == SKIPPED)),
-            "watched": _watched_digest(ordered), "targets": json.dumps(targets)}
+            "skipped": str(sum(1 for row in unsettled if row.flag == SKIPPED)),
+            "watched": _watched_digest(unsettled), "targets": json.dumps(targets), **snapshots}
     digest_cache.save(cache_dir, real_root, encoded, meta)
     for trailer in old_indexes - {str(info["index"]) for info in infos.values()}:
         with contextlib.suppress(OSError):
@@ -422,6 +470,8 @@ def _git_paths(folder: Path, environ: Mapping[str, str],
     listed = listing.paths
     ignored = [path for path, kind in listed.items() if kind == IGNORED]
     loadable = ignored_loadable(str(folder), ignored, MAX_FILES) if ignored else []
+    # No folder snapshot here: the first start walks and keeps one (`_fast`), so a
+    # first pass does not pay for a third walk of the tree.
     repos[""] = listing._replace(loadable=_loadable_digest(loadable))
     for path in loadable:
         found[path] = False
@@ -480,6 +530,7 @@ class _Hasher:
         self.unpinned: str | None = None
         # Before any file is read: a file written after this moment has a later ctime.
         self.started = time.time_ns()
+        self.sha256: Callable[[bytes], Any] | None = None  # hashlib's, once a file is read
 
     def entries(self, paths: Mapping[str, bool]) -> dict[str, Entry]:
         """The hot loop, inlined (a function call per file is a tenth of `list` on
@@ -523,8 +574,11 @@ class _Hasher:
         a FIFO, so a small regular file is hashed from one read. The stat is the
         fstat before reading: a write while it is read moves the ctime past
         `started`, so the row is not settled and the next start hashes it again."""
-        import hashlib  # noqa: PLC0415 - OpenSSL, only when a file is read
+        sha256 = self.sha256
+        if sha256 is None:
+            import hashlib  # noqa: PLC0415 - OpenSSL, only when a file is read
 
+            sha256 = self.sha256 = hashlib.sha256
         full = self.prefix + path
         try:
             fd = os.open(full, _OPEN)
@@ -554,16 +608,16 @@ class _Hasher:
             if fd >= 0:
                 os.close(fd)
         self.total += size
-        digest = "sha256:" + hashlib.sha256(data).hexdigest()
-        if tracked and self.modes and status.st_mode & 0o100:
+        digest = "sha256:" + sha256(data).hexdigest()
+        mode, mtime, ctime = status.st_mode, status.st_mtime_ns, status.st_ctime_ns
+        if tracked and self.modes and mode & 0o100:
             digest = EXECUTABLE + digest
         lines = data.count(b"\n")
-        flag = SETTLED if settled(status.st_mtime_ns, status.st_ctime_ns, self.started) \
-            else WATCHED
-        self.rows[path] = Row(path, digest, size, lines, status.st_mtime_ns,
-                              status.st_ctime_ns, status.st_ino, status.st_mode,
-                              status.st_uid, status.st_gid, flag, int(tracked))
-        return Entry(digest, size, lines)
+        # `settled`, and the tuples made directly: this runs once per file of a first pass.
+        flag = SETTLED if max(mtime, ctime) + SETTLED_NS <= self.started else WATCHED
+        self.rows[path] = _NEW(Row, (path, digest, size, lines, mtime, ctime, status.st_ino,
+                                     mode, status.st_uid, status.st_gid, flag, int(tracked)))
+        return _NEW(Entry, (digest, size, lines))
 
     def again(self, path: str, old: Row | None) -> Row:
         """The row of one path git named (or the cache watches), as it is now."""

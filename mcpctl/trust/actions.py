@@ -48,7 +48,8 @@ def approve(server: MergedServer, status: Status, root: Path, trust_file: Path) 
     pins = status.pins
     approval = Approval(status.fingerprint, datetime.now(UTC).isoformat(timespec="seconds"),
                         approved_definition(spec, pins))
-    sizes = dict(pins.sizes.items())  # one pass (a cached workspace set reads it lazily)
+    # One pass over a cached workspace set, which reads it lazily; a dict as it is.
+    sizes = pins.sizes if isinstance(pins.sizes, dict) else dict(pins.sizes.items())
     entries = {path: sizes.get(path) or Entry(digest) for path, digest in pins.files.items()}
 
     def mutate(store: Store) -> None:

@@ -187,12 +187,14 @@ def save_manifest(trust_file: Path, digest: str, files: Mapping[str, Entry]) -> 
     if path.exists():
         return
     pack, fromhex = _ROW.pack, bytes.fromhex
-    parts = []
-    for name in sorted(files):
-        raw, entry = name.encode("utf-8", "surrogateescape"), files[name]
-        parts.append(pack(len(raw), fromhex(short(entry.digest)[1:]), entry.size,
-                          entry.lines))
-        parts.append(raw)
+    parts: list[bytes] = []
+    add = parts.append
+    for name in sorted(files):  # inlined: 100,000 files
+        raw, (of_file, size, lines) = name.encode("utf-8", "surrogateescape"), files[name]
+        token = of_file[7:23] if len(of_file) == 71 and of_file.startswith("sha256:") \
+            else short(of_file)[1:]  # as `manifest.short` has it
+        add(pack(len(raw), fromhex(token), size, lines))
+        add(raw)
     body = b"".join(parts)
     data = _MAGIC + _checksum(digest, body) + zlib.compress(body, 1)
     atomic_write_bytes(path, data, mode=0o600)

@@ -35,7 +35,9 @@ FILES = {"server.sh": "exit 0\n", "lib/a.js": "a\n", "lib/b.js": "b\n",
          ".gitignore": "*.log\n", "tool": "#!/bin/sh\n"}
 CASES = ["reverted", "tracked", "untracked", "ignored", "submodule", "symlink", "link-target",
          "mode", "deleted", "forged-index", "corrupt-index", "corrupt-cache", "git-fails",
-         "git-missing", "unchanged", "racy-settled", "gitignore", "untrack", "manifest"]
+         "git-missing", "unchanged", "racy-settled", "gitignore", "untrack", "manifest",
+         "settled-new", "chmod-ignored", "empty-folder", "user-excludes", "corrupt-snapshot",
+         "corrupt-index-kept"]
 
 # Written as each git starts: a `run` that starts its server replaces this process.
 RECORDING = textwrap.dedent("""\
@@ -64,12 +66,18 @@ def recorded_run(root: Path, record: Path, env: dict[str, str] | None = None
 
 
 def against_private_index(argv: list[str]) -> bool:
-    return "ls-files" in argv and "-m" in argv and "-o" in argv
+    return "ls-files" in argv and "-m" in argv and "-d" in argv
 
 
 def fast(calls: list[list[str]]) -> bool:
     return any(map(against_private_index, calls)) and not any(
         "-s" in argv and "ls-files" in argv for argv in calls)
+
+
+def quiet(calls: list[list[str]]) -> bool:
+    """The fast path without a walk (`folder_snapshot`): no folder changed, so git is
+    asked only what differs from the private index, not what is new or ignored."""
+    return fast(calls) and not any("-o" in argv or "--others" in argv for argv in calls)
 
 
 def cli(root: Path, *args: str) -> Result:
@@ -93,6 +101,9 @@ def settled_repos(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         (root / ".mcp.json").write_text(json.dumps(SERVER))
         git(root, "add", "-A")
         git(root, "commit", "-qm", "all")
+        (root / "notes.log").write_text("ignored, not code\n")  # `ignored.loadable`: no
+        (root / "scratch.txt").write_text("untracked\n")
+        (root / "empty").mkdir()
         repos[case] = root
     time.sleep(SETTLED_NS / 1e9 + 0.2)
     return repos
@@ -122,7 +133,7 @@ def test_an_unchanged_workspace_starts_on_the_fast_path(approved: Callable[[str]
     root = approved("unchanged")
     result, calls = recorded_run(root, tmp_path / "calls")
     assert (result.code, result.err) == (0, "")
-    assert fast(calls)
+    assert quiet(calls)
     # One private index, the workspace's: the submodule is walked as a folder (issue 23).
     assert [argv[2] for argv in calls if against_private_index(argv)] == [str(root)]
     # The repo's own index is as it was (its ctime says so): its path list is not read.
@@ -222,6 +233,22 @@ def test_a_forged_repo_index_that_fools_git_status_does_not_fool_run(
     assert fast(calls)
 
 
+def flip_assume_unchanged(mcpctl_home: Path, name: bytes) -> None:
+    """Set the assume-unchanged bit of `name`'s entry in the private index, in place."""
+    flipped = 0
+    for index in mcpctl_home.rglob("*.index"):
+        data = bytearray(index.read_bytes())
+        offset = 12
+        while offset < len(data) - 20:
+            length = int.from_bytes(data[offset + 60:offset + 62], "big") & 0xFFF
+            if data[offset + 62:offset + 62 + length] == name:
+                data[offset + 60] |= 0x80  # the assume-unchanged bit
+                flipped += 1
+            offset += 62 + length + (8 - (62 + length) % 8)
+        index.write_bytes(bytes(data))
+    assert flipped == 1
+
+
 def test_a_corrupted_private_index_falls_back_to_the_exact_pass(
     approved: Callable[[str], Path], mcpctl_home: Path, tmp_path: Path
 ) -> None:
@@ -229,18 +256,7 @@ def test_a_corrupted_private_index_falls_back_to_the_exact_pass(
     checksum when it reads it, so without mcpctl's own check (`git_index.intact`) git
     would never look at that file again (remove the check and this test fails)."""
     root = approved("corrupt-index")
-    flipped = 0
-    for index in mcpctl_home.rglob("*.index"):
-        data = bytearray(index.read_bytes())
-        offset = 12
-        while offset < len(data) - 20:
-            length = int.from_bytes(data[offset + 60:offset + 62], "big") & 0xFFF
-            if data[offset + 62:offset + 62 + length] == b"lib/b.js":
-                data[offset + 60] |= 0x80  # the assume-unchanged bit
-                flipped += 1
-            offset += 62 + length + (8 - (62 + length) % 8)
-        index.write_bytes(bytes(data))
-    assert flipped == 1
+    flip_assume_unchanged(mcpctl_home, b"lib/b.js")
     (root / "lib" / "b.js").write_text("Q\n")
     result, calls = recorded_run(root, tmp_path / "calls")
     assert refused(result, "lib/b.js modified"), result.err
@@ -373,3 +389,106 @@ def test_a_change_undone_is_trusted_again(approved: Callable[[str], Path],
     undone, calls = recorded_run(root, tmp_path / "calls")
     assert (undone.code, undone.err) == (0, "")
     assert fast(calls)
+
+
+def test_a_new_file_is_caught_after_its_folder_settled(approved: Callable[[str], Path],
+                                                       tmp_path: Path) -> None:
+    """The start that walks keeps what git listed as new: the next ones, which do not
+    walk (the folder is as that start saw it), still hash it. Without `others` in the
+    snapshot the second start would say `trusted`."""
+    root = approved("settled-new")
+    (root / "lib" / "new.js").write_text("new\n")
+    time.sleep(SETTLED_NS / 1e9 + 0.2)
+    walked, calls = recorded_run(root, tmp_path / "calls")
+    assert refused(walked, "lib/new.js added"), walked.err
+    assert fast(calls)
+    assert not quiet(calls)
+    again, calls = recorded_run(root, tmp_path / "calls")
+    assert (again.code, again.err) == (walked.code, walked.err)
+    assert quiet(calls)
+
+
+def test_an_ignored_file_made_executable_is_caught_although_no_folder_changed(
+    approved: Callable[[str], Path], tmp_path: Path
+) -> None:
+    """`chmod +x` leaves the folder as it was: the ignored files are stat-ed on every
+    start, and one now executable is pinned (issue 23): the exact pass lists them anew.
+    Without that stat the start would not walk, and say `trusted`."""
+    root = approved("chmod-ignored")
+    unchanged, calls = recorded_run(root, tmp_path / "calls")
+    assert (unchanged.code, unchanged.err) == (0, "")
+    assert quiet(calls)
+    (root / "notes.log").chmod(0o755)
+    result, calls = recorded_run(root, tmp_path / "calls")
+    assert refused(result, "notes.log added"), result.err
+    assert any("-s" in argv and "ls-files" in argv for argv in calls)  # the exact pass ran
+
+
+def test_a_file_in_a_folder_that_was_empty_is_caught(approved: Callable[[str], Path],
+                                                     tmp_path: Path) -> None:
+    """An empty folder lists no path, but its mtime is kept: a file made in it is seen
+    (git walks again)."""
+    root = approved("empty-folder")
+    unchanged, calls = recorded_run(root, tmp_path / "calls")
+    assert (unchanged.code, unchanged.err) == (0, "")
+    assert quiet(calls)
+    (root / "empty" / "x.js").write_text("evil\n")
+    result, calls = recorded_run(root, tmp_path / "calls")
+    assert refused(result, "empty/x.js added"), result.err
+    assert fast(calls)
+    assert not quiet(calls)
+
+
+def test_a_change_to_the_users_excludes_file_lists_the_files_anew(
+    approved: Callable[[str], Path], tmp_path: Path
+) -> None:
+    """git reads `$XDG_CONFIG_HOME/git/ignore` even with the global config off; a rule
+    added there takes an untracked file out of the set without touching a folder."""
+    root = approved("user-excludes")
+    config = tmp_path / "xdg"
+    (config / "git").mkdir(parents=True)
+    (config / "git" / "ignore").write_text("scratch.txt\n")  # not code: no longer pinned
+    result, calls = recorded_run(root, tmp_path / "calls", {"XDG_CONFIG_HOME": str(config)})
+    assert refused(result, "scratch.txt removed"), result.err
+    assert any("-s" in argv and "ls-files" in argv for argv in calls)  # the exact pass ran
+
+
+def test_a_corrupted_folder_snapshot_is_not_used(approved: Callable[[str], Path],
+                                                 mcpctl_home: Path, tmp_path: Path) -> None:
+    """The snapshot a walking start kept names the new file its next starts hash again;
+    one character changed there (the JSON still parses) would drop it from the set. Its
+    digest does not match, so the next start walks. Without the digest it says
+    `trusted`."""
+    root = approved("corrupt-snapshot")
+    (root / "lib" / "new.js").write_text("new\n")
+    time.sleep(SETTLED_NS / 1e9 + 0.2)
+    walked, _ = recorded_run(root, tmp_path / "calls")
+    assert refused(walked, "lib/new.js added"), walked.err
+    [memo] = list(mcpctl_home.rglob("pins/*.memo"))
+    kept = json.loads(memo.read_text())
+    digest, body = json.loads(kept["values"]["snapshot:"])
+    assert '"lib/new.js"' in body
+    kept["values"]["snapshot:"] = json.dumps([digest, body.replace("lib/new.js", "lib/nex.js")])
+    memo.write_text(json.dumps(kept))
+    result, calls = recorded_run(root, tmp_path / "calls")
+    assert refused(result, "lib/new.js added"), result.err
+    assert fast(calls)
+    assert not quiet(calls)
+
+
+def test_a_corrupted_private_index_is_written_anew_when_its_name_comes_back(
+    approved: Callable[[str], Path], mcpctl_home: Path, tmp_path: Path
+) -> None:
+    """Corrupted with no file changed: the exact pass makes the same rows, so the same
+    index name. Kept because its name is right, its stat would then count as checked
+    (`workspace._intact`) and git would never look at lib/b.js again."""
+    root = approved("corrupt-index-kept")
+    flip_assume_unchanged(mcpctl_home, b"lib/b.js")
+    first, calls = recorded_run(root, tmp_path / "calls")
+    assert (first.code, first.err) == (0, "")
+    assert any("-s" in argv and "ls-files" in argv for argv in calls)  # the exact pass ran
+    second, _ = recorded_run(root, tmp_path / "calls")
+    assert (second.code, second.err) == (0, "")
+    (root / "lib" / "b.js").write_text("R\n")
+    result, _ = recorded_run(root, tmp_path / "calls")
+    assert refused(result, "lib/b.js modified"), result.err
