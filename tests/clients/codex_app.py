@@ -18,12 +18,14 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import IO, Any
 
 CODEX = Path(__file__).resolve().parents[1] / ".clients" / "node_modules" / ".bin" / "codex"
 CLOSED = "http://127.0.0.1:9"
+STATUS_POLLS = 600  # asked at most this often, 0.1 s apart, while a server is starting
 OFFLINE = dict.fromkeys(("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy",
                          "https_proxy", "all_proxy"), CLOSED)
 
@@ -66,8 +68,15 @@ def startup_status(cwd: Path, env: Mapping[str, str]) -> dict[str, list[str]]:
         send({"method": "initialized"})
         send({"method": "thread/start", "id": 1, "params": {"cwd": str(cwd)}})
         thread = _answer(process.stdout, 1)["result"]["thread"]["id"]
-        send({"method": "mcpServerStatus/list", "id": 2, "params": {"threadId": thread}})
-        data = _answer(process.stdout, 2)["result"]["data"]
+        for request in range(2, 2 + STATUS_POLLS):
+            send({"method": "mcpServerStatus/list", "id": request,
+                  "params": {"threadId": thread}})
+            data = _answer(process.stdout, request)["result"]["data"]
+            # A server still starting has no tools yet: ask again (bounded; the status,
+            # not a clock, ends the wait).
+            if all(server.get("runtimeStatus") != "starting" for server in data):
+                break
+            time.sleep(0.1)
         return {server["name"]: sorted(server["tools"]) for server in data}
     finally:
         process.stdin.close()

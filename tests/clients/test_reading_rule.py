@@ -18,6 +18,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -152,6 +153,9 @@ def _codex_started(home: Path, cwd: Path) -> list[str]:
     return sorted(_codex_statuses(home, cwd))
 
 
+STATUS_POLLS = 600  # asked at most this often, 0.1 s apart, while a server is starting
+
+
 def _codex_statuses(home: Path, cwd: Path) -> dict[str, str]:
     """Each MCP server Codex's app-server reports for a thread started in `cwd`, with
     its runtime status (`connected`, …)."""
@@ -165,20 +169,32 @@ def _codex_statuses(home: Path, cwd: Path) -> dict[str, str]:
                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     assert process.stdin is not None
     assert process.stdout is not None
+    def ask(thread: str, request: int) -> None:
+        assert process.stdin is not None
+        process.stdin.write(json.dumps({"method": "mcpServerStatus/list", "id": request,
+                                        "params": {"threadId": thread}}) + "\n")
+        process.stdin.flush()
+
     try:
         process.stdin.write("".join(json.dumps(r) + "\n" for r in requests))
         process.stdin.flush()
-        for _ in range(1000):  # bounded: the answers come after a few notices
+        thread, request = "", 2
+        for _ in range(5000):  # bounded: the answers come after a few notices
             answer: dict[str, Any] = json.loads(process.stdout.readline() or "null") or {}
             if not answer:
                 break
             if answer.get("id") == 1:
                 thread = answer["result"]["thread"]["id"]
-                process.stdin.write(json.dumps({"method": "mcpServerStatus/list", "id": 2,
-                                                "params": {"threadId": thread}}) + "\n")
-                process.stdin.flush()
-            if answer.get("id") == 2:
-                return {s["name"]: s["runtimeStatus"] for s in answer["result"]["data"]}
+                ask(thread, request)
+            elif answer.get("id") == request:
+                statuses = {s["name"]: s["runtimeStatus"] for s in answer["result"]["data"]}
+                # A server still starting has not said yet: ask again, a bounded number
+                # of times (the status, not a clock, ends the wait).
+                if "starting" not in statuses.values() or request >= STATUS_POLLS:
+                    return statuses
+                time.sleep(0.1)
+                request += 1
+                ask(thread, request)
         raise AssertionError("codex app-server gave no MCP status")
     finally:
         process.stdin.close()
