@@ -182,19 +182,28 @@ def client_reading(path: Path, root: Path) -> str | None:
         return None
 
 
-def guard_states_here(machine: "Machine") -> dict[str, GuardState]:
-    """`guard_state` of every client that reads a repo's servers, in `machine.root`."""
+REPO_READERS = (GUARDED_CLIENT, "gemini", "codex", "vscode", "cursor")
+
+
+def guard_states_here(machine: "Machine", clients: tuple[str, ...] = REPO_READERS
+                      ) -> dict[str, GuardState]:
+    """`guard_state` of every client that reads a repo's servers, in `machine.root`;
+    Gemini CLI's in the current folder, the only one whose file it reads (issue 22
+    item 2), when that is inside the root and no `-w` was given."""
     from mcpctl.clients.settings import read_client_settings  # noqa: PLC0415
+    from mcpctl.config.view import reading_from  # noqa: PLC0415
     from mcpctl.errors import McpctlError  # noqa: PLC0415
 
     try:
         synced = set(read_client_settings(machine.config_file).sync)
     except McpctlError:  # reported by the user tier's own reading
         synced = set()
-    return {client: guard_state(client, synced=client in synced, root=machine.root,
+    here = reading_from(machine) or machine.root
+    return {client: guard_state(client, synced=client in synced,
+                                root=here if client == "gemini" else machine.root,
                                 home=machine.home, environ=machine.environ,
                                 os_key=machine.os_key)
-            for client in (GUARDED_CLIENT, "gemini", "codex", "vscode", "cursor")}
+            for client in clients}
 
 
 class AlsoRead(NamedTuple):
