@@ -187,20 +187,16 @@ REPO_READERS = (GUARDED_CLIENT, "gemini", "codex", "vscode", "cursor")
 
 def guard_states_here(machine: "Machine", clients: tuple[str, ...] = REPO_READERS
                       ) -> dict[str, GuardState]:
-    """`guard_state` of every client that reads a repo's servers, in `machine.root`;
-    Gemini CLI's in the current folder, the only one whose file it reads (issue 22
-    item 2), when that is inside the root and no `-w` was given."""
+    """`guard_state` of each client that reads a repo's servers, in `machine.root` (as
+    `clients` reads them; Gemini CLI's trust from a subfolder is its own: not yet read)."""
     from mcpctl.clients.settings import read_client_settings  # noqa: PLC0415
-    from mcpctl.config.view import reading_from  # noqa: PLC0415
     from mcpctl.errors import McpctlError  # noqa: PLC0415
 
     try:
         synced = set(read_client_settings(machine.config_file).sync)
     except McpctlError:  # reported by the user tier's own reading
         synced = set()
-    here = reading_from(machine) or machine.root
-    return {client: guard_state(client, synced=client in synced,
-                                root=here if client == "gemini" else machine.root,
+    return {client: guard_state(client, synced=client in synced, root=machine.root,
                                 home=machine.home, environ=machine.environ,
                                 os_key=machine.os_key)
             for client in clients}
