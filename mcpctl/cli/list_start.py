@@ -24,6 +24,7 @@ from mcpctl.reports.servers import list_report, show_report
 from mcpctl.variables import references_in
 
 if TYPE_CHECKING:
+    from mcpctl.clients.guard_words import GuardState
     from mcpctl.clients.precedence import RepoStarter
     from mcpctl.config.merge import MergedServer
     from mcpctl.model import ServerSpec
@@ -166,18 +167,13 @@ def _origin_note(spec: "ServerSpec", *, where: bool = False) -> str:
 
 
 def print_detail(detail: "ServerDetail") -> None:
-    from mcpctl.clients.guarded import ENABLE_FIX  # noqa: PLC0415
-
     for row, status, guard in zip(detail.rows, detail.statuses, detail.guards, strict=True):
-        _print_definition(row, detail.server, status, detail.starters.of(row.definition))
-        # As in `list`: said in text once the guard was asked for (--json says it always).
-        if guard is not None and guard.fix != ENABLE_FIX:
-            fix = f"; to guard it: {guard.fix}" if guard.fix else ""
-            render.say(f"  guard:     {guard.client} {guard.state} ({guard.how}{fix})")
+        _print_definition(row, detail.server, status, detail.starters.of(row.definition),
+                          guard)
 
 
 def _print_definition(row: listing.Row, server: "MergedServer", status: "Status",
-                      starters: "list[RepoStarter]") -> None:
+                      starters: "list[RepoStarter]", guard: "GuardState | None") -> None:
     spec = row.definition.spec
     source = row.definition.source
     render.say(f"{spec.name}  [{source.tier.value}] {render.display_path(source.path)}:"
@@ -203,6 +199,11 @@ def _print_definition(row: listing.Row, server: "MergedServer", status: "Status"
     refs = references_in(spec)
     if refs:
         render.say("  variables: " + ", ".join(f"{r.text} ({r.kind.value})" for r in refs))
+    # Always, unlike `list`'s note: `show` is where one looks before approving, and a
+    # client that starts the definition past the gate is said to (issue 22 item 5).
+    if guard is not None:
+        fix = f"; to guard it: {guard.fix}" if guard.fix else ""
+        render.say(f"  guard:     {guard.client} {guard.state} ({guard.how}{fix})")
     _print_trust(status)
 
 

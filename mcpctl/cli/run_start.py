@@ -19,6 +19,7 @@ from mcpctl.cli.hand_parse import parse_common
 from mcpctl.clients.guard_key import KEY_OPTION
 from mcpctl.clients.guarded import GUARD_SERVER, GUARD_WORKSPACE
 from mcpctl.config.merge import named
+from mcpctl.config.off_switch import switched_off
 from mcpctl.config.view import view_here
 from mcpctl.errors import ConfigError, ExitCode, ServerFailed
 from mcpctl.launch import Launch, child_environment, resolve_launch
@@ -27,6 +28,7 @@ from mcpctl.trust.gate import Admission, admit
 if TYPE_CHECKING:
     from mcpctl.filtering.wire import ToolGate
     from mcpctl.machine import Machine
+    from mcpctl.model import Definition
 
 _FLAGS = {"--print": "print_remote", "--allow-insecure": "allow_insecure"}
 # `--key`: the machine's guard key, which Claude Code's allowlist matches; taken and not
@@ -98,6 +100,7 @@ def start(name: str, *, print_remote: bool, allow_insecure: bool, workspace: Pat
                           "start again forever; give it the real server's command")
     admission = admit(server, machine.root, machine.paths.trust_file, environ=machine.environ,
                       home=machine.home, cache_dir=machine.paths.cache_dir)
+    _say_if_switched_off(name, server.winner)
     if server.winner.spec.url is not None and print_remote:
         return _print_remote(admission, machine.environ, machine.home)
     launch = resolve_launch(admission, machine.environ, machine.home, _secret)
@@ -128,6 +131,20 @@ def start(name: str, *, print_remote: bool, allow_insecure: bool, workspace: Pat
         raise _failed(admission, launch, f"server {name!r}: cannot start {program}: "
                       f"{error.strerror}") from None
     return ExitCode.SERVER_FAILED  # not reached: execve replaced this process
+
+
+def _say_if_switched_off(name: str, definition: "Definition") -> None:
+    """Started all the same, once approved: asked for by name, it is what the user wants
+    (a client's entry `mcpctl run NAME` names a user-tier server, which wins), and the
+    repo's own switch guards nothing; but the user learns the client would not start it
+    (issue 22; docs/design.md, "What each client reads")."""
+    switch = switched_off(definition)
+    if switch is None:
+        return
+    where = f"{definition.source.path}:{definition.source.line}"
+    sys.stderr.write(f"note: {name!r} is disabled in {switch.title} ({where}: "
+                     f"{switch.written}), which does not start it; mcpctl starts it because "
+                     "it was asked for by name\n")
 
 
 def guard_target() -> tuple[str, Path]:

@@ -182,8 +182,13 @@ def client_reading(path: Path, root: Path) -> str | None:
         return None
 
 
-def guard_states_here(machine: "Machine") -> dict[str, GuardState]:
-    """`guard_state` of every client that reads a repo's servers, in `machine.root`."""
+REPO_READERS = (GUARDED_CLIENT, "gemini", "codex", "vscode", "cursor")
+
+
+def guard_states_here(machine: "Machine", clients: tuple[str, ...] = REPO_READERS
+                      ) -> dict[str, GuardState]:
+    """`guard_state` of each client that reads a repo's servers, in `machine.root` (as
+    `clients` reads them; Gemini CLI's trust from a subfolder is its own: not yet read)."""
     from mcpctl.clients.settings import read_client_settings  # noqa: PLC0415
     from mcpctl.errors import McpctlError  # noqa: PLC0415
 
@@ -194,7 +199,7 @@ def guard_states_here(machine: "Machine") -> dict[str, GuardState]:
     return {client: guard_state(client, synced=client in synced, root=machine.root,
                                 home=machine.home, environ=machine.environ,
                                 os_key=machine.os_key)
-            for client in (GUARDED_CLIENT, "gemini", "codex", "vscode", "cursor")}
+            for client in clients}
 
 
 class AlsoRead(NamedTuple):

@@ -13,6 +13,7 @@ from mcpctl.reports.listing import source_document, spec_document
 from mcpctl.reports.report import Report
 
 if TYPE_CHECKING:
+    from mcpctl.clients.guard_words import GuardState
     from mcpctl.clients.importing import ImportReport
     from mcpctl.clients.table import ClientFormat
     from mcpctl.clients.view import ClientsView
@@ -229,7 +230,42 @@ def sync_report(machine: Machine, *, check: bool, dry_run: bool, replace: bool,
     codes = [int(r.error.exit_code) for r in reports if r.error is not None]
     if any(r.plan.conflicts or (check and r.plan.writes) for r in reports):
         codes.append(ExitCode.FINDINGS)
-    return _exports(reports, dry_run=dry_run, check=check, code=max(codes, default=ExitCode.OK))
+    exports = _exports(reports, dry_run=dry_run, check=check,
+                       code=max(codes, default=ExitCode.OK))
+    guards = _guards_after_sync(machine)
+    if not guards:
+        return exports
+    said = [f"guard here: {state.client} {state.state} ({state.how}"
+            + (f"; to guard it: {state.fix})" if state.fix else ")") for state in guards]
+    return exports._replace(
+        body={**exports.body, "guards": {state.client: state.document() for state in guards}},
+        warnings=[*exports.warnings, *said])
+
+
+def _guards_after_sync(machine: Machine) -> list[GuardState]:
+    """What guards each enabled client that reads a repo's servers, in this workspace,
+    from the files as they are now (after the sync, or unchanged by --check and
+    --dry-run): said for a client only when a file it reads here defines servers (issue
+    22 item 5), so `sync` never leaves a guard it does not have unsaid."""
+    from mcpctl.clients.guarded import (  # noqa: PLC0415
+        GUARDED_CLIENT,
+        client_reading,
+        guard_states_here,
+    )
+    from mcpctl.clients.settings import read_client_settings  # noqa: PLC0415
+    from mcpctl.config.view import view_here  # noqa: PLC0415
+    from mcpctl.config.workspace import folder_of  # noqa: PLC0415
+    from mcpctl.model import Tier  # noqa: PLC0415
+
+    enabled = [client for client in (GUARDED_CLIENT, "gemini", "codex")
+               if client in read_client_settings(machine.config_file).sync]
+    if not enabled:
+        return []
+    view = view_here(machine, frozenset({Tier.WORKSPACE}))
+    reading = {client_reading(d.source.path, folder_of(d.source, machine.root))
+               for server in view.servers for d in server.definitions}
+    chosen = tuple(client for client in enabled if client in reading)
+    return list(guard_states_here(machine, chosen).values()) if chosen else []
 
 
 def guard_off_report(machine: Machine, *, dry_run: bool) -> Report[Exports]:

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from mcpctl.config.merge import MergedServer
+from mcpctl.config.off_switch import disabled_note, switched_off
 from mcpctl.credentials.masking import masked_args, masked_map, masked_tree, masked_url
 from mcpctl.model import Definition, ServerSpec, Source, Tier
 from mcpctl.trust.status import Status
@@ -38,7 +39,10 @@ def rows(servers: list[MergedServer], state_of: StateOf = default_state) -> Iter
     """A row per definition: each winner, then what it shadows."""
     for server in servers:
         state, note = state_of(server.winner)
-        yield Row(server.winner, state, None, note)
+        # The client reading it does not start it (Codex's `enabled = false`): said as
+        # the client's own status says it, beside the trust state (issue 22).
+        off = disabled_note(server.winner)
+        yield Row(server.winner, state, None, "; ".join(part for part in (note, off) if part))
         for loser in server.shadowed:
             yield Row(loser, "shadowed", server.winner.source)
 
@@ -127,7 +131,14 @@ def row_document(row: Row, folder: Path | None = None) -> dict[str, Any]:
         "shadowed_by": source_document(row.shadowed_by) if row.shadowed_by else None,
         "variables": [ref.text for ref in references_in(spec)],
         **({"trust_workspace": str(folder)} if workspace else {}),
+        **_disabled_document(row.definition),
     }
+
+
+def _disabled_document(definition: Definition) -> dict[str, Any]:
+    switch = switched_off(definition)
+    return {"disabled_in": {"client": switch.client, "setting": switch.written}} \
+        if switch else {}
 
 
 def why_wins(server: MergedServer) -> str:

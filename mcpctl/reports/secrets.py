@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from mcpctl.config.merge import MergedServer
 from mcpctl.config.secret_refs import secret_references
-from mcpctl.config.view import load_view
+from mcpctl.config.view import view_here
 from mcpctl.errors import ExitCode, UsageError
 from mcpctl.machine import Machine
 from mcpctl.reports.report import Report, problems_exit
@@ -33,7 +33,7 @@ def rm_report(machine: Machine, name: str) -> Report[str]:
 
     if not delete_secret(machine.paths.secrets_index, name):
         raise UsageError(f"no secret named {name!r} in the keyring")
-    view = load_view(machine.root, machine.config_file)
+    view = view_here(machine)
     users = secret_references(view.servers).get(name, [])
     warnings = [f"warning: still referenced by {', '.join(users)}; those servers will not "
                 f"start until it is set again (mcpctl secret set {name})"] if users else []
@@ -46,7 +46,7 @@ def list_report(machine: Machine) -> Report[SecretNames]:
     from mcpctl.credentials.keyring_store import indexed_names  # noqa: PLC0415
 
     stored = set(indexed_names(machine.paths.secrets_index))
-    view = load_view(machine.root, machine.config_file)
+    view = view_here(machine)
     references = secret_references(view.servers)
     # A server of the user's for one other project (`workspace = …`) still uses its
     # secrets: not "unreferenced" because this folder is not that project (issue 26).

@@ -50,11 +50,13 @@ def remove_report(machine: Machine, name: str, *, missing_ok: bool, keep_secrets
     """Remove `name` from the user tier, and the secrets only it referenced (unless
     `keep_secrets`); a workspace-only name is a usage error that says who owns it."""
     from mcpctl.config.user_config_edit import remove_server  # noqa: PLC0415
+    from mcpctl.config.view import reading_from  # noqa: PLC0415
     from mcpctl.config.workspace import load_workspace  # noqa: PLC0415
 
     result = remove_server(machine.config_file, name)
     if result.status == "absent":
-        in_workspace = [d for d in load_workspace(machine.root).definitions if d.name == name]
+        in_workspace = [d for d in load_workspace(machine.root, reading_from(machine)).definitions
+                        if d.name == name]
         if in_workspace:
             where = in_workspace[0].source
             raise UsageError(
@@ -98,7 +100,7 @@ def _forget_secrets(machine: Machine, name: str, previous: dict[str, Any] | None
     one still referenced by another server here is kept and named."""
     from mcpctl.config.entries import EntryError, spec_from_entry  # noqa: PLC0415
     from mcpctl.config.secret_refs import secret_references  # noqa: PLC0415
-    from mcpctl.config.view import load_view  # noqa: PLC0415
+    from mcpctl.config.view import view_here  # noqa: PLC0415
     from mcpctl.credentials.rotation import SecretAction, forget  # noqa: PLC0415
     from mcpctl.errors import KeyringUnavailable, McpctlError  # noqa: PLC0415
     from mcpctl.variables import Kind, references_in  # noqa: PLC0415
@@ -112,7 +114,8 @@ def _forget_secrets(machine: Machine, name: str, previous: dict[str, Any] | None
     referenced = [r.name for r in references_in(spec) if r.kind is Kind.SECRET]
     if keep or not referenced:
         return [SecretAction(secret, "kept", "--keep-secrets") for secret in referenced]
-    still_used = secret_references(load_view(machine.root, machine.config_file).servers)
+    # Read as `list` reads from here: a subfolder's server keeps its secrets (issue 22).
+    still_used = secret_references(view_here(machine).servers)
     try:
         return forget(machine.paths.secrets_index, referenced, still_used)
     except McpctlError as error:

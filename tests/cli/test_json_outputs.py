@@ -217,3 +217,26 @@ def test_problems_have_one_shape_in_every_output(place: dict[str, Path]) -> None
         document = json.loads(result.out)
         assert_valid(document, schema)
         assert document["problems"] == expected, argv
+
+
+def test_the_guard_and_a_disabled_codex_entry_follow_the_schemas(tmp_path: Path) -> None:
+    """The optional fields issue 22 added: `show`'s `guard`, `sync`'s `guards` and a row's
+    `disabled_in` (a Codex entry with `enabled = false`), each present and valid."""
+    root = make_workspace(tmp_path, {".codex/config.toml": '[mcp_servers.off]\n'
+                                     'command = "off-mcp"\nenabled = false\n'})
+    write_servers(root, {"wstok": {"command": sys.executable, "args": [str(SERVER)]}})
+    config = write(tmp_path / "config.toml", '[clients]\nsync = ["claude-code"]\n')
+    listed = run_mcpctl(["list", "--json", "--config", str(config)], cwd=root)
+    document = json.loads(listed.out)
+    assert_valid(document, "list")
+    assert [row.get("disabled_in") for row in document["servers"]] == [
+        {"client": "codex", "setting": "enabled = false"}, None]
+    shown = json.loads(run_mcpctl(["show", "off", "--json", "--config", str(config)],
+                                  cwd=root).out)
+    assert_valid(shown, "show")
+    assert shown["definitions"][0]["guard"]["client"] == "codex"
+    synced = run_mcpctl(["sync", "--json", "--config", str(config)], cwd=root)
+    assert synced.code == 0, synced.err
+    document = json.loads(synced.out)
+    assert_valid(document, "export")
+    assert sorted(document["guards"]) == ["claude-code"]  # codex is not enabled

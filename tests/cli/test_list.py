@@ -273,6 +273,10 @@ def test_show_text_exactly(cli: Cli, small: Path) -> None:
         "tier's once its name is approved (project scope wins over user scope)\n"
         "  transport: stdio\n"
         "  command:   npx -y @scope/fs '/Users/me/My Documents'\n"
+        # Said always in show (issue 22 item 5): no `sync`, no guard in Claude Code.
+        "  guard:     claude-code not guarded (claude-code is not in [clients] sync, so "
+        "mcpctl keeps no allowlist for it; to guard it: mcpctl clients enable claude-code "
+        "&& mcpctl sync)\n"
         f"  fingerprint: {fingerprint[1]['fingerprint']}\n"
         "    made of: transport, command, args, env pairs, cwd, envFile, url, header pairs, "
         "the whole workspace: 0 files (every file under the root)\n"

@@ -75,6 +75,7 @@ def test_claude_code_starts_a_changed_repo_server_only_when_unguarded(
     listed = run_client("claude", ["mcp", "list"], home=home, cwd=root, env=env)
 
     statuses = claude_statuses(listed.stdout)
+    _says_guarded(home, root, env, guarded=guarded)
     if not guarded:  # what the guard exists for: the changed server ran
         assert statuses == {"good": CONNECTED, "bad": CONNECTED}
         assert marker.exists()
@@ -90,6 +91,24 @@ def test_claude_code_starts_a_changed_repo_server_only_when_unguarded(
                                    f"{root}\n")
     assert _claude_log_errors(home, root, "bad")[0] == f"Server stderr: {refusal.stderr}"
     assert _claude_log_errors(home, root, "good") == []
+
+
+def _says_guarded(home: Path, root: Path, env: dict[str, str], *, guarded: bool) -> None:
+    """`show` and `sync` say what `claude mcp list` showed (issue 22 item 5): guarded
+    when the changed server failed, not guarded (enable it) when it ran."""
+    shown = run_mcpctl_as_client(["show", "bad", "--json"], home=home, cwd=root, env=env)
+    guard = json.loads(shown.stdout)["definitions"][0]["guard"]
+    assert (guard["client"], guard["state"]) == (
+        "claude-code", "guarded" if guarded else "not guarded")
+    synced = run_mcpctl_as_client(["sync", "--check", "--json"], home=home, cwd=root, env=env)
+    if not guarded:  # nothing enabled: nothing to sync, and show said what would guard it
+        assert guard["fix"] == "mcpctl clients enable claude-code && mcpctl sync"
+        assert synced.returncode == 2
+        return
+    assert synced.returncode == 0, synced.stderr
+    said = {key: guard[key] for key in ("state", "how", "fix")}
+    assert json.loads(synced.stdout)["guards"] == {"claude-code": said}
+    assert f"guard here: claude-code guarded ({said['how']})\n" in synced.stderr
 
 
 def _claude_log_errors(home: Path, root: Path, name: str) -> list[str]:

@@ -98,8 +98,22 @@ def _words(client_id: str, home: Path, root: Path, env: dict[str, str]) -> dict[
     assert listed.returncode == 0, listed.stderr
     assert json.loads(listed.stdout)["guards"][client_id] == said
     doctor = run_mcpctl_as_client(["doctor"], home=home, cwd=root, env=env)
-    assert f"  warn  guard: {client_id} {said['state']} ({said['how']}; to guard it: " \
-           f"{said['fix']})\n" in doctor.stdout, doctor.stdout + doctor.stderr
+    words = f"{client_id} {said['state']} ({said['how']}; to guard it: {said['fix']})"
+    assert f"  warn  guard: {words}\n" in doctor.stdout, doctor.stdout + doctor.stderr
+    shown = run_mcpctl_as_client(["show", "repo", "--json"], home=home, cwd=root, env=env)
+    assert json.loads(shown.stdout)["definitions"][0]["guard"] == {"client": client_id,
+                                                                   **said}
+    shown = run_mcpctl_as_client(["show", "repo"], home=home, cwd=root, env=env)
+    assert f"  guard:     {words}\n" in shown.stdout, shown.stdout
+    # sync, for the client enabled: said from the files as they are (--check writes none).
+    config = home / "mcpctl-sync.toml"
+    config.write_text(f'[clients]\nsync = ["{client_id}"]\n')
+    synced = run_mcpctl_as_client(["sync", "--check", "--json", "--config", str(config)],
+                                  home=home, cwd=root, env=env)
+    assert json.loads(synced.stdout)["guards"] == {client_id: said}, synced.stderr
+    synced = run_mcpctl_as_client(["sync", "--check", "--config", str(config)], home=home,
+                                  cwd=root, env=env)
+    assert f"guard here: {words}\n" in synced.stderr
     return said
 
 

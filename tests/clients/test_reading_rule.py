@@ -370,3 +370,56 @@ def test_a_nearer_codex_layer_that_sets_one_key_is_the_merged_server_codex_start
     assert refused.returncode == 4
     assert "server 'm' changed since it was approved (env OTHER: " in refused.stderr
     assert not (markers / "m").exists()
+
+
+def test_a_codex_entry_with_enabled_false_is_marked_disabled_as_codex_reports_it(
+    tmp_path: Path,
+) -> None:
+    """`enabled = false` in a trusted project's `.codex/config.toml`: Codex reports the
+    server `disabled` and never starts it; mcpctl marks it so in `list` and `show`, and
+    `run off` (asked for by name, once approved) starts it saying Codex would not. From
+    `sub`, whose nearer layer sets `enabled = true`, both start and neither is marked."""
+    home = tmp_path / "client-home"
+    markers = tmp_path / "markers"
+    markers.mkdir()
+    repo = _git_repo(tmp_path / "repo")
+    sub = repo / "sub"
+    for folder in (repo, sub):
+        (folder / ".codex").mkdir(parents=True)
+    (repo / ".codex" / "config.toml").write_text("".join(
+        f'[mcp_servers.{name}]\ncommand = "{sys.executable}"\n'
+        f'args = ["{TOKEN_SERVER}", "--marker", "{markers}/{name}"]\n{extra}'
+        for name, extra in (("off", "enabled = false\n"), ("on", ""))))
+    (sub / ".codex" / "config.toml").write_text("[mcp_servers.off]\nenabled = true\n")
+    (home / ".codex").mkdir(parents=True)
+    (home / ".codex" / "config.toml").write_text(f'[projects."{repo}"]\n'
+                                                  'trust_level = "trusted"\n')
+    # Under load `on` may still be starting when the status is read; `off` never starts.
+    statuses = _codex_statuses(home, repo)
+    assert statuses["off"] == "disabled"
+    assert statuses["on"] in ("starting", "connected"), statuses
+    assert not (markers / "off").exists()
+    rows = _winners(_mcpctl_list(repo, home), "codex")
+    assert (rows["off"]["note"], rows["off"]["disabled_in"]) == (
+        "disabled in Codex: enabled = false", {"client": "codex", "setting": "enabled = false"})
+    assert (rows["on"]["note"], "disabled_in" in rows["on"]) == ("", False)
+    listed = run_mcpctl_as_client(["list"], home=home, cwd=repo)
+    assert "  untrusted (disabled in Codex: enabled = false)  " in listed.stdout
+    shown = run_mcpctl_as_client(["show", "off"], home=home, cwd=repo)
+    assert "  state:     untrusted (disabled in Codex: enabled = false)\n" in shown.stdout
+
+    assert run_mcpctl_as_client(["trust", "off", "--yes"], home=home, cwd=repo).returncode == 0
+    (markers / "on").unlink(missing_ok=True)
+    started = run_mcpctl_as_client(["run", "off"], home=home, cwd=repo)
+    assert started.returncode == 0, started.stderr
+    assert started.stderr == (f"note: 'off' is disabled in Codex ({repo}/.codex/config.toml:1:"
+                              " enabled = false), which does not start it; mcpctl starts it "
+                              "because it was asked for by name\n")
+    assert (markers / "off").exists()  # what mcpctl started
+    (markers / "off").unlink()
+
+    statuses = _codex_statuses(home, sub)
+    assert sorted(statuses) == ["off", "on"]
+    assert set(statuses.values()) <= {"starting", "connected"}, statuses
+    rows = _winners(_mcpctl_list(sub, home), "codex")
+    assert [rows[name]["note"] for name in ("off", "on")] == ["", ""]

@@ -131,3 +131,47 @@ def test_add_warns_that_a_secret_in_argv_is_visible_to_other_users(user_config: 
         "from there (--env KEY=${secret:rot5-arg1})",
     ]
     assert value not in added.out + added.err
+
+
+def _repo_with_sub_server(tmp_path: Path, secret_name: str) -> Path:
+    """A git repo whose subfolder's `.mcp.json` references `${secret:NAME}`: what `list`
+    there shows (Claude Code reads it from there), what the root's files do not hold."""
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    sub = repo / "sub"
+    sub.mkdir()
+    (sub / ".mcp.json").write_text(json.dumps({"mcpServers": {"subsrv": {
+        "command": "srv", "env": {"T": f"${{secret:{secret_name}}}"}}}}))
+    return sub
+
+
+@pytest.mark.usefixtures("secret_service")
+def test_secret_list_from_a_subfolder_sees_its_servers_references(
+    tmp_path: Path, user_config: Path,
+) -> None:
+    """Read as `list` reads from the folder (issue 22 item 2): the root alone would call
+    the secret unreferenced, an invitation to `secret rm` it."""
+    sub = _repo_with_sub_server(tmp_path, "rot5-team")
+    assert mcpctl("secret", "set", "rot5-team", "--stdin", stdin=token("Sub")).code == 0
+    here = json.loads(run_mcpctl(["secret", "list", "--json"], cwd=sub).out)["secrets"]
+    assert here == [{"name": "rot5-team", "stored": True, "referenced_by": ["subsrv"],
+                     "unreferenced": False}]
+    at_root = json.loads(run_mcpctl(["secret", "list", "--json"], cwd=sub.parent).out)
+    assert at_root["secrets"][0]["unreferenced"] is True
+    removed = run_mcpctl(["secret", "rm", "rot5-team", "--json"], cwd=sub)
+    assert json.loads(removed.out)["referenced_by"] == ["subsrv"]
+
+
+@pytest.mark.usefixtures("secret_service")
+def test_remove_from_a_subfolder_keeps_a_secret_its_server_references(
+    tmp_path: Path, user_config: Path,
+) -> None:
+    sub = _repo_with_sub_server(tmp_path, "rot6-team")
+    shared = token("Shs")
+    assert mcpctl("secret", "set", "rot6-team", "--stdin", stdin=shared).code == 0
+    assert mcpctl("add", "rot6", "--env", "TEAM=${secret:rot6-team}", "--", "srv").code == 0
+    removed = run_mcpctl(["remove", "rot6"], cwd=sub)
+    assert removed.code == 0
+    assert removed.err == ("kept secret 'rot6-team' in the OS keyring (still referenced by "
+                           "subsrv)\n")
+    assert secret("rot6-team") == shared
