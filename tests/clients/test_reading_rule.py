@@ -394,10 +394,8 @@ def test_a_codex_entry_with_enabled_false_is_marked_disabled_as_codex_reports_it
     (home / ".codex").mkdir(parents=True)
     (home / ".codex" / "config.toml").write_text(f'[projects."{repo}"]\n'
                                                   'trust_level = "trusted"\n')
-    # Under load `on` may still be starting when the status is read; `off` never starts.
-    statuses = _codex_statuses(home, repo)
-    assert statuses["off"] == "disabled"
-    assert statuses["on"] in ("starting", "connected"), statuses
+    statuses = _codex_statuses(home, repo)  # asked again while a server is starting
+    assert statuses == {"off": "disabled", "on": "connected"}, statuses
     assert not (markers / "off").exists()
     rows = _winners(_mcpctl_list(repo, home), "codex")
     assert (rows["off"]["note"], rows["off"]["disabled_in"]) == (
@@ -419,7 +417,6 @@ def test_a_codex_entry_with_enabled_false_is_marked_disabled_as_codex_reports_it
     (markers / "off").unlink()
 
     statuses = _codex_statuses(home, sub)
-    assert sorted(statuses) == ["off", "on"]
-    assert set(statuses.values()) <= {"starting", "connected"}, statuses
+    assert statuses == {"off": "connected", "on": "connected"}, statuses
     rows = _winners(_mcpctl_list(sub, home), "codex")
     assert [rows[name]["note"] for name in ("off", "on")] == ["", ""]
