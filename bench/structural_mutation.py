@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import dataclasses
 import json
 import os
 import py_compile
@@ -54,6 +55,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from bench import coverage_map
 from bench.mutation import copy_checkout
 
 REPO = Path(__file__).resolve().parent.parent
@@ -64,6 +66,7 @@ SCOPE = ("pinning", "trust", "launch.py", "cli/hand_parse.py", "cli/run_start.py
          "protocol", "sha256.py", "paths.py")
 RESULTS = REPO / "bench" / ".structural-mutation.json"  # git-ignored (bench/.*)
 MUTANT_TIMEOUT = 900.0
+MAP_TIMEOUT = 7200.0  # the whole suite under coverage, once
 PREFIX = 8
 # The helpers the prefix operators call, put after the module's docstring and
 # `__future__` imports: strings compared by their first characters only, and a
@@ -84,6 +87,9 @@ class Mutant:
     line: int
     index: int  # the n-th place this operator applies in the module (stable per content)
     source: str  # the original line, stripped
+    # The lines one of which must run for the mutant to change anything (its tests are
+    # those the coverage map says ran one of them); not part of its identity.
+    reach: tuple[int, ...] = dataclasses.field(default=(), compare=False)
 
     @property
     def key(self) -> str:
@@ -273,14 +279,60 @@ def _os_environ() -> ast.expr:
 def mutants_of(module: str, text: str) -> list[Mutant]:
     tree = ast.parse(text)
     lines = text.splitlines()
+    statements = _statements_of(tree)
     counts: dict[str, int] = {}
     found = []
     for operator, node, _ in sites(tree):
         index = counts[operator] = counts.get(operator, -1) + 1
         line = getattr(node, "lineno", 0)
         found.append(Mutant(module, operator, line, index,
-                            lines[line - 1].strip() if line else ""))
+                            lines[line - 1].strip() if line else "",
+                            reach_of(node, tree, statements)))
     return sorted(found, key=lambda m: (m.line, m.operator, m.index))
+
+
+def _statements_of(tree: ast.Module) -> dict[int, ast.stmt]:
+    """Each node's innermost enclosing statement, by the node's id."""
+    enclosing: dict[int, ast.stmt] = {}
+
+    def visit(node: ast.AST, statement: ast.stmt | None) -> None:
+        if isinstance(node, ast.stmt):
+            statement = node
+        if statement is not None:
+            enclosing[id(node)] = statement
+        for child in ast.iter_child_nodes(node):
+            visit(child, statement)
+
+    visit(tree, None)
+    return enclosing
+
+
+def reach_of(node: ast.AST, tree: ast.Module, statements: dict[int, ast.stmt]
+             ) -> tuple[int, ...]:
+    """The lines whose execution the mutant needs to matter. Coverage records a line
+    when a statement starting there (or a line of a multi-line one) runs, so an
+    expression counts from its statement's first line."""
+    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+        body = [s for s in node.body
+                if not (isinstance(s, ast.Expr) and _is_str_constant(s.value))]
+        return _span(body[0]) if body else ()  # run on every call; the def at import
+    if isinstance(node, ast.For | ast.AsyncFor | ast.While):
+        return _span(node.body[0])  # the body runs once at least
+    if isinstance(node, ast.If):
+        return _span(node.test)
+    if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name):
+        name = node.targets[0].id  # a bound: where the module reads it
+        used = {n.lineno for n in ast.walk(tree)
+                if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)}
+        return tuple(sorted(used))
+    statement = statements.get(id(node))
+    first = statement.lineno if statement is not None else getattr(node, "lineno", 0)
+    return tuple(range(first, (getattr(node, "end_lineno", None) or first) + 1))
+
+
+def _span(node: ast.AST) -> tuple[int, ...]:
+    first = getattr(node, "lineno", 0)
+    return tuple(range(first, (getattr(node, "end_lineno", None) or first) + 1))
 
 
 def mutated_source(text: str, mutant: Mutant) -> str:
@@ -378,8 +430,8 @@ def prepare(root: Path) -> None:
                     "mcpctl"], cwd=root, check=True, timeout=300)
 
 
-def run_suite(copy_root: Path, tests: list[str], timeout: float) -> str:
-    """"killed" or "survived" (the baseline prints the tail of a failing run)."""
+def copy_environment(copy_root: Path) -> dict[str, str]:
+    """The environment a copy's own tests run in."""
     venv = copy_root / ".venv"
     # No bytecode is written: a mutant's would outlive it. The pristine modules were
     # compiled once; a mutated one no longer matches its bytecode and is read as source.
@@ -390,8 +442,14 @@ def run_suite(copy_root: Path, tests: list[str], timeout: float) -> str:
            "VIRTUAL_ENV": str(venv), "PYTHONDONTWRITEBYTECODE": "1",
            "CI": os.environ.get("CI", "true")}
     env.pop("PYTHONPATH", None)
-    command = [str(venv / "bin" / "python"), "-m", "pytest", "-x", "-q", "-p",
-               "no:cacheprovider", *tests]
+    return env
+
+
+def run_suite(copy_root: Path, tests: list[str], timeout: float) -> str:
+    """"killed" or "survived" (the baseline prints the tail of a failing run)."""
+    env = copy_environment(copy_root)
+    command = [str(copy_root / ".venv" / "bin" / "python"), "-m", "pytest", "-x", "-q",
+               "-p", "no:cacheprovider", *tests]
     try:
         done = subprocess.run(command, cwd=copy_root, env=env, timeout=timeout,
                               capture_output=True, text=True, check=False)
@@ -422,8 +480,23 @@ def save_results(path: Path, results: dict[str, str]) -> None:
     os.replace(temporary, path)
 
 
-def run_all(mutants: list[Mutant], texts: dict[str, str], jobs: int, results_file: Path
-            ) -> dict[Mutant, str]:
+def run_selected(copy_root: Path, tests: list[str]) -> str:
+    """The tests the coverage map chose, in one process (a few tests gain nothing from
+    workers, whose start costs seconds), named in a file: they can be thousands."""
+    listing = copy_root / ".mutant-tests"
+    listing.write_text("".join(f"{test}\n" for test in tests), encoding="utf-8")
+    return run_suite(copy_root, ["-n", "0", f"@{listing}"], MUTANT_TIMEOUT)
+
+
+def outcome_of(copy_root: Path, mutant: Mutant, chosen: list[str] | None) -> str:
+    """Killed by the tests that reach the mutant, else judged by the whole suite."""
+    if chosen and run_selected(copy_root, chosen) == "killed":
+        return "killed"
+    return run_suite(copy_root, first_tests(mutant.module), MUTANT_TIMEOUT)
+
+
+def run_all(mutants: list[Mutant], texts: dict[str, str], jobs: int, results_file: Path,
+            *, make_map: bool = False) -> dict[Mutant, str]:
     results = load_results(results_file)
     outcomes: dict[Mutant, str] = {}
     pending = []
@@ -439,6 +512,15 @@ def run_all(mutants: list[Mutant], texts: dict[str, str], jobs: int, results_fil
         copies = [Path(scratch) / f"copy{n}" for n in range(jobs)]
         for root in copies:
             prepare(root)
+        if make_map:
+            started = time.monotonic()
+            coverage_map.save(REPO, coverage_map.build(
+                copies[0], copy_environment(copies[0]), jobs, MAP_TIMEOUT))
+            print(f"coverage map made in {time.monotonic() - started:.0f} s", flush=True)
+        chosen_by = coverage_map.load(REPO) if pending else None
+        if pending and chosen_by is None:
+            print("no coverage map of these sources (--map makes one): every mutant runs "
+                  "against the whole suite", flush=True)
         if pending and run_suite(copies[0], ["tests"], MUTANT_TIMEOUT * 2) != "survived":
             raise SystemExit("structural_mutation: the suite fails unmutated; fix it first")
         free = list(copies)
@@ -448,7 +530,9 @@ def run_all(mutants: list[Mutant], texts: dict[str, str], jobs: int, results_fil
             target = root / mutant.module
             try:
                 target.write_text(mutated_source(texts[mutant.module], mutant))
-                outcome = run_suite(root, first_tests(mutant.module), MUTANT_TIMEOUT)
+                chosen = None if chosen_by is None else coverage_map.tests_reaching(
+                    chosen_by, mutant.module, mutant.reach)
+                outcome = outcome_of(root, mutant, chosen)
             finally:
                 target.write_text(texts[mutant.module])
                 py_compile.compile(str(target), doraise=True)  # pristine bytecode again
@@ -509,6 +593,9 @@ def main() -> int:
     parser.add_argument("--operator", action="append", default=[],
                         help="only this operator (repeatable)")
     parser.add_argument("--results", type=Path, default=RESULTS, help="the results file")
+    parser.add_argument("--map", action="store_true",
+                        help="first run the suite once under coverage to learn which tests "
+                             "reach which lines (bench/.coverage-map.json)")
     options = parser.parse_args()
     modules = modules_in_scope(options.modules)
     texts = {module: (REPO / module).read_text(encoding="utf-8") for module in modules}
@@ -525,7 +612,8 @@ def main() -> int:
         return 0
     mutants = [m for m in mutants if _compiles(m, texts[m.module])]
     started = time.monotonic()
-    outcomes = run_all(mutants, texts, max(1, options.jobs), options.results)
+    outcomes = run_all(mutants, texts, max(1, options.jobs), options.results,
+                       make_map=options.map)
     code = report(outcomes)
     print(f"time: {time.monotonic() - started:.0f} s")
     return code
