@@ -80,8 +80,10 @@ def build(root: Path, environment: dict[str, str], jobs: int, timeout: float,
          "-p", "no:cacheprovider", "-p", "bench.coverage_contexts", "-n", str(jobs),
          *tests], cwd=root, env=env, timeout=timeout, capture_output=True, text=True,
         check=False)
+    failed = [line for line in done.stdout.splitlines() if line.startswith("FAILED ")]
     print(f"coverage map: the suite ended with {done.returncode}: "
-          f"{(done.stdout.strip().splitlines() or ['(no output)'])[-1]}", flush=True)
+          f"{(done.stdout.strip().splitlines() or ['(no output)'])[-1]}", *failed,
+          sep="\n", flush=True)
     subprocess.run([python, "-m", "coverage", "combine", f"--rcfile={rc}", "-q"],
                    cwd=root, env=env, timeout=timeout, check=True)
     return read(root, data)
