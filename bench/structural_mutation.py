@@ -21,16 +21,21 @@ Operators (each mutant changes one place):
   drop-keyword   one keyword argument of a call left out (its default used instead)
   os-environ     an `environ`/`env` argument replaced by `os.environ`
 
-Each copy has its own environment (`uv sync`), as a fresh clone would. Each mutant
-runs `pytest -x` over the whole suite, the tests of the module's own
-folder first (so a mutant that is killed is usually killed in seconds). A mutant is
-killed when the suite fails (or hangs past the timeout), survived when it passes.
+Each copy has its own environment (`uv sync`), as a fresh clone would. With a
+coverage map of the current sources (`--map` makes one: `bench/coverage_map.py`), each
+mutant first runs the tests that executed one of its lines; a mutant they do not kill
+runs `pytest -x` over the whole suite, the tests of the module's own folder first. A
+mutant is killed when a run fails (or hangs past the timeout), survived when the whole
+suite passes. `--reaching-only` stops after the first run and counts a mutant it left
+alive as an unconfirmed survivor, so the score it prints is a lower bound.
 Results are kept in a file keyed by the module's content and the mutant, so a run
 stopped half-way resumes where it was, and a later commit re-runs only what changed.
 
     uv run python bench/structural_mutation.py --list               # count, run nothing
     uv run python bench/structural_mutation.py                      # every module (hours)
     uv run python bench/structural_mutation.py pinning/git.py paths.py --jobs 2
+    uv run python bench/structural_mutation.py --map                # map, then every module
+    uv run python bench/structural_mutation.py --reaching-only      # quick lower bound
 
 Exit status: 0 when no unrecorded survivor is left, 1 when one is, 2 on bad arguments or
 when the suite fails before any mutation (the score would mean nothing).
@@ -67,6 +72,7 @@ SCOPE = ("pinning", "trust", "launch.py", "cli/hand_parse.py", "cli/run_start.py
 RESULTS = REPO / "bench" / ".structural-mutation.json"  # git-ignored (bench/.*)
 MUTANT_TIMEOUT = 900.0
 MAP_TIMEOUT = 7200.0  # the whole suite under coverage, once
+UNCONFIRMED = "unconfirmed"  # alive under the tests that reach it; the rest not run
 PREFIX = 8
 # The helpers the prefix operators call, put after the module's docstring and
 # `__future__` imports: strings compared by their first characters only, and a
@@ -488,21 +494,26 @@ def run_selected(copy_root: Path, tests: list[str]) -> str:
     return run_suite(copy_root, ["-n", "0", f"@{listing}"], MUTANT_TIMEOUT)
 
 
-def outcome_of(copy_root: Path, mutant: Mutant, chosen: list[str] | None) -> str:
-    """Killed by the tests that reach the mutant, else judged by the whole suite."""
+def outcome_of(copy_root: Path, mutant: Mutant, chosen: list[str] | None, *,
+               reaching_only: bool = False) -> str:
+    """Killed by the tests that reach the mutant, else judged by the whole suite; with
+    `reaching_only`, "unconfirmed" instead (counted as a survivor: the score is then a
+    lower bound, which a later run without it can only raise)."""
     if chosen and run_selected(copy_root, chosen) == "killed":
         return "killed"
+    if reaching_only and chosen is not None:
+        return UNCONFIRMED
     return run_suite(copy_root, first_tests(mutant.module), MUTANT_TIMEOUT)
 
 
 def run_all(mutants: list[Mutant], texts: dict[str, str], jobs: int, results_file: Path,
-            *, make_map: bool = False) -> dict[Mutant, str]:
+            *, make_map: bool = False, reaching_only: bool = False) -> dict[Mutant, str]:
     results = load_results(results_file)
     outcomes: dict[Mutant, str] = {}
     pending = []
     for mutant in mutants:
         stored = results.get(f"{digest_of(texts[mutant.module])}:{mutant.key}")
-        if stored is not None:
+        if stored is not None and (reaching_only or stored != UNCONFIRMED):
             outcomes[mutant] = stored
         else:
             pending.append(mutant)
@@ -532,7 +543,7 @@ def run_all(mutants: list[Mutant], texts: dict[str, str], jobs: int, results_fil
                 target.write_text(mutated_source(texts[mutant.module], mutant))
                 chosen = None if chosen_by is None else coverage_map.tests_reaching(
                     chosen_by, mutant.module, mutant.reach)
-                outcome = outcome_of(root, mutant, chosen)
+                outcome = outcome_of(root, mutant, chosen, reaching_only=reaching_only)
             finally:
                 target.write_text(texts[mutant.module])
                 py_compile.compile(str(target), doraise=True)  # pristine bytecode again
@@ -544,7 +555,7 @@ def run_all(mutants: list[Mutant], texts: dict[str, str], jobs: int, results_fil
                 outcomes[mutant] = outcome
                 results[f"{digest_of(texts[mutant.module])}:{mutant.key}"] = outcome
                 save_results(results_file, results)
-                if outcome == "survived":
+                if outcome != "killed":
                     print(f"  SURVIVED {mutant.module}:{mutant.line} {mutant.operator}: "
                           f"{mutant.source}", flush=True)
     return outcomes
@@ -555,14 +566,16 @@ def report(outcomes: dict[Mutant, str]) -> int:
     for mutant, outcome in outcomes.items():
         by_module.setdefault(mutant.module, []).append((mutant, outcome))
     killed = survived = equivalent = 0
+    unconfirmed = sum(outcome == UNCONFIRMED for outcome in outcomes.values())
     for module, rows in sorted(by_module.items()):
         dead = sum(outcome == "killed" for _, outcome in rows)
         print(f"{module}: {dead}/{len(rows)} killed")
         for mutant, outcome in sorted(rows, key=lambda row: row[0].line):
-            if outcome != "survived":
+            if outcome == "killed":
                 continue
             why = EQUIVALENT.get((mutant.module, mutant.operator, mutant.source))
-            tag = f"equivalent: {why}" if why else "SURVIVOR"
+            tag = f"equivalent: {why}" if why else \
+                "SURVIVOR" if outcome == "survived" else "SURVIVOR (unconfirmed)"
             print(f"  {tag}\n    line {mutant.line} {mutant.operator}: {mutant.source}")
             equivalent += why is not None
             survived += why is None
@@ -570,7 +583,9 @@ def report(outcomes: dict[Mutant, str]) -> int:
     scored = killed + survived
     score = 100 * killed / scored if scored else 100.0
     print(f"\nscore: {killed}/{scored} non-equivalent mutants killed ({score:.1f} %); "
-          f"{equivalent} equivalent, {survived} unrecorded survivors")
+          f"{equivalent} equivalent, {survived} unrecorded survivors"
+          + (f" ({unconfirmed} unconfirmed: the whole suite was not run on them, so the "
+             "score is a lower bound)" if unconfirmed else ""))
     return 1 if survived else 0
 
 
@@ -596,6 +611,9 @@ def main() -> int:
     parser.add_argument("--map", action="store_true",
                         help="first run the suite once under coverage to learn which tests "
                              "reach which lines (bench/.coverage-map.json)")
+    parser.add_argument("--reaching-only", action="store_true",
+                        help="run only the tests that reach each mutant (needs a map): a "
+                             "mutant they do not kill counts as a survivor, unconfirmed")
     options = parser.parse_args()
     modules = modules_in_scope(options.modules)
     texts = {module: (REPO / module).read_text(encoding="utf-8") for module in modules}
@@ -613,7 +631,7 @@ def main() -> int:
     mutants = [m for m in mutants if _compiles(m, texts[m.module])]
     started = time.monotonic()
     outcomes = run_all(mutants, texts, max(1, options.jobs), options.results,
-                       make_map=options.map)
+                       make_map=options.map, reaching_only=options.reaching_only)
     code = report(outcomes)
     print(f"time: {time.monotonic() - started:.0f} s")
     return code
