@@ -35,7 +35,7 @@ import subprocess
 from collections.abc import Iterable
 from pathlib import Path
 
-from bench.coverage_contexts import VARIABLE
+from bench.coverage_contexts import VARIABLE, portable
 
 MAP_FILE = "bench/.coverage-map.json"  # git-ignored
 _KEYED = ("mcpctl/", "tests/", "bench/coverage_contexts.py")
@@ -101,7 +101,8 @@ def read(root: Path, data_file: Path) -> dict[str, object]:
         module = Path(filename).resolve().relative_to(root.resolve()).as_posix()
         rows = lines.setdefault(module, {})
         for line, labels in data.contexts_by_lineno(filename).items():
-            ids = {test for label in labels for test in test_ids(label, root)}
+            ids = {portable(test, str(root)) for label in labels
+                   for test in test_ids(label, root)}
             rows[str(line)] = sorted(tests.setdefault(test, len(tests)) for test in ids)
     return {"digest": source_digest(root), "tests": list(tests), "lines": lines}
 

@@ -105,15 +105,9 @@ class Mutant:
 # Survivors that behave exactly like the original: (module, operator, stripped line) →
 # why. docs/design.md lists them with the run's figures.
 EQUIVALENT: dict[tuple[str, str, str], str] = {
-    ("mcpctl/sha256.py", "widen-bound", "LONG = 64 * 1024"):
-        "only which module hashes input of 64 KiB to 1 MiB changes: the same digest at "
-        "another speed (speed is the bench's, and the tests take LONG from the module)",
-    ("mcpctl/sha256.py", "drop-if", "if builtin is not None:"):
-        "the interpreters mcpctl runs on here have the builtin module, so `builtin` is "
-        "never None; the branch is for a Python built without it",
-    ("mcpctl/sha256.py", "if-true", "if builtin is not None:"):
-        "the interpreters mcpctl runs on here have the builtin module, so `builtin` is "
-        "never None; the branch is for a Python built without it",
+    ("mcpctl/paths.py", "prefix-starts",
+     'if not (platform.startswith("linux") or platform == "darwin") or _android(environ):'):
+        "`sys.platform` is never a string that starts with `linu` but not `linux`",
 }
 
 
@@ -164,7 +158,8 @@ def _sites_of(node: ast.AST) -> Iterator[tuple[str, ast.AST, Callable[[ast.AST],
     elif isinstance(node, ast.Assign) and _is_bound(node):
         yield "widen-bound", node, _widen
     elif isinstance(node, ast.Compare) and len(node.ops) == 1 \
-            and isinstance(node.ops[0], ast.Eq | ast.NotEq) and _may_be_strings(node):
+            and isinstance(node.ops[0], ast.Eq | ast.NotEq) and _may_be_strings(node) \
+            and not _short_constant(node):
         yield "prefix-eq", node, _prefix_eq
     elif isinstance(node, ast.Call):
         yield from _call_sites(node)
@@ -217,6 +212,13 @@ def _may_be_strings(node: ast.Compare) -> bool:
                 and side.func.id in ("len", "int", "float", "type", "id", "sum"):
             return False
     return True
+
+
+def _short_constant(node: ast.Compare) -> bool:
+    """A side that is a string of at most PREFIX characters: then `a[:PREFIX] ==
+    b[:PREFIX]` holds only when `a == b`, and the mutant is equivalent by construction."""
+    return any(_is_str_constant(side) and len(side.value) <= PREFIX  # type: ignore[attr-defined]
+               for side in (node.left, node.comparators[0]))
 
 
 def _drop_if(node: ast.AST) -> None:
@@ -451,6 +453,12 @@ def copy_environment(copy_root: Path) -> dict[str, str]:
     return env
 
 
+# pytest's exit codes that mean a test failed or the suite could not be run through:
+# failures (1), an interruption such as an import error at collection (2), an internal
+# error (3). A usage error (4) or no test run (5) says nothing about the mutant.
+FAILED_RUN = frozenset({1, 2, 3})
+
+
 def run_suite(copy_root: Path, tests: list[str], timeout: float) -> str:
     """"killed" or "survived" (the baseline prints the tail of a failing run)."""
     env = copy_environment(copy_root)
@@ -463,7 +471,13 @@ def run_suite(copy_root: Path, tests: list[str], timeout: float) -> str:
         return "killed"  # a hang is caught by the suite's own bounds, or by this one
     if done.returncode != 0 and tests == ["tests"]:
         print(done.stdout[-4000:], file=sys.stderr)
-    return "survived" if done.returncode == 0 else "killed"
+    if done.returncode in FAILED_RUN:
+        return "killed"
+    if done.returncode != 0:
+        print(f"structural_mutation: pytest ended {done.returncode} (not a verdict): "
+              f"{done.stdout[-300:]}{done.stderr[-300:]}", file=sys.stderr)
+        return "undecided"
+    return "survived"
 
 
 def digest_of(text: str) -> str:
@@ -488,10 +502,13 @@ def save_results(path: Path, results: dict[str, str]) -> None:
 
 def run_selected(copy_root: Path, tests: list[str]) -> str:
     """The tests the coverage map chose, in one process (a few tests gain nothing from
-    workers, whose start costs seconds), named in a file: they can be thousands."""
+    workers, whose start costs seconds): their files collected, the tests kept by the
+    plugin from a list in a file (they can be thousands)."""
     listing = copy_root / ".mutant-tests"
     listing.write_text("".join(f"{test}\n" for test in tests), encoding="utf-8")
-    return run_suite(copy_root, ["-n", "0", f"@{listing}"], MUTANT_TIMEOUT)
+    files = sorted({test.split("::", 1)[0] for test in tests})
+    return run_suite(copy_root, ["-n", "0", "-p", "bench.coverage_contexts",
+                                 f"--mutant-tests={listing}", *files], MUTANT_TIMEOUT)
 
 
 def outcome_of(copy_root: Path, mutant: Mutant, chosen: list[str] | None, *,
@@ -513,7 +530,7 @@ def run_all(mutants: list[Mutant], texts: dict[str, str], jobs: int, results_fil
     pending = []
     for mutant in mutants:
         stored = results.get(f"{digest_of(texts[mutant.module])}:{mutant.key}")
-        if stored is not None and (reaching_only or stored != UNCONFIRMED):
+        if stored in ("killed", "survived") or (reaching_only and stored == UNCONFIRMED):
             outcomes[mutant] = stored
         else:
             pending.append(mutant)
@@ -575,7 +592,7 @@ def report(outcomes: dict[Mutant, str]) -> int:
                 continue
             why = EQUIVALENT.get((mutant.module, mutant.operator, mutant.source))
             tag = f"equivalent: {why}" if why else \
-                "SURVIVOR" if outcome == "survived" else "SURVIVOR (unconfirmed)"
+                "SURVIVOR" if outcome == "survived" else f"SURVIVOR ({outcome})"
             print(f"  {tag}\n    line {mutant.line} {mutant.operator}: {mutant.source}")
             equivalent += why is not None
             survived += why is None
