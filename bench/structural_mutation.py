@@ -21,16 +21,21 @@ Operators (each mutant changes one place):
   drop-keyword   one keyword argument of a call left out (its default used instead)
   os-environ     an `environ`/`env` argument replaced by `os.environ`
 
-Each copy has its own environment (`uv sync`), as a fresh clone would. Each mutant
-runs `pytest -x` over the whole suite, the tests of the module's own
-folder first (so a mutant that is killed is usually killed in seconds). A mutant is
-killed when the suite fails (or hangs past the timeout), survived when it passes.
+Each copy has its own environment (`uv sync`), as a fresh clone would. With a
+coverage map of the current sources (`--map` makes one: `bench/coverage_map.py`), each
+mutant first runs the tests that executed one of its lines; a mutant they do not kill
+runs `pytest -x` over the whole suite, the tests of the module's own folder first. A
+mutant is killed when a run fails (or hangs past the timeout), survived when the whole
+suite passes. `--reaching-only` stops after the first run and counts a mutant it left
+alive as an unconfirmed survivor, so the score it prints is a lower bound.
 Results are kept in a file keyed by the module's content and the mutant, so a run
 stopped half-way resumes where it was, and a later commit re-runs only what changed.
 
     uv run python bench/structural_mutation.py --list               # count, run nothing
     uv run python bench/structural_mutation.py                      # every module (hours)
     uv run python bench/structural_mutation.py pinning/git.py paths.py --jobs 2
+    uv run python bench/structural_mutation.py --map                # map, then every module
+    uv run python bench/structural_mutation.py --reaching-only      # quick lower bound
 
 Exit status: 0 when no unrecorded survivor is left, 1 when one is, 2 on bad arguments or
 when the suite fails before any mutation (the score would mean nothing).
@@ -40,6 +45,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import dataclasses
 import json
 import os
 import py_compile
@@ -54,6 +60,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from bench import coverage_map
 from bench.mutation import copy_checkout
 
 REPO = Path(__file__).resolve().parent.parent
@@ -64,6 +71,8 @@ SCOPE = ("pinning", "trust", "launch.py", "cli/hand_parse.py", "cli/run_start.py
          "protocol", "sha256.py", "paths.py")
 RESULTS = REPO / "bench" / ".structural-mutation.json"  # git-ignored (bench/.*)
 MUTANT_TIMEOUT = 900.0
+MAP_TIMEOUT = 7200.0  # the whole suite under coverage, once
+UNCONFIRMED = "unconfirmed"  # alive under the tests that reach it; the rest not run
 PREFIX = 8
 # The helpers the prefix operators call, put after the module's docstring and
 # `__future__` imports: strings compared by their first characters only, and a
@@ -84,6 +93,9 @@ class Mutant:
     line: int
     index: int  # the n-th place this operator applies in the module (stable per content)
     source: str  # the original line, stripped
+    # The lines one of which must run for the mutant to change anything (its tests are
+    # those the coverage map says ran one of them); not part of its identity.
+    reach: tuple[int, ...] = dataclasses.field(default=(), compare=False)
 
     @property
     def key(self) -> str:
@@ -93,6 +105,9 @@ class Mutant:
 # Survivors that behave exactly like the original: (module, operator, stripped line) →
 # why. docs/design.md lists them with the run's figures.
 EQUIVALENT: dict[tuple[str, str, str], str] = {
+    ("mcpctl/paths.py", "prefix-starts",
+     'if not (platform.startswith("linux") or platform == "darwin") or _android(environ):'):
+        "`sys.platform` is never a string that starts with `linu` but not `linux`",
     ("mcpctl/sha256.py", "widen-bound", "LONG = 64 * 1024"):
         "only which module hashes input of 64 KiB to 1 MiB changes: the same digest at "
         "another speed (speed is the bench's, and the tests take LONG from the module)",
@@ -152,7 +167,8 @@ def _sites_of(node: ast.AST) -> Iterator[tuple[str, ast.AST, Callable[[ast.AST],
     elif isinstance(node, ast.Assign) and _is_bound(node):
         yield "widen-bound", node, _widen
     elif isinstance(node, ast.Compare) and len(node.ops) == 1 \
-            and isinstance(node.ops[0], ast.Eq | ast.NotEq) and _may_be_strings(node):
+            and isinstance(node.ops[0], ast.Eq | ast.NotEq) and _may_be_strings(node) \
+            and not _short_constant(node):
         yield "prefix-eq", node, _prefix_eq
     elif isinstance(node, ast.Call):
         yield from _call_sites(node)
@@ -205,6 +221,13 @@ def _may_be_strings(node: ast.Compare) -> bool:
                 and side.func.id in ("len", "int", "float", "type", "id", "sum"):
             return False
     return True
+
+
+def _short_constant(node: ast.Compare) -> bool:
+    """A side that is a string of at most PREFIX characters: then `a[:PREFIX] ==
+    b[:PREFIX]` holds only when `a == b`, and the mutant is equivalent by construction."""
+    return any(_is_str_constant(side) and len(side.value) <= PREFIX  # type: ignore[attr-defined]
+               for side in (node.left, node.comparators[0]))
 
 
 def _drop_if(node: ast.AST) -> None:
@@ -273,14 +296,60 @@ def _os_environ() -> ast.expr:
 def mutants_of(module: str, text: str) -> list[Mutant]:
     tree = ast.parse(text)
     lines = text.splitlines()
+    statements = _statements_of(tree)
     counts: dict[str, int] = {}
     found = []
     for operator, node, _ in sites(tree):
         index = counts[operator] = counts.get(operator, -1) + 1
         line = getattr(node, "lineno", 0)
         found.append(Mutant(module, operator, line, index,
-                            lines[line - 1].strip() if line else ""))
+                            lines[line - 1].strip() if line else "",
+                            reach_of(node, tree, statements)))
     return sorted(found, key=lambda m: (m.line, m.operator, m.index))
+
+
+def _statements_of(tree: ast.Module) -> dict[int, ast.stmt]:
+    """Each node's innermost enclosing statement, by the node's id."""
+    enclosing: dict[int, ast.stmt] = {}
+
+    def visit(node: ast.AST, statement: ast.stmt | None) -> None:
+        if isinstance(node, ast.stmt):
+            statement = node
+        if statement is not None:
+            enclosing[id(node)] = statement
+        for child in ast.iter_child_nodes(node):
+            visit(child, statement)
+
+    visit(tree, None)
+    return enclosing
+
+
+def reach_of(node: ast.AST, tree: ast.Module, statements: dict[int, ast.stmt]
+             ) -> tuple[int, ...]:
+    """The lines whose execution the mutant needs to matter. Coverage records a line
+    when a statement starting there (or a line of a multi-line one) runs, so an
+    expression counts from its statement's first line."""
+    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+        body = [s for s in node.body
+                if not (isinstance(s, ast.Expr) and _is_str_constant(s.value))]
+        return _span(body[0]) if body else ()  # run on every call; the def at import
+    if isinstance(node, ast.For | ast.AsyncFor | ast.While):
+        return _span(node.body[0])  # the body runs once at least
+    if isinstance(node, ast.If):
+        return _span(node.test)
+    if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name):
+        name = node.targets[0].id  # a bound: where the module reads it
+        used = {n.lineno for n in ast.walk(tree)
+                if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)}
+        return tuple(sorted(used))
+    statement = statements.get(id(node))
+    first = statement.lineno if statement is not None else getattr(node, "lineno", 0)
+    return tuple(range(first, (getattr(node, "end_lineno", None) or first) + 1))
+
+
+def _span(node: ast.AST) -> tuple[int, ...]:
+    first = getattr(node, "lineno", 0)
+    return tuple(range(first, (getattr(node, "end_lineno", None) or first) + 1))
 
 
 def mutated_source(text: str, mutant: Mutant) -> str:
@@ -378,8 +447,8 @@ def prepare(root: Path) -> None:
                     "mcpctl"], cwd=root, check=True, timeout=300)
 
 
-def run_suite(copy_root: Path, tests: list[str], timeout: float) -> str:
-    """"killed" or "survived" (the baseline prints the tail of a failing run)."""
+def copy_environment(copy_root: Path) -> dict[str, str]:
+    """The environment a copy's own tests run in."""
     venv = copy_root / ".venv"
     # No bytecode is written: a mutant's would outlive it. The pristine modules were
     # compiled once; a mutated one no longer matches its bytecode and is read as source.
@@ -390,8 +459,20 @@ def run_suite(copy_root: Path, tests: list[str], timeout: float) -> str:
            "VIRTUAL_ENV": str(venv), "PYTHONDONTWRITEBYTECODE": "1",
            "CI": os.environ.get("CI", "true")}
     env.pop("PYTHONPATH", None)
-    command = [str(venv / "bin" / "python"), "-m", "pytest", "-x", "-q", "-p",
-               "no:cacheprovider", *tests]
+    return env
+
+
+# pytest's exit codes that mean a test failed or the suite could not be run through:
+# failures (1), an interruption such as an import error at collection (2), an internal
+# error (3). A usage error (4) or no test run (5) says nothing about the mutant.
+FAILED_RUN = frozenset({1, 2, 3})
+
+
+def run_suite(copy_root: Path, tests: list[str], timeout: float) -> str:
+    """"killed" or "survived" (the baseline prints the tail of a failing run)."""
+    env = copy_environment(copy_root)
+    command = [str(copy_root / ".venv" / "bin" / "python"), "-m", "pytest", "-x", "-q",
+               "-p", "no:cacheprovider", *tests]
     try:
         done = subprocess.run(command, cwd=copy_root, env=env, timeout=timeout,
                               capture_output=True, text=True, check=False)
@@ -399,7 +480,13 @@ def run_suite(copy_root: Path, tests: list[str], timeout: float) -> str:
         return "killed"  # a hang is caught by the suite's own bounds, or by this one
     if done.returncode != 0 and tests == ["tests"]:
         print(done.stdout[-4000:], file=sys.stderr)
-    return "survived" if done.returncode == 0 else "killed"
+    if done.returncode in FAILED_RUN:
+        return "killed"
+    if done.returncode != 0:
+        print(f"structural_mutation: pytest ended {done.returncode} (not a verdict): "
+              f"{done.stdout[-300:]}{done.stderr[-300:]}", file=sys.stderr)
+        return "undecided"
+    return "survived"
 
 
 def digest_of(text: str) -> str:
@@ -422,14 +509,37 @@ def save_results(path: Path, results: dict[str, str]) -> None:
     os.replace(temporary, path)
 
 
-def run_all(mutants: list[Mutant], texts: dict[str, str], jobs: int, results_file: Path
-            ) -> dict[Mutant, str]:
+def run_selected(copy_root: Path, tests: list[str]) -> str:
+    """The tests the coverage map chose, in one process (a few tests gain nothing from
+    workers, whose start costs seconds): their files collected, the tests kept by the
+    plugin from a list in a file (they can be thousands)."""
+    listing = copy_root / ".mutant-tests"
+    listing.write_text("".join(f"{test}\n" for test in tests), encoding="utf-8")
+    files = sorted({test.split("::", 1)[0] for test in tests})
+    return run_suite(copy_root, ["-n", "0", "-p", "bench.coverage_contexts",
+                                 f"--mutant-tests={listing}", *files], MUTANT_TIMEOUT)
+
+
+def outcome_of(copy_root: Path, mutant: Mutant, chosen: list[str] | None, *,
+               reaching_only: bool = False) -> str:
+    """Killed by the tests that reach the mutant, else judged by the whole suite; with
+    `reaching_only`, "unconfirmed" instead (counted as a survivor: the score is then a
+    lower bound, which a later run without it can only raise)."""
+    if chosen and run_selected(copy_root, chosen) == "killed":
+        return "killed"
+    if reaching_only and chosen is not None:
+        return UNCONFIRMED
+    return run_suite(copy_root, first_tests(mutant.module), MUTANT_TIMEOUT)
+
+
+def run_all(mutants: list[Mutant], texts: dict[str, str], jobs: int, results_file: Path,
+            *, make_map: bool = False, reaching_only: bool = False) -> dict[Mutant, str]:
     results = load_results(results_file)
     outcomes: dict[Mutant, str] = {}
     pending = []
     for mutant in mutants:
         stored = results.get(f"{digest_of(texts[mutant.module])}:{mutant.key}")
-        if stored is not None:
+        if stored in ("killed", "survived") or (reaching_only and stored == UNCONFIRMED):
             outcomes[mutant] = stored
         else:
             pending.append(mutant)
@@ -439,6 +549,15 @@ def run_all(mutants: list[Mutant], texts: dict[str, str], jobs: int, results_fil
         copies = [Path(scratch) / f"copy{n}" for n in range(jobs)]
         for root in copies:
             prepare(root)
+        if make_map:
+            started = time.monotonic()
+            coverage_map.save(REPO, coverage_map.build(
+                copies[0], copy_environment(copies[0]), jobs, MAP_TIMEOUT))
+            print(f"coverage map made in {time.monotonic() - started:.0f} s", flush=True)
+        chosen_by = coverage_map.load(REPO) if pending else None
+        if pending and chosen_by is None:
+            print("no coverage map of these sources (--map makes one): every mutant runs "
+                  "against the whole suite", flush=True)
         if pending and run_suite(copies[0], ["tests"], MUTANT_TIMEOUT * 2) != "survived":
             raise SystemExit("structural_mutation: the suite fails unmutated; fix it first")
         free = list(copies)
@@ -448,7 +567,9 @@ def run_all(mutants: list[Mutant], texts: dict[str, str], jobs: int, results_fil
             target = root / mutant.module
             try:
                 target.write_text(mutated_source(texts[mutant.module], mutant))
-                outcome = run_suite(root, first_tests(mutant.module), MUTANT_TIMEOUT)
+                chosen = None if chosen_by is None else coverage_map.tests_reaching(
+                    chosen_by, mutant.module, mutant.reach)
+                outcome = outcome_of(root, mutant, chosen, reaching_only=reaching_only)
             finally:
                 target.write_text(texts[mutant.module])
                 py_compile.compile(str(target), doraise=True)  # pristine bytecode again
@@ -460,7 +581,7 @@ def run_all(mutants: list[Mutant], texts: dict[str, str], jobs: int, results_fil
                 outcomes[mutant] = outcome
                 results[f"{digest_of(texts[mutant.module])}:{mutant.key}"] = outcome
                 save_results(results_file, results)
-                if outcome == "survived":
+                if outcome != "killed":
                     print(f"  SURVIVED {mutant.module}:{mutant.line} {mutant.operator}: "
                           f"{mutant.source}", flush=True)
     return outcomes
@@ -471,14 +592,16 @@ def report(outcomes: dict[Mutant, str]) -> int:
     for mutant, outcome in outcomes.items():
         by_module.setdefault(mutant.module, []).append((mutant, outcome))
     killed = survived = equivalent = 0
+    unconfirmed = sum(outcome == UNCONFIRMED for outcome in outcomes.values())
     for module, rows in sorted(by_module.items()):
         dead = sum(outcome == "killed" for _, outcome in rows)
         print(f"{module}: {dead}/{len(rows)} killed")
         for mutant, outcome in sorted(rows, key=lambda row: row[0].line):
-            if outcome != "survived":
+            if outcome == "killed":
                 continue
             why = EQUIVALENT.get((mutant.module, mutant.operator, mutant.source))
-            tag = f"equivalent: {why}" if why else "SURVIVOR"
+            tag = f"equivalent: {why}" if why else \
+                "SURVIVOR" if outcome == "survived" else f"SURVIVOR ({outcome})"
             print(f"  {tag}\n    line {mutant.line} {mutant.operator}: {mutant.source}")
             equivalent += why is not None
             survived += why is None
@@ -486,7 +609,9 @@ def report(outcomes: dict[Mutant, str]) -> int:
     scored = killed + survived
     score = 100 * killed / scored if scored else 100.0
     print(f"\nscore: {killed}/{scored} non-equivalent mutants killed ({score:.1f} %); "
-          f"{equivalent} equivalent, {survived} unrecorded survivors")
+          f"{equivalent} equivalent, {survived} unrecorded survivors"
+          + (f" ({unconfirmed} unconfirmed: the whole suite was not run on them, so the "
+             "score is a lower bound)" if unconfirmed else ""))
     return 1 if survived else 0
 
 
@@ -509,6 +634,12 @@ def main() -> int:
     parser.add_argument("--operator", action="append", default=[],
                         help="only this operator (repeatable)")
     parser.add_argument("--results", type=Path, default=RESULTS, help="the results file")
+    parser.add_argument("--map", action="store_true",
+                        help="first run the suite once under coverage to learn which tests "
+                             "reach which lines (bench/.coverage-map.json)")
+    parser.add_argument("--reaching-only", action="store_true",
+                        help="run only the tests that reach each mutant (needs a map): a "
+                             "mutant they do not kill counts as a survivor, unconfirmed")
     options = parser.parse_args()
     modules = modules_in_scope(options.modules)
     texts = {module: (REPO / module).read_text(encoding="utf-8") for module in modules}
@@ -525,7 +656,8 @@ def main() -> int:
         return 0
     mutants = [m for m in mutants if _compiles(m, texts[m.module])]
     started = time.monotonic()
-    outcomes = run_all(mutants, texts, max(1, options.jobs), options.results)
+    outcomes = run_all(mutants, texts, max(1, options.jobs), options.results,
+                       make_map=options.map, reaching_only=options.reaching_only)
     code = report(outcomes)
     print(f"time: {time.monotonic() - started:.0f} s")
     return code
