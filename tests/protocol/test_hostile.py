@@ -10,6 +10,7 @@ import subprocess
 import sys
 import textwrap
 import time
+import uuid
 
 import pytest
 
@@ -227,7 +228,7 @@ def test_a_start_cancelled_before_its_pipes_connect_leaves_no_process() -> None:
     such a start kills the child alone, then waits for its pipes, which the grandchild
     holds open: with `spawn` awaiting the start unshielded (as before this test) the
     cancel hung until the test's 60 s bound and the grandchild was left running."""
-    marker = f"mcpctl-cancelled-start-{os.getpid()}-{time.monotonic_ns()}"
+    marker = f"mcpctl-cancelled-start-{uuid.uuid4().hex}"
     code = textwrap.dedent("""\
         import subprocess, sys, time
         subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)", sys.argv[1]])
