@@ -96,16 +96,28 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Long tests first: a test whose own bound is above the default says it runs long
-    (docs/design.md, issue 25), and started first it ends before the short ones do,
-    instead of holding one worker busy while the other has finished. Every worker sorts
+    (docs/design.md, issue 25), then the tests measured long (tests/long_tests.txt),
+    longest first: started first they end before the short ones do, instead of holding
+    one worker busy while the other has finished. Every worker sorts
     the same collection the same way (xdist requires it); the sort is stable."""
     default = float(config.getini("timeout") or 0)
+    measured = long_tests()
 
     def runs_long(item: pytest.Item) -> bool:
         mark = item.get_closest_marker("timeout")
         return bool(mark and mark.args and float(mark.args[0]) > default)
 
-    items.sort(key=lambda item: not runs_long(item))
+    def order(item: pytest.Item) -> tuple[bool, int]:
+        return not runs_long(item), measured.get(item.nodeid, len(measured))
+
+    items.sort(key=order)
+
+
+def long_tests() -> dict[str, int]:
+    """The tests measured to run long (tests/long_tests.txt): node id → rank, longest 0."""
+    lines = (Path(__file__).parent / "long_tests.txt").read_text().splitlines()
+    names = [line for line in lines if line and not line.startswith("#")]
+    return {name: rank for rank, name in enumerate(names)}
 
 
 def describe(processes: dict[int, str]) -> str:
