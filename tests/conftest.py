@@ -95,17 +95,34 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Long tests first: a test whose own bound is above the default says it runs long
-    (docs/design.md, issue 25), and started first it ends before the short ones do,
-    instead of holding one worker busy while the other has finished. Every worker sorts
-    the same collection the same way (xdist requires it); the sort is stable."""
+    """Long files first: a file holding a test whose own bound is above the default (it
+    says it runs long: docs/design.md, issue 25), then the files measured long
+    (tests/long_tests.txt), longest first. Started first they end before the short ones
+    do, instead of holding one worker busy while the other has finished. A file's tests
+    stay together, so a module-scoped fixture is built once per worker rather than again
+    after each interleaved test of another file. Every worker sorts the same collection
+    the same way (xdist requires it); the sort is stable."""
     default = float(config.getini("timeout") or 0)
+    measured = long_files()
 
     def runs_long(item: pytest.Item) -> bool:
         mark = item.get_closest_marker("timeout")
         return bool(mark and mark.args and float(mark.args[0]) > default)
 
-    items.sort(key=lambda item: not runs_long(item))
+    marked = {item.nodeid.split("::")[0] for item in items if runs_long(item)}
+
+    def order(item: pytest.Item) -> tuple[bool, int]:
+        file = item.nodeid.split("::")[0]
+        return file not in marked, measured.get(file, len(measured))
+
+    items.sort(key=order)
+
+
+def long_files() -> dict[str, int]:
+    """The test files measured to run long (tests/long_tests.txt): path → rank, longest 0."""
+    lines = (Path(__file__).parent / "long_tests.txt").read_text().splitlines()
+    names = [line for line in lines if line and not line.startswith("#")]
+    return {name: rank for rank, name in enumerate(names)}
 
 
 def describe(processes: dict[int, str]) -> str:

@@ -43,6 +43,7 @@ SHUTDOWN_GRACE = 1.0
 _POLL = 0.02
 _PR_SET_CHILD_SUBREAPER = 36  # linux/prctl.h
 _SWEEP_SECONDS = 2.0
+_START_WAIT = 30.0  # a cancelled start still connecting its pipes
 
 
 class OutputError(Exception):
@@ -152,17 +153,40 @@ class ServerProcess:
         process = cls(on_line, on_end, limits, secrets)
         _Orphans.before_spawn()
         loop = asyncio.get_running_loop()
-        transport, _ = await loop.subprocess_exec(
+        start = asyncio.ensure_future(loop.subprocess_exec(
             lambda: _Protocol(process), *argv,
             stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE, env=dict(env), cwd=cwd,
             start_new_session=True,  # own session and process group: see module doc
-        )
-        process._transport = transport
-        process.pid = transport.get_pid()
-        process.started_at = time.monotonic()
-        _Orphans.spawned(process.pid)
+        ))
+        try:
+            transport, _ = await asyncio.shield(start)
+        except asyncio.CancelledError:
+            # Cancelled after the fork, while asyncio connects the pipes: its own
+            # clean-up would kill the child alone, leaving what the child started in
+            # its group. The start runs to its end instead, then the group is stopped.
+            await process._stop_cancelled_start(start)
+            raise
+        process._started(transport)
         return process
+
+    def _started(self, transport: asyncio.SubprocessTransport) -> None:
+        self._transport = transport
+        self.pid = transport.get_pid()
+        self.started_at = time.monotonic()
+        _Orphans.spawned(self.pid)
+
+    async def _stop_cancelled_start(
+        self, start: asyncio.Future[tuple[asyncio.SubprocessTransport, _Protocol]],
+    ) -> None:
+        await asyncio.wait({start}, timeout=_START_WAIT)
+        if not start.done():
+            return  # asyncio's own clean-up is the only one left
+        if start.cancelled() or start.exception() is not None:
+            return  # nothing started, or asyncio already killed and reaped the child
+        self._started(start.result()[0])
+        self._signal(signal.SIGKILL)
+        await self.shutdown()
 
     @property
     def returncode(self) -> int | None:

@@ -10,11 +10,12 @@ import subprocess
 import sys
 import textwrap
 import time
+import uuid
 
 import pytest
 
 from mcpctl.protocol.probe import probe
-from mcpctl.protocol.process import MAX_LINE_BYTES, SHUTDOWN_GRACE
+from mcpctl.protocol.process import MAX_LINE_BYTES, SHUTDOWN_GRACE, ServerProcess
 from mcpctl.protocol.session import MAX_PAGES
 from tests.processes import signal_and_wait, started, wait_for
 from tests.protocol.conftest import (
@@ -217,6 +218,41 @@ def test_cancellation_leaves_no_process(hostile: Hostile) -> None:
         raise AssertionError("the probe was not cancelled")
 
     asyncio.run(cancel_midway())
+    assert survivors_after_settling(marker) == []
+
+
+def test_a_start_cancelled_before_its_pipes_connect_leaves_no_process() -> None:
+    """The cancel lands after the fork, while asyncio still connects the pipes: the test
+    gives the loop no turn between the step that forks and the cancel, and waits
+    (blocking) until the child has started its grandchild. asyncio's own clean-up of
+    such a start kills the child alone, then waits for its pipes, which the grandchild
+    holds open: with `spawn` awaiting the start unshielded (as before this test) the
+    cancel hung until the test's 60 s bound and the grandchild was left running."""
+    marker = f"mcpctl-cancelled-start-{uuid.uuid4().hex}"
+    code = textwrap.dedent("""\
+        import subprocess, sys, time
+        subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)", sys.argv[1]])
+        time.sleep(600)
+        """)
+
+    async def cancel_during_start() -> None:
+        task = asyncio.create_task(ServerProcess.spawn(
+            [sys.executable, "-c", code, marker], dict(os.environ), None,
+            on_line=lambda line: None, on_end=lambda error: None,
+        ))
+        deadline = time.monotonic() + 15
+        while not survivors(marker):  # one loop turn at a time: the fork's step is seen
+            assert time.monotonic() < deadline, "the child did not start"
+            await asyncio.sleep(0)
+        assert not task.done()
+        while len(survivors(marker)) < 2:  # blocking: the loop gets no turn meanwhile
+            assert time.monotonic() < deadline, "the child and its grandchild did not start"
+            time.sleep(0.02)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(cancel_during_start())
     assert survivors_after_settling(marker) == []
 
 
