@@ -252,7 +252,7 @@ def tracked_digest(names: Iterable[bytes]) -> str:
     return sha256_hex(b"\0".join(names))
 
 
-def rules_of(git_dir: str, environ: Mapping[str, str] = os.environ) -> str | None:
+def rules_of(git_dir: str, environ: Mapping[str, str]) -> str | None:
     """A digest of what git reads outside the tree to decide what is ignored: the repo's
     `info/exclude`, its config, and the user's own excludes file (`~/.config/git/ignore`,
     read even with the global config off). None when the config names an excludes file
