@@ -113,13 +113,25 @@ def lingering(tag: str, *, workers: bool = False) -> dict[int, str]:
     other than this one and the session's own: pid → command line. With `workers`
     (the controller of a parallel run) this process's own children are the workers,
     which carry its tag from their start and end on their own."""
+    return _scan(tag, workers=workers)[0]
+
+
+def _scan(tag: str, *, workers: bool) -> tuple[dict[int, str], set[int]]:
+    """`lingering`, and this process's own children whose environment reads empty.
+
+    A child that has just exec'd can read so for a moment: the kernel closes the
+    close-on-exec pipe that tells `Popen` the exec succeeded before it lays the new
+    program's environment out, so a test that starts a process and ends at once can be
+    looked at in between, and its process would pass for untagged (seen under load)."""
     needle = f"{SESSION_VARIABLE}={tag}".encode()
-    found = {}
+    found, unsure = {}, set()
     for entry in os.scandir("/proc"):
         if not entry.name.isdigit() or int(entry.name) == os.getpid():
             continue
         try:
-            if needle not in Path(entry.path, "environ").read_bytes().split(b"\0"):
+            environ = Path(entry.path, "environ").read_bytes()
+            tagged = needle in environ.split(b"\0")
+            if not (tagged or not environ):
                 continue
             state, parent = _state_and_parent(entry.name)
             cmdline = Path(entry.path, "cmdline").read_bytes()
@@ -130,18 +142,24 @@ def lingering(tag: str, *, workers: bool = False) -> dict[int, str]:
             continue
         if workers and parent == os.getpid():
             continue
-        found[pid] = cmdline.replace(b"\0", b" ").decode(errors="replace").strip()
-    return found
+        if tagged:
+            found[pid] = cmdline.replace(b"\0", b" ").decode(errors="replace").strip()
+        elif parent == os.getpid():
+            unsure.add(pid)
+    return found, unsure
 
 
 def lingering_after_settling(tag: str, within: float = 3.0, *,
                              workers: bool = False) -> dict[int, str]:
-    """`lingering`, once processes being stopped have had `within` s to end: a kill just
-    sent lands asynchronously, and a busy machine delays it."""
+    """`lingering`, once processes being stopped have had `within` s to end (a kill just
+    sent lands asynchronously, and a busy machine delays it) and a child caught in the
+    middle of its exec has shown its environment."""
     deadline = time.monotonic() + within
-    while (found := lingering(tag, workers=workers)) and time.monotonic() < deadline:
+    while True:
+        found, unsure = _scan(tag, workers=workers)
+        if not (found or unsure) or time.monotonic() >= deadline:
+            return found
         time.sleep(0.05)
-    return found
 
 
 def kill_all(pids: Sequence[int]) -> None:

@@ -105,6 +105,13 @@ class _Protocol(asyncio.SubprocessProtocol):
     def __init__(self, owner: ServerProcess) -> None:
         self._owner = owner
 
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        # Known before the start returns to `spawn`: a server that dies at once can end
+        # its stdout, and have its exit code read for the diagnosis, before `spawn`
+        # resumes (seen: "closed its stdout" for a server that exited with code 2).
+        if isinstance(transport, asyncio.SubprocessTransport):
+            self._owner._transport = transport
+
     def pipe_data_received(self, fd: int, data: bytes) -> None:
         if fd == 1:
             self._owner._stdout_data(data)

@@ -18,7 +18,12 @@ from mcpctl.protocol.jsonrpc import Json, NotJsonRpc, RequestHandler
 from mcpctl.protocol.process import LIMITS, Limits, OutputError, ServerProcess
 from mcpctl.protocol.session import ChannelError
 
-_EXIT_WAIT = 0.5
+# How long the exit code may follow the end of stdout and still make the diagnosis
+# ("exited with code 1" rather than "closed its stdout"). A process's exit reaches
+# asyncio through its child watcher, which a loaded machine delays past half a second
+# (seen: the same server diagnosed both ways); only a server that closes its stdout and
+# lives on pays the whole wait.
+_EXIT_WAIT = 3.0
 _QUOTE_CHARS = 80
 
 
