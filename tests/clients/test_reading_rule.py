@@ -308,6 +308,18 @@ def test_trust_from_a_subfolder_approves_what_list_shows_and_run_guard_starts_it
     assert not (tmp_path / "root-tasks").exists()
 
 
+def _codex_layers(tmp_path: Path) -> tuple[Path, Path, Path, Path]:
+    """A client home, a markers folder, and a repo with a subfolder `sub`, each of the
+    two with a `.codex` folder for a config layer."""
+    markers = tmp_path / "markers"
+    markers.mkdir()
+    repo = _git_repo(tmp_path / "repo")
+    sub = repo / "sub"
+    for folder in (repo, sub):
+        (folder / ".codex").mkdir(parents=True)
+    return tmp_path / "client-home", markers, repo, sub
+
+
 def test_a_nearer_codex_layer_that_sets_one_key_is_the_merged_server_codex_starts(
     tmp_path: Path,
 ) -> None:
@@ -317,13 +329,7 @@ def test_a_nearer_codex_layer_that_sets_one_key_is_the_merged_server_codex_start
     arrived). mcpctl lists that merged server with both files, `trust` there approves
     its fingerprint and `run` starts it; a change to the farther file changes the
     merged definition, and `run` refuses it."""
-    home = tmp_path / "client-home"
-    markers = tmp_path / "markers"
-    markers.mkdir()
-    repo = _git_repo(tmp_path / "repo")
-    sub = repo / "sub"
-    for folder in (repo, sub):
-        (folder / ".codex").mkdir(parents=True)
+    home, markers, repo, sub = _codex_layers(tmp_path)
     check = tmp_path / "check.py"  # FOO and OTHER as expected, then the token server
     check.write_text("import os, runpy, sys\n"
                      "if (os.environ.get('FOO'), os.environ.get('OTHER')) != ('near', 'x'):\n"
@@ -379,13 +385,7 @@ def test_a_codex_entry_with_enabled_false_is_marked_disabled_as_codex_reports_it
     server `disabled` and never starts it; mcpctl marks it so in `list` and `show`, and
     `run off` (asked for by name, once approved) starts it saying Codex would not. From
     `sub`, whose nearer layer sets `enabled = true`, both start and neither is marked."""
-    home = tmp_path / "client-home"
-    markers = tmp_path / "markers"
-    markers.mkdir()
-    repo = _git_repo(tmp_path / "repo")
-    sub = repo / "sub"
-    for folder in (repo, sub):
-        (folder / ".codex").mkdir(parents=True)
+    home, markers, repo, sub = _codex_layers(tmp_path)
     (repo / ".codex" / "config.toml").write_text("".join(
         f'[mcp_servers.{name}]\ncommand = "{sys.executable}"\n'
         f'args = ["{TOKEN_SERVER}", "--marker", "{markers}/{name}"]\n{extra}'
