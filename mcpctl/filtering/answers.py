@@ -54,16 +54,9 @@ class Templates:
 
     def match(self, line: bytes, ids: Mapping[bytes, str]) -> tuple[Template, str] | None:
         """The template `line` is, with the id in flight it answers, if any."""
-        for template in self.entries:
-            edges = len(template.before) + len(template.after)
-            if len(line) > edges and line.startswith(template.before) \
-                    and line.endswith(template.after):
-                slot = ids.get(line[len(template.before):len(line) - len(template.after)])
-                if slot is not None:
-                    return template, slot
-        return None
+        return self.match_in(line, len(line), ids)
 
-    def match_in(self, buffer: bytearray, end: int, ids: Mapping[bytes, str]
+    def match_in(self, buffer: bytes | bytearray, end: int, ids: Mapping[bytes, str]
                  ) -> tuple[Template, str] | None:
         """`match` of `buffer[:end]`, read in place (no copy of the line)."""
         for template in self.entries:
