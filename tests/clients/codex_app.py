@@ -19,7 +19,7 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import IO, Any
 
@@ -49,7 +49,16 @@ def _answer(stdout: IO[str], wanted: int) -> dict[str, Any]:
 
 def startup_status(cwd: Path, env: Mapping[str, str]) -> dict[str, list[str]]:
     """Each MCP server of a thread started in `cwd`: the names of its tools."""
-    process = subprocess.Popen(_offline([str(CODEX), "app-server"]), cwd=cwd,
+    return {server["name"]: sorted(server["tools"]) for server in servers(cwd, env)}
+
+
+def servers(cwd: Path, env: Mapping[str, str], *,
+            offline: Callable[[list[str]], list[str]] = _offline,
+            program: Path = CODEX, ephemeral: bool = False) -> list[dict[str, Any]]:
+    """What `mcpServerStatus/list` reports for a thread started in `cwd`, asked again
+    while a server is still starting. `offline` wraps the command line (a network
+    namespace); an `ephemeral` thread is not recorded in Codex's history."""
+    process = subprocess.Popen(offline([str(program), "app-server"]), cwd=cwd,
                                env={**env, **OFFLINE, "NO_PROXY": ""},
                                stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                stderr=subprocess.DEVNULL, text=True)
@@ -66,18 +75,19 @@ def startup_status(cwd: Path, env: Mapping[str, str]) -> dict[str, list[str]]:
               "params": {"clientInfo": {"name": "mcpctl-tests", "version": "1"}}})
         _answer(process.stdout, 0)
         send({"method": "initialized"})
-        send({"method": "thread/start", "id": 1, "params": {"cwd": str(cwd)}})
+        start: dict[str, Any] = {"cwd": str(cwd), **({"ephemeral": True} if ephemeral else {})}
+        send({"method": "thread/start", "id": 1, "params": start})
         thread = _answer(process.stdout, 1)["result"]["thread"]["id"]
         for request in range(2, 2 + STATUS_POLLS):
             send({"method": "mcpServerStatus/list", "id": request,
                   "params": {"threadId": thread}})
-            data = _answer(process.stdout, request)["result"]["data"]
+            data: list[dict[str, Any]] = _answer(process.stdout, request)["result"]["data"]
             # A server still starting has no tools yet: ask again (bounded; the status,
             # not a clock, ends the wait).
             if all(server.get("runtimeStatus") != "starting" for server in data):
                 break
             time.sleep(0.1)
-        return {server["name"]: sorted(server["tools"]) for server in data}
+        return data
     finally:
         process.stdin.close()
         process.wait(timeout=60)

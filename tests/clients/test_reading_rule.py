@@ -18,13 +18,12 @@ import re
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.clients import TOKEN_SERVER
+from tests.clients import TOKEN_SERVER, codex_app
 from tests.clients.real_clients import (
     claude_statuses,
     client,
@@ -153,53 +152,11 @@ def _codex_started(home: Path, cwd: Path) -> list[str]:
     return sorted(_codex_statuses(home, cwd))
 
 
-STATUS_POLLS = 600  # asked at most this often, 0.1 s apart, while a server is starting
-
-
 def _codex_statuses(home: Path, cwd: Path) -> dict[str, str]:
     """Each MCP server Codex's app-server reports for a thread started in `cwd`, with
     its runtime status (`connected`, …)."""
-    requests = [
-        {"method": "initialize", "id": 0, "params": {"clientInfo": {"name": "t",
-                                                                     "version": "1"}}},
-        {"method": "initialized"},
-        {"method": "thread/start", "id": 1, "params": {"cwd": str(cwd), "ephemeral": True}}]
-    process = subprocess.Popen(_offline([str(client("codex")), "app-server"]), cwd=cwd,
-                               env=client_env(home), stdin=subprocess.PIPE,
-                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    assert process.stdin is not None
-    assert process.stdout is not None
-    def ask(thread: str, request: int) -> None:
-        assert process.stdin is not None
-        process.stdin.write(json.dumps({"method": "mcpServerStatus/list", "id": request,
-                                        "params": {"threadId": thread}}) + "\n")
-        process.stdin.flush()
-
-    try:
-        process.stdin.write("".join(json.dumps(r) + "\n" for r in requests))
-        process.stdin.flush()
-        thread, request = "", 2
-        for _ in range(5000):  # bounded: the answers come after a few notices
-            answer: dict[str, Any] = json.loads(process.stdout.readline() or "null") or {}
-            if not answer:
-                break
-            if answer.get("id") == 1:
-                thread = answer["result"]["thread"]["id"]
-                ask(thread, request)
-            elif answer.get("id") == request:
-                statuses = {s["name"]: s["runtimeStatus"] for s in answer["result"]["data"]}
-                # A server still starting has not said yet: ask again, a bounded number
-                # of times (the status, not a clock, ends the wait).
-                if "starting" not in statuses.values() or request >= STATUS_POLLS:
-                    return statuses
-                time.sleep(0.1)
-                request += 1
-                ask(thread, request)
-        raise AssertionError("codex app-server gave no MCP status")
-    finally:
-        process.stdin.close()
-        process.wait(timeout=60)
-        process.stdout.close()
+    return {server["name"]: server["runtimeStatus"] for server in codex_app.servers(
+        cwd, client_env(home), offline=_offline, program=client("codex"), ephemeral=True)}
 
 
 def test_list_from_a_subfolder_shows_the_codex_servers_codex_starts_there(
