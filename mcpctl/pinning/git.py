@@ -10,7 +10,8 @@ credential or ssh helpers), and pinning must never execute the repo's code. So:
   inherited `GIT_*` variable (`GIT_DIR`, `GIT_INDEX_FILE` would point git elsewhere);
 - no pager, no prompts, stdin closed, a timeout, and an output cap.
 
-Only `rev-parse` and `ls-files` are run; neither applies filters or runs aliases. A
+Only `rev-parse`, `ls-files` and `diff-files --name-only` are run; none applies filters
+or runs aliases. A
 worktree that git places elsewhere (`core.worktree`) is not this folder: the caller
 then walks the folder instead.
 """
@@ -308,16 +309,22 @@ def changes_since(folder: Path, index: Path, environ: Mapping[str, str],
     own tracked list (its index's paths only: its stat data is never used) — unless
     `known` says (the index's stat, the list's digest) and the index is as it was.
     Without `walk` (no folder changed since git last walked them, `folder_snapshot`),
-    only `-m -d`: what differs from the private index or is gone."""
+    only `diff-files`: what differs from the private index or is gone."""
     private = str(index)
     before = index_stat(folder)
     skip = known is not None and before == known[0]
     # One git reads the private index once for both: `-m -d` what differs from it (by
     # stat, mode and type; a racily clean entry by content, which never matches),
     # `-o` what is not in it and not ignored (`x/`: a repository inside).
-    listing = ["-o", "--exclude-standard"] if walk else []
-    commands = [["rev-parse", "--show-toplevel", "--absolute-git-dir"],
-                [*_STAT_RULES, "ls-files", "-z", "-m", "-d", *listing]]
+    # Without a walk, `diff-files` says the same as `ls-files -m -d` (a path whose stat,
+    # mode or type differs from its entry, or that is gone), but stats the entries over
+    # the cores as `git status` does (`core.preloadIndex`); `ls-files` stats them one by
+    # one. Names only: no diff is made, so no diff program or textconv runs.
+    modified = ([*_STAT_RULES, "ls-files", "-z", "-m", "-d", "-o", "--exclude-standard"]
+                if walk else
+                [*_STAT_RULES, "-c", "core.preloadIndex=true", "diff-files", "-z",
+                 "--name-only", "--ignore-submodules=all", "--no-ext-diff", "--no-textconv"])
+    commands = [["rev-parse", "--show-toplevel", "--absolute-git-dir"], modified]
     if walk:  # against the repo's index, as the exact pass lists them
         commands.append(IGNORED_LISTING)
     if not skip:

@@ -2,12 +2,12 @@
 is hashed again, and nothing a repo can forge turns `changed` into `trusted`.
 
 Each case is caught by a real `mcpctl run` whose git commands are recorded (an audit
-hook in the mcpctl process): `ls-files -m -d -o` against the private index ran and the
-exact pass (`ls-files -s` of every tracked file) did not. The repos are made once for the
-module and left to settle past `git_index.SETTLED_NS`, so their files are in the
-private index (a file written less than that before it was hashed is re-hashed on every
-start instead, which is the racy case `test_a_racy_rewrite_within_the_tick_is_caught`
-covers).
+hook in the mcpctl process): `ls-files -m -d -o` against the private index (or
+`diff-files`, when no folder changed) ran and the exact pass (`ls-files -s` of every
+tracked file) did not. The repos are made once for the module and left to settle past
+`git_index.SETTLED_NS`, so their files are in the private index (a file written less
+than that before it was hashed is re-hashed on every start instead, which is the racy
+case `test_a_racy_rewrite_within_the_tick_is_caught` covers).
 """
 
 from __future__ import annotations
@@ -66,7 +66,7 @@ def recorded_run(root: Path, record: Path, env: dict[str, str] | None = None
 
 
 def against_private_index(argv: list[str]) -> bool:
-    return "ls-files" in argv and "-m" in argv and "-d" in argv
+    return ("ls-files" in argv and "-m" in argv and "-d" in argv) or "diff-files" in argv
 
 
 def fast(calls: list[list[str]]) -> bool:
@@ -292,10 +292,11 @@ def fake_git(folder: Path, body: str) -> dict[str, str]:
 
 def test_a_failing_git_falls_back_to_the_exact_pass(approved: Callable[[str], Path],
                                                     tmp_path: Path) -> None:
-    """A git that fails the fast path's `ls-files -m` (and answers the rest)."""
+    """A git that fails the fast path's `ls-files -m` and `diff-files` (and answers
+    the rest)."""
     root = approved("git-fails")
-    env = fake_git(tmp_path / "bin", 'for a in "$@"; do [ "$a" = -m ] && exit 128; '
-                   'done\nexec "$REAL" "$@"')
+    env = fake_git(tmp_path / "bin", 'for a in "$@"; do case "$a" in -m|diff-files) '
+                   'exit 128;; esac; done\nexec "$REAL" "$@"')
     unchanged, calls = recorded_run(root, tmp_path / "calls", env)
     assert (unchanged.code, unchanged.err) == (0, "")
     assert any("-s" in argv and "ls-files" in argv for argv in calls)
