@@ -37,7 +37,7 @@ class AnswerStore(Protocol):
 
     def get(self, before: bytes, after: bytes) -> Judged | None: ...
 
-    def prepare(self) -> None: ...
+    def prepare(self) -> Template | None: ...
 
     def put(self, before: bytes, after: bytes, judged: Judged) -> None: ...
 
@@ -66,9 +66,12 @@ class ToolGate:
         self.reported: set[str] = set()  # tools already said to be off as new
 
     def prepare(self) -> None:
-        """What the store needs for its first answer, made while the server starts."""
+        """What the store needs for its first answer, made while the server starts: the
+        answer the server gave last under this policy is the first template."""
         if self.store is not None:
-            self.store.prepare()
+            latest = self.store.prepare()
+            if latest is not None:
+                self.templates.add(latest)
 
     def store_judged(self) -> None:
         """Hand answers judged since the last call to the store: called once the client

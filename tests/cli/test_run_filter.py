@@ -327,12 +327,18 @@ def test_a_store_entry_edited_by_hand_never_switches_a_tool_back_on(
         assert session.names(1) == ["read_a"]
     finally:
         session.close()
-    [entry] = (user_config.parent.parent / "cache" / "tool-answers").glob("*.answer")
-    mac, header, rest = entry.read_bytes().split(b"\n", 2)
-    forged = rest.replace(b'"tools":[', b'"tools":[{"name":"write_b"},', 1)
-    fields = json.loads(header)
-    fields["rest"] += len(forged) - len(rest)
-    entry.write_bytes(mac + b"\n" + json.dumps(fields).encode() + b"\n" + forged)
+    store = user_config.parent.parent / "cache" / "tool-answers"
+    entries = [*store.glob("*.answer"), *store.glob("*.latest")]
+    assert len(entries) == 2  # found by the answer's key, and the one read at start
+    for entry in entries:
+        mac, header, payload = entry.read_bytes().split(b"\n", 2)
+        fields = json.loads(header)
+        start = fields["before"] + fields["after"]
+        rest = payload[start:start + fields["rest"]]
+        forged = rest.replace(b'"tools":[', b'"tools":[{"name":"write_b"},', 1)
+        fields["rest"] = len(forged)
+        entry.write_bytes(b"".join((mac, b"\n", json.dumps(fields).encode(), b"\n",
+                                    payload[:start], forged, payload[start + len(rest):])))
     session = Session(tmp_path)
     try:
         assert session.names(1) == ["read_a"]

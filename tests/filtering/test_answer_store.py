@@ -10,6 +10,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from mcpctl.filtering import answer_store
 from mcpctl.filtering.answer_store import DiskAnswers
 from mcpctl.filtering.live import LiveFilter
@@ -74,32 +76,66 @@ def test_a_second_session_takes_the_answer_from_the_store(tmp_path: Path) -> Non
     assert entries(tmp_path) == [entry]
 
 
-def test_an_entry_edited_by_hand_is_not_used(tmp_path: Path) -> None:
-    """The attack: put the switched-off `write` back into the stored answer. Signed again
-    with the key (as only mcpctl can) the entry is served, so the store is what answers;
-    edited without the key it is refused and the answer judged again."""
-    session(tmp_path, TOOLS)
-    [entry] = entries(tmp_path)
-    mac, header, rest = entry.read_bytes().split(b"\n", 2)
+def forged(entry: bytes, key: bytes | None) -> bytes:
+    """`entry` with the switched-off `write` put back into its answer, signed with `key`
+    (as only mcpctl can), or with its old MAC kept (an edit by hand)."""
+    mac, header_bytes, payload = entry.split(b"\n", 2)
+    header = json.loads(header_bytes)
+    start = header["before"] + header["after"]
+    rest = payload[start:start + header["rest"]]
     forged_rest = rest.replace(b'"tools":[', b'"tools":[{"name":"write"},', 1)
-    forged_header = json.loads(header)
-    forged_header["rest"] += len(forged_rest) - len(rest)
-    body = json.dumps(forged_header).encode() + b"\n" + forged_rest
-    key = (tmp_path / "data" / "answers.key").read_bytes()
-    signed = answer_store._blake2b(body, key=key).hexdigest().encode()
-    entry.write_bytes(signed + b"\n" + body)
+    header["rest"] = len(forged_rest)
+    body = b"".join((json.dumps(header).encode(), b"\n", payload[:start], forged_rest,
+                     payload[start + len(rest):]))
+    signed = mac if key is None else answer_store._blake2b(body, key=key).hexdigest().encode()
+    return signed + b"\n" + body
+
+
+@pytest.mark.parametrize("kind", [".latest", ".answer"])
+def test_an_entry_edited_by_hand_is_not_used(tmp_path: Path, kind: str) -> None:
+    """The attack: put the switched-off `write` back into the stored answer (the latest
+    one, read as the server starts, or the one found by the answer's key). Signed again
+    with the key the entry is served, so the store is what answers; edited without the
+    key it is refused and the answer judged again."""
+    session(tmp_path, TOOLS)
+    folder = tmp_path / "cache" / "tool-answers"
+    [entry] = folder.glob(f"*{kind}")
+    original = entry.read_bytes()
+    key_file = tmp_path / "data" / "answers.key"
+
+    def only(content: bytes) -> None:  # the forged entry, and no other to answer
+        for other in folder.iterdir():
+            other.unlink()
+        entry.write_bytes(content)
+
+    only(forged(original, key_file.read_bytes()))
     g, names = session(tmp_path, TOOLS)
     assert names == ["write", "read"]  # the attack, with the key
     assert g.from_client(b'{"jsonrpc":"2.0","id":2,"method":"tools/call",'
                          b'"params":{"name":"write"}}')[0] is None  # still never called
-    entry.write_bytes(mac + b"\n" + body)  # by hand: the MAC is the old one
+    only(forged(original, None))  # by hand: the MAC is the old one
     g, names = session(tmp_path, TOOLS)
     assert names == ["read"]
     assert g.learned is not None
     assert g.learned.tools is not None  # judged again
-    entry.write_bytes(signed + b"\n" + body)
-    (tmp_path / "data" / "answers.key").write_bytes(os.urandom(answer_store.KEY_BYTES))
+    only(forged(original, key_file.read_bytes()))
+    key_file.write_bytes(os.urandom(answer_store.KEY_BYTES))
     assert session(tmp_path, TOOLS)[1] == ["read"]  # another key: not trusted either
+
+
+def test_the_latest_answer_is_the_first_template(tmp_path: Path) -> None:
+    """A new session starts with the server's last answer under its policy as a
+    template: no key hashed, no entry read on the first answer's path."""
+    session(tmp_path, TOOLS)
+    g = ToolGate(LiveFilter("fs", POLICY), lambda _: None, store=store(tmp_path))
+    g.prepare()
+    [template] = g.templates.entries
+    assert template.judged.tools is None
+    assert b'"rm"' in template.after
+    other = ToolGate(LiveFilter("fs", ToolPolicy(disabled=("read",))), lambda _: None,
+                     store=store(tmp_path, ToolPolicy(disabled=("read",))))
+    other.prepare()  # another policy: none of its own yet
+    assert other.templates.entries == []
 
 
 def test_the_key_holds_the_policy_and_the_exact_answer(tmp_path: Path) -> None:
@@ -109,10 +145,16 @@ def test_the_key_holds_the_policy_and_the_exact_answer(tmp_path: Path) -> None:
     assert session(tmp_path, TOOLS, ToolPolicy(disabled=("read",)))[1] == ["write", "rm"]
     [other] = [entry for entry in entries(tmp_path) if entry != mine]
     # Signed, but stored under another key: copied over this one, it is not used.
-    saved = mine.read_bytes()
+    latest = {path.name: path for path in (tmp_path / "cache" / "tool-answers").glob("*.latest")}
+    assert len(latest) == 2
+    saved = {path: path.read_bytes() for path in [mine, *latest.values()]}
     mine.write_bytes(other.read_bytes())
+    first, second = latest.values()
+    first.write_bytes(saved[second])
+    second.write_bytes(saved[first])
     assert session(tmp_path, TOOLS)[1] == ["read"]
-    mine.write_bytes(saved)
+    for path, data in saved.items():
+        path.write_bytes(data)
     # One annotation changed: judged again (rm is no longer destructive).
     changed = [*TOOLS[:2], {**TOOLS[2], "annotations": {"readOnlyHint": True}}]
     assert session(tmp_path, changed)[1] == ["read", "rm"]
