@@ -8,6 +8,7 @@ client that skipped such lines could pair replies with the wrong requests.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import signal
 import time
 from collections.abc import Mapping, Sequence
@@ -36,6 +37,7 @@ class StdioChannel:
         self._process: ServerProcess | None = None
         self._failure: ChannelError | None = None
         self._ending: asyncio.Task[None] | None = None
+        self._opened = asyncio.Event()  # `spawn` has returned (or failed)
         self.opened_at = time.monotonic()
         self.first_answer_at: float | None = None
         self.protocol_version: str | None = None
@@ -59,6 +61,8 @@ class StdioChannel:
             raise ChannelError(f"{missing} not found: {error.filename or argv[0]}") from None
         except OSError as error:
             raise ChannelError(f"cannot start {argv[0]}: {error.strerror or error}") from None
+        finally:
+            channel._opened.set()
         channel.opened_at = channel._process.started_at
         if channel._failure is not None:
             channel._process.fail(OutputError(str(channel._failure)))
@@ -121,6 +125,10 @@ class StdioChannel:
             self._ending = asyncio.get_running_loop().create_task(self._diagnose_exit())
 
     async def _diagnose_exit(self) -> None:
+        # A server that exits at once can end its stdout before `spawn` has returned it
+        # (seen under load: most of 200 such servers diagnosed "closed its stdout").
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._opened.wait(), _EXIT_WAIT)
         code = await self._process.wait_exit(_EXIT_WAIT) if self._process else None
         when = "in the middle of the exchange" if self._dispatcher.answered else "before answering"
         self._fail(ChannelError(f"{_exit_text(code)} {when}", closed=True))

@@ -149,6 +149,19 @@ def test_probe_many_is_concurrent_and_isolates_failures(tmp_path: Path) -> None:
     assert results[3].diagnosis == "server exited with code 2 before answering"
 
 
+def test_servers_that_exit_at_once_are_each_diagnosed_by_their_code() -> None:
+    """Twenty servers started side by side that exit with code 2 at once: a server's
+    stdout can end before its start has returned it to the channel, and the channel
+    then had no process to read the code from. Without the channel's wait for its
+    start (the two lines taken out by hand) this fails: 194 and 196 of 200 such servers
+    (ten rounds, on a loaded machine) read "server closed its stdout before answering"."""
+    plans = [stdio_plan(sys.executable, "-S", "-c", "raise SystemExit(2)", name=f"d{number}",
+                        timeout=60.0) for number in range(20)]
+    results = asyncio.run(probe_many(plans))
+    assert [(r.name, r.diagnosis) for r in results if isinstance(r, ProbeFailure)] == [
+        (f"d{number}", "server exited with code 2 before answering") for number in range(20)]
+
+
 def test_everything_over_the_deprecated_http_sse_transport() -> None:
     entry = require_npm_server("server-everything")
     port = free_port()
