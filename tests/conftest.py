@@ -26,6 +26,7 @@ from hypothesis import HealthCheck, settings
 
 from mcpctl.cli.main import run
 from tests.memory import DEFAULT_BOUND_MIB, Watchdog
+from tests.parallel import workers
 from tests.processes import SESSION_VARIABLE, kill_all, lingering_after_settling
 from tests.secret_service import SecretService, running_secret_service
 
@@ -83,15 +84,16 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
-    """`-n auto`: a worker per core (xdist's count), except for a run of named test files
-    or tests (`pytest tests/x.py::test_y`), which one process finishes before workers
-    would have started and collected. A folder, or no argument, runs on every core; an
-    explicit `-n N` is obeyed as given."""
+    """`-n auto`: two workers per core, except for a run of named test files or tests
+    (`pytest tests/x.py::test_y`), which one process finishes before workers would have
+    started and collected. A folder, or no argument, runs on every core; an explicit `-n
+    N` is obeyed as given (`tests/parallel.py`: two per core, so that one's waits
+    leave no core idle)."""
     named = [arg.split("::")[0] for arg in config.args]
     here = config.invocation_params.dir
     if named and all((here / arg).is_file() for arg in named):
         return 0
-    return None
+    return workers()
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
