@@ -11,9 +11,8 @@ credential or ssh helpers), and pinning must never execute the repo's code. So:
 - no pager, no prompts, stdin closed, a timeout, and an output cap.
 
 Only `rev-parse`, `ls-files` and `diff-files --name-only` are run; none applies filters
-or runs aliases. A
-worktree that git places elsewhere (`core.worktree`) is not this folder: the caller
-then walks the folder instead.
+or runs aliases. A worktree that git places elsewhere (`core.worktree`) is not this
+folder: the caller then walks the folder instead.
 """
 
 
@@ -179,6 +178,7 @@ class Listing(NamedTuple):
     index_stat: list[int] | None = None  # the repo index's stat then (`index_stat`)
     loadable: str = ""  # digest of the ignored files pinned (`workspace._git_paths`)
     snapshot: str = "null"  # the folders as git walked them (`folder_snapshot`, JSON)
+    inside: str = ""  # the folder's path from the repo's top, `/` at its end (`sub/`)
 
 
 def work_tree_files(folder: Path, environ: Mapping[str, str]) -> dict[str, str]:
@@ -201,9 +201,9 @@ IGNORED_LISTING = ["ls-files", "-z", "--others", "--ignored", "--exclude-standar
 def work_tree_listing(folder: Path, environ: Mapping[str, str]) -> Listing:
     # `-s` gives each index entry's mode: 160000 is a submodule (no lstat per file).
     top, tracked, others, ignored = _git_outputs(folder, [
-        ["rev-parse", "--show-toplevel", "--absolute-git-dir"], ["ls-files", "-z", "-s"],
+        REV_PARSE, ["ls-files", "-z", "-s"],
         ["ls-files", "-z", "--others", "--exclude-standard"], IGNORED_LISTING], environ)
-    git_dir = _check_top(folder, top)
+    git_dir, inside = _check_top(folder, top)
     before = index_stat(folder)  # taken after git read it: a later write moves its ctime
     # Each line is `MODE OID STAGE\tPATH`; a C-level split for 100,000 of them.
     lines = [raw.partition(b"\t") for raw in tracked.split(b"\0") if raw]
@@ -218,7 +218,8 @@ def work_tree_listing(folder: Path, environ: Mapping[str, str]) -> Listing:
     for raw in ignored.split(b"\0"):
         if raw:
             paths.setdefault(raw.decode("utf-8", "surrogateescape"), IGNORED)
-    return Listing(paths, tracked_digest(names), rules_of(git_dir, environ), before)
+    return Listing(paths, tracked_digest(names), rules_of(git_dir, environ), before,
+                   inside=inside)
 
 
 def index_stat(folder: Path) -> list[int] | None:
@@ -236,16 +237,21 @@ def index_stat(folder: Path) -> list[int] | None:
     return [status.st_size, status.st_mtime_ns, status.st_ctime_ns, status.st_ino]
 
 
-def _check_top(folder: Path, output: bytes) -> str:
-    """The git dir, once git's top level is this folder or holds it."""
+# The top level, the git dir, and the folder's path from the top (`sub/`, or empty).
+REV_PARSE = ["rev-parse", "--show-toplevel", "--absolute-git-dir", "--show-prefix"]
+
+
+def _check_top(folder: Path, output: bytes) -> tuple[str, str]:
+    """The git dir and the folder's path from the top (`REV_PARSE`), once git's top
+    level is this folder or holds it."""
     lines = output.decode("utf-8", "surrogateescape").split("\n")
-    if len(lines) < 2:
+    if len(lines) < 3:
         raise GitUnavailable("git rev-parse gave no top level")
     real = os.path.realpath(folder)
     top_real = os.path.realpath(lines[0])
     if real != top_real and not real.startswith(top_real.rstrip("/") + "/"):
         raise GitUnavailable(f"git's work tree is {top_real}, not this folder")
-    return lines[1]
+    return lines[1], lines[2]
 
 
 def tracked_digest(names: Iterable[bytes]) -> str:
@@ -300,6 +306,7 @@ class Since(NamedTuple):
     others: list[str]  # repositories inside (`x/`)
     index_stat: list[int] | None = None  # the repo index's, before git read it
     ignored: tuple[str, ...] = ()  # what git ignores and is there, as listed
+    inside: str = ""  # the folder's path from the repo's top (`Listing.inside`)
 
 
 def changes_since(folder: Path, index: Path, environ: Mapping[str, str],
@@ -317,21 +324,23 @@ def changes_since(folder: Path, index: Path, environ: Mapping[str, str],
     # stat, mode and type; a racily clean entry by content, which never matches),
     # `-o` what is not in it and not ignored (`x/`: a repository inside).
     # Without a walk, `diff-files` says the same as `ls-files -m -d` (a path whose stat,
-    # mode or type differs from its entry, or that is gone), but stats the entries over
-    # the cores as `git status` does (`core.preloadIndex`); `ls-files` stats them one by
+    # mode or type differs from its entry, or that is gone; `--relative`: from this
+    # folder and within it, as `ls-files` names them), but stats the entries over the
+    # cores as `git status` does (`core.preloadIndex`); `ls-files` stats them one by
     # one. Names only: no diff is made, so no diff program or textconv runs.
     modified = ([*_STAT_RULES, "ls-files", "-z", "-m", "-d", "-o", "--exclude-standard"]
                 if walk else
                 [*_STAT_RULES, "-c", "core.preloadIndex=true", "diff-files", "-z",
-                 "--name-only", "--ignore-submodules=all", "--no-ext-diff", "--no-textconv"])
-    commands = [["rev-parse", "--show-toplevel", "--absolute-git-dir"], modified]
+                 "--name-only", "--relative", "--ignore-submodules=all", "--no-ext-diff",
+                 "--no-textconv"])
+    commands = [REV_PARSE, modified]
     if walk:  # against the repo's index, as the exact pass lists them
         commands.append(IGNORED_LISTING)
     if not skip:
         commands.append(["ls-files", "-z"])
     outputs = _git_outputs(folder, commands, environ, index_files=[None, private])
     top, listed = outputs[:2]
-    git_dir = _check_top(folder, top)
+    git_dir, inside = _check_top(folder, top)
     if known is not None and skip:
         digest = known[1]
     else:
@@ -342,7 +351,7 @@ def changes_since(folder: Path, index: Path, environ: Mapping[str, str],
                  [name for name in names if not name.endswith("/")],
                  [name for name in names if name.endswith("/")], before,
                  tuple(name.decode("utf-8", "surrogateescape")
-                       for name in outputs[2].split(b"\0") if name) if walk else ())
+                       for name in outputs[2].split(b"\0") if name) if walk else (), inside)
 
 
 def ignores(tree: Path, relative: str, environ: Mapping[str, str],

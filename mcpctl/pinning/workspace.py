@@ -211,13 +211,14 @@ def _fast(real_root: str, cache: digest_cache.Cache, environ: Mapping[str, str],
         repos = json.loads(cache.meta("repos") or "")
         count, total = int(cache.meta("count") or ""), int(cache.meta("bytes") or "")
         infos = [(str(prefix), str(info["index"]), str(info["tracked"]), str(info["rules"]),
-                  list(info["nested"]), info.get("index_stat"), str(info["loadable"]))
+                  list(info["nested"]), info.get("index_stat"), str(info["loadable"]),
+                  str(info.get("inside", "")))
                  for prefix, info in repos.items()]
     except (ValueError, TypeError, KeyError, AttributeError):
         return None
     candidates: set[str] = set()
     snapshots: dict[str, folder_snapshot.Snapshot | None] = {}
-    for prefix, trailer, tracked, rules, nested, index_stat, loadable in infos:
+    for prefix, trailer, tracked, rules, nested, index_stat, loadable, inside in infos:
         index = digest_cache.index_file(cache_dir, trailer)
         if not _intact(index, repos[prefix].get("index_file")):
             return None  # missing or corrupted: the exact pass writes a new one
@@ -246,10 +247,12 @@ def _fast(real_root: str, cache: digest_cache.Cache, environ: Mapping[str, str],
         # none of them); one that is new makes the exact pass run. Those known are
         # walked below, and a gitlink is in the tracked list.
         if since.tracked != tracked or since.rules is None or since.rules != rules \
+                or since.inside != inside \
                 or not set(found) <= set(nested) \
                 or _loadable_digest(pinned_ignored) != loadable:
-            return None  # the tracked list, the ignore rules, the ignored files pinned or
-            # the repositories inside changed: the exact pass lists them anew
+            return None  # the tracked list, the ignore rules, the ignored files pinned,
+            # the repositories inside or the folder's place in its repository changed:
+            # the exact pass lists them anew
         for inner in nested:  # walked as folders, as the exact pass does: O(their files)
             candidates.update(_walked_changes(real_root, cache, f"{prefix}{inner}/"))
         if since.index_stat is not None and since.index_stat != seen:
@@ -307,9 +310,9 @@ def _fast(real_root: str, cache: digest_cache.Cache, environ: Mapping[str, str],
     every.update(changes)
     # Once per change: the next start finds nothing to hash again.
     listings = {prefix: Listing({}, tracked, rules, repo_index_stat(Path(real_root, prefix)),
-                                loadable, _settled_snapshot(snapshots.get(prefix)))
-                for prefix, _, tracked, rules, _, _, loadable in infos}
-    nested_of = {prefix: nested for prefix, _, _, _, nested, _, _ in infos}
+                                loadable, _settled_snapshot(snapshots.get(prefix)), inside)
+                for prefix, _, tracked, rules, _, _, loadable, inside in infos}
+    nested_of = {prefix: nested for prefix, _, _, _, nested, _, _, _ in infos}
     _save(cache_dir, real_root, GIT, every, listings, total, old_indexes, nested_of,
           hasher.new_targets)
     entries = {path: Entry(row.digest, row.size, row.lines) for path, row in every.items()
@@ -416,13 +419,16 @@ def _save(cache_dir: Path, real_root: str, source: str, rows: Mapping[str, Row],
                           for path in nested)
             start = prefix.encode("utf-8", "surrogateescape")
             size = len(start)
-            entries = [(raw[size:], (row.size, row.mtime, row.ctime, row.ino, row.mode, 0,
+            # Named from the repository's top, as git reads an index: a workspace that
+            # is a folder inside it (`sub/`) has its own paths under that folder.
+            inside = listing.inside.encode("utf-8", "surrogateescape")
+            entries = [(inside + raw[size:], (row.size, row.mtime, row.ctime, row.ino, row.mode, 0,
                                      row.uid, row.gid), bytes.fromhex(row.digest[-64:]))
                        for raw, row in encoded if row.flag == SETTLED
                        and raw.startswith(start) and not (inner and raw.startswith(inner))]
             trailer = write_index(folder, entries)
             infos[prefix] = {"index": trailer, "tracked": listing.tracked,
-                             "rules": listing.rules, "nested": nested,
+                             "rules": listing.rules, "nested": nested, "inside": listing.inside,
                              "index_stat": listing.index_stat, "loadable": listing.loadable,
                              "index_file": _file_stat(os.stat(
                                  digest_cache.index_file(cache_dir, trailer)))}

@@ -39,13 +39,17 @@ CASES = ["reverted", "tracked", "untracked", "ignored", "submodule", "symlink", 
          "settled-new", "chmod-ignored", "empty-folder", "user-excludes", "corrupt-snapshot",
          "corrupt-index-kept"]
 
-# Written as each git starts: a `run` that starts its server replaces this process.
+# Written as each git starts: a `run` that starts its server replaces this process. With
+# OPENED_TO, also each path `os.open` opens (what is hashed).
 RECORDING = textwrap.dedent("""\
     import json, os, sys
     def hook(event, args):
         if event == "os.posix_spawn" and str(args[0]).endswith("git"):
             with open(os.environ["RECORD_TO"], "a") as out:
                 out.write(json.dumps([str(a) for a in args[1]]) + "\\n")
+        elif event == "open" and args[1] is None and "OPENED_TO" in os.environ:
+            with open(os.environ["OPENED_TO"], "a") as out:
+                out.write(str(args[0]) + "\\n")
     sys.addaudithook(hook)
     from mcpctl.cli.main import run
     sys.exit(run(sys.argv[1:]))
@@ -493,3 +497,44 @@ def test_a_corrupted_private_index_is_written_anew_when_its_name_comes_back(
     (root / "lib" / "b.js").write_text("R\n")
     result, _ = recorded_run(root, tmp_path / "calls")
     assert refused(result, "lib/b.js modified"), result.err
+
+
+def test_a_workspace_below_the_repos_top_hashes_only_what_changed(tmp_path: Path) -> None:
+    """The workspace is `sub/` of a repo (a `.mcp.json` in a monorepo's package). Git
+    reads an index's paths from the repo's top: when the private index held them from
+    the workspace (`lib/a.js`, not `sub/lib/a.js`), git found none of the workspace's
+    files in it, listed each as new, and every start hashed every file again (correct,
+    and O(files)). Named from the top, a start hashes only the file that changed; a
+    change outside the workspace is not the workspace's."""
+    repo = git_repo(tmp_path / "repo", {**{f"sub/{name}": text for name, text in FILES.items()},
+                                        "other/x.js": "x\n"})
+    root = repo / "sub"
+    (root / ".mcp.json").write_text(json.dumps(SERVER))
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "server")
+    time.sleep(SETTLED_NS / 1e9 + 0.2)
+    assert cli(root, "trust", "srv", "--yes").code == 0
+    assert cli(root, "run", "srv").code == 0  # walks once, and keeps the folders' stat
+    opened = tmp_path / "opened"
+
+    def hashed() -> set[str]:
+        lines = opened.read_text().splitlines() if opened.exists() else []
+        opened.unlink(missing_ok=True)
+        return {os.path.relpath(line, root) for line in lines
+                if line.startswith(f"{root}{os.sep}")}
+
+    unchanged, calls = recorded_run(root, tmp_path / "calls", {"OPENED_TO": str(opened)})
+    assert (unchanged.code, unchanged.err) == (0, "")
+    assert quiet(calls)
+    launch = hashed()  # what the launch reads itself: the server's file and its script
+    assert launch == {".mcp.json", "server.sh"}
+    (repo / "other" / "x.js").write_text("outside the workspace\n")
+    outside, calls = recorded_run(root, tmp_path / "calls", {"OPENED_TO": str(opened)})
+    assert (outside.code, outside.err) == (0, "")
+    assert quiet(calls)
+    assert hashed() == launch
+    (root / "lib" / "a.js").write_text("changed\n")
+    inside, calls = recorded_run(root, tmp_path / "calls", {"OPENED_TO": str(opened)})
+    assert refused(inside, "lib/a.js modified"), inside.err
+    assert quiet(calls)
+    assert hashed() - launch == {"lib/a.js"}  # refused: its script is not read
