@@ -10,7 +10,9 @@ a warm-up round (wall and CPU seconds; peak resident memory of the mcpctl proces
 - `trust` from cold (no cache, no approval) against `git hash-object --stdin-paths`
   over every file (target at most 1.5x);
 - with `--million`: the same `run` at 1,000,000 files (approvable, at most 2x), and a
-  user-tier `run` from inside that repo against one from an empty folder.
+  user-tier `run` from inside that repo against one from an empty folder;
+- with `--package`: the server in a package folder holding half of the files (a
+  monorepo's package), that folder the workspace, against `git status` run there.
 
     uv run python bench/bench_monorepo.py [--files 100000] [--million] [--rounds 5]
 
@@ -40,15 +42,17 @@ GIT_ENV = {"GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull,
 PER_FOLDER = 250
 
 
-def make_repo(root: Path, files: int) -> None:
-    """`files` small files in folders of 250, committed, and the one server."""
+def make_repo(root: Path, files: int, package: str = "") -> None:
+    """`files` small files in folders of 250, committed, and the one server; with
+    `package`, the server and the first half of the folders are in that folder."""
     root.mkdir(parents=True)
     for index in range(files):
         if index % PER_FOLDER == 0:
-            folder = root / f"d{index // PER_FOLDER:05d}"
-            folder.mkdir()
+            inside = package if package and index < files // 2 else ""
+            folder = root / inside / f"d{index // PER_FOLDER:05d}"
+            folder.mkdir(parents=True)
         (folder / f"f{index % PER_FOLDER:03d}.js").write_text(f"module.exports = {index};\n")
-    (root / ".mcp.json").write_text('{"mcpServers": {"srv": {"command": "true"}}}\n')
+    (root / package / ".mcp.json").write_text('{"mcpServers": {"srv": {"command": "true"}}}\n')
     env = {**os.environ, **GIT_ENV}
     # No automatic gc: it would go on in the background while the folder is removed.
     for args in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "tree"]):
@@ -120,6 +124,7 @@ def load_note() -> str:
 
 
 def scale(root: Path, home: Path, rounds: int, label: str, target: str) -> None:
+    """`root`: the workspace (the repo's top, or a package folder inside it)."""
     env = {**os.environ, "MCPCTL_HOME": str(home)}
     workspace = ["--workspace", str(root)]
     paths = subprocess.run(["git", "-C", str(root), "ls-files"], capture_output=True,
@@ -221,6 +226,9 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--million", action="store_true")
     parser.add_argument("--skip-small", action="store_true")
+    parser.add_argument("--package", action="store_true",
+                        help="also a repo whose server is in a package folder holding "
+                        "half of its files (the workspace is that folder)")
     options = parser.parse_args()
     with tempfile.TemporaryDirectory(dir="/tmp", ignore_cleanup_errors=True) as folder:
         base = Path(folder)
@@ -233,6 +241,13 @@ def main() -> None:
             scale(root, base / "home", options.rounds, f"{options.files:,} files",
                   "(target <= 1.5x)")
             cold_trust(root, base, options.rounds)
+            shutil.rmtree(root)
+        if options.package:
+            root = base / "packaged"
+            make_repo(root, options.files, "pkg")
+            scale(root / "pkg", base / "home-package", options.rounds,
+                  f"{options.files:,} files, the workspace a package of half of them",
+                  "(target <= 1.5x)")
             shutil.rmtree(root)
         if options.million:
             root = base / "million"
