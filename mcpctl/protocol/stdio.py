@@ -38,6 +38,7 @@ class StdioChannel:
         self._failure: ChannelError | None = None
         self._ending: asyncio.Task[None] | None = None
         self._opened = asyncio.Event()  # `spawn` has returned (or failed)
+        self._closing = False
         self.opened_at = time.monotonic()
         self.first_answer_at: float | None = None
         self.protocol_version: str | None = None
@@ -86,6 +87,7 @@ class StdioChannel:
         return self._process.stderr.first_lines() if self._process else ()
 
     async def aclose(self) -> None:
+        self._closing = True
         if self._ending is not None:
             self._ending.cancel()
         self._dispatcher.fail_all(ChannelError("the connection was closed"))
@@ -118,6 +120,10 @@ class StdioChannel:
         self._dispatcher.receive(messages)
 
     def _ended(self, error: OutputError | None) -> None:
+        if self._closing:
+            # Closed here: the end of stdout is the shutdown's, nothing to diagnose (a
+            # task made now could outlive the loop, which asyncio reports on stderr).
+            return
         if error is not None:
             self._fail(ChannelError(str(error)))
         else:

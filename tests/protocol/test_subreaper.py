@@ -97,3 +97,28 @@ def test_the_escape_works_without_the_subreaper(hostile: Hostile) -> None:
         for pid in escaped:  # this test process may be their subreaper: reap them
             with contextlib.suppress(ChildProcessError):
                 os.waitpid(pid, 0)
+
+
+PROBE_ALONE = textwrap.dedent("""\
+    import asyncio, sys
+    from mcpctl.protocol.probe import probe
+    from tests.protocol.conftest import stdio_plan
+    result = asyncio.run(probe(stdio_plan(*sys.argv[1:], timeout=30.0)))
+    print(result.server_info["name"])
+    """)
+
+
+def test_a_probe_in_a_process_of_its_own_ends_without_a_word_on_stderr(
+    hostile: Hostile,
+) -> None:
+    """Stopping the escaped grandchildren closes the server's stdout during the probe's
+    own shutdown; the channel then made a task to diagnose that end, which outlived the
+    loop, and the interpreter printed "Task was destroyed but it is pending!" at exit
+    (seen with the channel's check of its own closing taken out by hand)."""
+    require_linux()
+    plan, marker = hostile(ESCAPE, timeout=30.0)
+    done = subprocess.run([sys.executable, "-c", PROBE_ALONE, *plan.argv],
+                          cwd=Path(__file__).resolve().parents[2], capture_output=True,
+                          text=True, timeout=120, check=False)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "hostile\n", "")
+    assert survivors_after_settling(marker) == []
