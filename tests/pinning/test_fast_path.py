@@ -538,3 +538,30 @@ def test_a_workspace_below_the_repos_top_hashes_only_what_changed(tmp_path: Path
     assert refused(inside, "lib/a.js modified"), inside.err
     assert quiet(calls)
     assert hashed() - launch == {"lib/a.js"}  # refused: its script is not read
+
+
+def test_a_rule_taken_out_of_an_excludes_file_the_repo_config_names_is_seen(
+    tmp_path: Path
+) -> None:
+    """A repo config that names an excludes file outside the tree: what it ignores can
+    change with no folder, index or config changing, so the fast path is off for that
+    repository. Here `notes.txt` (nothing a launch loads) is ignored by it when
+    approved, so not pinned; the rule is then taken out, so git lists the file as
+    untracked and it is part of the workspace. With that check dropped by hand
+    (structural mutation, `git.py`), the next start did not walk (no folder had
+    changed) and said `trusted`."""
+    excludes = tmp_path / "excludes"
+    excludes.write_text("notes.txt\n")
+    root = git_repo(tmp_path / "repo", FILES)
+    (root / ".mcp.json").write_text(json.dumps(SERVER))
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "server")
+    git(root, "config", "core.excludesFile", str(excludes))
+    (root / "notes.txt").write_text("not code\n")
+    time.sleep(SETTLED_NS / 1e9 + 0.2)
+    assert cli(root, "trust", "srv", "--yes").code == 0
+    for _ in range(2):  # the second start is a quiet one, were the fast path on
+        assert cli(root, "run", "srv").code == 0
+    excludes.write_text("")
+    result = cli(root, "run", "srv")
+    assert refused(result, "notes.txt added"), result.err
