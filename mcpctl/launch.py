@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from mcpctl.errors import ConfigError, TrustRefused
 from mcpctl.model import PinnedFile, Tier, Transport
-from mcpctl.pinning.program import on_path
+from mcpctl.pinning.program import located, on_path
 from mcpctl.syntax.env_file import read_env_file
 from mcpctl.trust.gate import Admission, unpinnable_message
 from mcpctl.variables import Context, expand
@@ -70,10 +70,10 @@ def resolve_launch(
     env: dict[str, str] = {}
     env_file = None
     if spec.env_file is not None:
-        env_file = _absolute(value(spec.env_file, "envFile"), base)
+        env_file = located(value(spec.env_file, "envFile"), base, home)
         env.update(read_env_file(env_file))
     env.update({key: value(text, f"env {key}") for key, text in spec.env.items()})
-    cwd = _absolute(value(spec.cwd, "cwd"), base) if spec.cwd is not None else base
+    cwd = located(value(spec.cwd, "cwd"), base, home) if spec.cwd is not None else base
     launch = Launch(
         name=spec.name,
         transport=spec.transport,
@@ -184,11 +184,6 @@ def _refuse_unapproved_files(admission: Admission, reached: list[PinnedFile]) ->
                 f"server {name!r} not started: its resolved command line reaches workspace "
                 f"file {path}, which {why}; review it with: "
                 f"mcpctl trust {name} --workspace {admission.root}")
-
-
-def _absolute(path: str, root: Path) -> Path:
-    candidate = Path(path).expanduser()
-    return candidate if candidate.is_absolute() else root / candidate
 
 
 def _bytecode_folder(environ: Mapping[str, str]) -> str:

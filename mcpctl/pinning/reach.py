@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 from mcpctl.errors import ConfigError
 from mcpctl.model import ServerSpec
-from mcpctl.pinning.program import AT_LAUNCH
+from mcpctl.pinning.program import AT_LAUNCH, at_home, located
 from mcpctl.syntax.env_file import read_env_file
 from mcpctl.variables import Context, UnresolvedVariable, expand
 
@@ -64,12 +64,11 @@ def reach_of(spec: ServerSpec, root: Path, environ: Mapping[str, str],
 
 
 def _absolute(text: str, root: Path, home: Path | None) -> Path | None:
-    """Where the launch looks for it: `~` is home, a relative path is under the root."""
-    if AT_LAUNCH in text:
+    """Where the launch looks for it (`program.located`); None where that is not known
+    here: a secret in the text, or the home it names unknown."""
+    if AT_LAUNCH in text or (home is None and at_home(text)):
         return None
-    if text == "~" or text.startswith("~/"):
-        return None if home is None else home / text[2:]
-    return root / text  # an absolute `text` stays as it is
+    return root / text if home is None else located(text, root, home)
 
 
 def _env_file_values(path: Path | None) -> dict[str, str] | None:

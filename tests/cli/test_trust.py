@@ -408,6 +408,22 @@ def test_trust_shows_the_env_file_it_pins(cli: Cli, ws: Path) -> None:
     assert "  envFile:   .env\n" in cli("show", "envy", "-w", "ws").out
 
 
+def test_a_tilde_name_env_file_is_the_workspace_file_in_the_prompt_and_at_launch(
+        cli: Cli, ws: Path) -> None:
+    """`~name/…` names a file of the workspace, for the prompt and the launch alike.
+    The launch used to look `name` up in the user database: another user's file than
+    the one whose variables the prompt showed, or, for an unknown name, an internal
+    error (exit 70). With pinning reading any `~` as the home, the prompt cannot read
+    the file (`cannot be read here`)."""
+    write(ws / "~nobody-here" / "vars.env", "MODE=fast\n")
+    write_servers(ws, {"envy": {"command": "sh", "args": ["-c", "echo MODE=$MODE >&2"],
+                                "envFile": "~nobody-here/vars.env"}})
+    assert "  env:         MODE=fast (from envFile)\n" in cli("trust", "envy", "--yes",
+                                                             "-w", "ws").out
+    launched = run_mcpctl(["run", "envy", "-w", str(ws)])  # a real process: it execs
+    assert (launched.code, launched.err) == (0, "MODE=fast\n")
+
+
 def test_trust_all_with_nothing_to_trust(cli: Cli, tmp_path: Path) -> None:
     empty = make_workspace(tmp_path, {}, name="empty")
     result = cli("trust", "--all", "--yes", "-w", str(empty))
