@@ -204,3 +204,25 @@ def test_a_gitlink_that_is_a_link_out_is_not_walked(tmp_path: Path) -> None:
     row_state, note = state(root)
     assert row_state == "unpinnable"
     assert note.startswith("vendor: a symlink to a folder outside the workspace")
+
+
+def test_an_ignored_virtual_environment_of_any_name_is_not_pinned(tmp_path: Path) -> None:
+    """A folder holding `pyvenv.cfg` is a virtual environment whatever its name: what
+    the user's own pip installs there is the residual the threat model states, so it
+    never reads `changed`, while an ignored module beside it still does. With the
+    `pyvenv.cfg` check of `ignored_loadable` dropped, the install reads `changed`."""
+    root = git_repo(tmp_path / "repo", {".gitignore": "env311/\nvendor/\n",
+                                        "srv.py": "print(1)\n"})
+    python_server(root)
+    site = root / "env311" / "lib" / "site-packages"
+    site.mkdir(parents=True)
+    (root / "env311" / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    (site / "dep.py").write_text("# 1.0\n")
+    (root / "vendor").mkdir()
+    (root / "vendor" / "extra.py").write_text("# benign\n")
+    assert mcpctl(root, "trust", "srv", "--yes").code == 0
+    (site / "dep.py").write_text("# 1.1\n")
+    (site / "added.py").write_text("")
+    assert state(root)[0] == "trusted"
+    (root / "vendor" / "extra.py").write_text("# changed\n")
+    assert state(root) == ("changed", "file vendor/extra.py modified")

@@ -12,9 +12,11 @@ case `test_a_racy_rewrite_within_the_tick_is_caught` covers).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
+import sqlite3
 import subprocess
 import sys
 import textwrap
@@ -37,7 +39,7 @@ CASES = ["reverted", "tracked", "untracked", "ignored", "submodule", "symlink", 
          "mode", "deleted", "forged-index", "corrupt-index", "corrupt-cache", "git-fails",
          "git-missing", "unchanged", "racy-settled", "gitignore", "untrack", "manifest",
          "settled-new", "chmod-ignored", "empty-folder", "user-excludes", "corrupt-snapshot",
-         "corrupt-index-kept"]
+         "corrupt-index-kept", "newer-cache"]
 
 # Written as each git starts: a `run` that starts its server replaces this process. With
 # OPENED_TO, also each path `os.open` opens (what is hashed).
@@ -282,6 +284,28 @@ def test_a_corrupted_cache_falls_back_to_the_exact_pass(
     result, calls = recorded_run(root, tmp_path / "calls")
     assert refused(result, "lib/b.js modified"), result.err
     assert any("-s" in argv and "ls-files" in argv for argv in calls)
+
+
+def test_a_cache_of_another_schema_is_rebuilt_never_read(
+    approved: Callable[[str], Path], mcpctl_home: Path, tmp_path: Path
+) -> None:
+    """A newer mcpctl's cache (another schema, a column more), as a downgrade leaves
+    it: set aside, and the exact pass rebuilds it. With the schema check forced true
+    its rows are read as this version's, and the start fails (exit 70)."""
+    root = approved("newer-cache")
+    [cache] = mcpctl_home.rglob("pins/*.db")
+    with contextlib.closing(sqlite3.connect(cache)) as database:
+        database.execute("ALTER TABLE rows ADD COLUMN since INT DEFAULT 0")
+        database.execute("UPDATE meta SET value = ? WHERE key = 'schema'",
+                         (str(digest_cache.SCHEMA_VERSION + 1),))
+        database.commit()
+    (root / "lib" / "b.js").write_text("B\n")
+    result, calls = recorded_run(root, tmp_path / "calls")
+    assert refused(result, "lib/b.js modified"), result.err
+    assert any("-s" in argv and "ls-files" in argv for argv in calls)
+    loaded = digest_cache.load(mcpctl_home / "cache", os.path.realpath(root))
+    assert loaded is not None  # rebuilt in this version's schema
+    loaded.close()
 
 
 def fake_git(folder: Path, body: str) -> dict[str, str]:

@@ -330,10 +330,11 @@ def test_a_folder_run_as_the_program_is_pinned_as_a_tree(tmp_path: Path) -> None
     ("node", ["server.js", "srvdir"], ["server.js"]),  # a folder argument to the program
     ("bash", ["srvdir"], []),  # bash cannot run a folder
     ("node", ["-e", "1", "srvdir"], []),
+    ("python3", ["-c", "srvdir"], []),  # the code itself, not a program (issue 30)
     ("uv", ["run", "--with", "x", "python", "srvdir"], ["srvdir/"]),
     ("env", ["A=1", "/usr/bin/node", "."], ["./"]),
 ], ids=["node-dot", "python", "python-options", "node-require", "npx", "data-folder", "bash",
-        "inline", "uv-run", "env"])
+        "inline", "inline-code-names-a-folder", "uv-run", "env"])
 def test_only_the_program_position_pins_a_folder(
     tmp_path: Path, command: str, args: list[str], pinned: list[str]
 ) -> None:
