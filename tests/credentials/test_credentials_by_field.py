@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 
+from mcpctl.credentials.argv import argv_credentials
 from tests.conftest import Result, run_mcpctl
 from tests.credentials.leaks import leaks
 
@@ -51,6 +52,8 @@ CASES = [
     ("passphrase of words", {"command": "srv", "env": {"GPG_PASSPHRASE": "{s}"}}, words),
     ("mysql -pVALUE", {"command": "mysql", "args": ["-uapp", "-p{s}", "app"]}, password),
     ("mysql -p VALUE", {"command": "docker", "args": ["exec", "-i", "db", "mysql", "-p", "{s}"]},
+     password),
+    ("mysql --password=VALUE", {"command": "mysql", "args": ["-uapp", "--password={s}", "app"]},
      password),
     ("curl -u user:pass", {"command": "curl", "args": ["-u", "admin:{s}", "http://localhost:9/"]},
      password),
@@ -127,3 +130,14 @@ def test_add_keeps_even_a_filler_pin_out_of_the_config(user_config: Path) -> Non
     config = user_config.read_text()
     assert "1111" not in config
     assert "${secret:" in config
+
+
+@pytest.mark.parametrize("args", [["-pHarb4471q"], ["-p", "Harb4471q"], ["--password", "Harb4471q"],
+                                  ["--password=Harb4471q"]],
+                         ids=["joined", "next", "long-next", "long-equals"])
+def test_each_mysql_password_form_is_read_from_the_arguments(args: list[str]) -> None:
+    """Each form on its own, at the function both `add` and `check` use: through the
+    CLI a second reading (the value after `--password=`, judged by its option's name)
+    also finds the last one, so a form dropped here survives there."""
+    assert [value for _, value in argv_credentials(["mysql", "-uapp", *args, "app"])] == [
+        "Harb4471q"]

@@ -55,6 +55,8 @@ def test_arguments_take_the_option_before_them_as_context(args: list[str],
     (f"https://host/mcp?api_key={SECRET}&team=core", "https://host/mcp?api_key=s3c***&team=core"),
     (f"https://u:pw@h/?a=&token={SECRET}&x=${{T}}", "https://u:***@h/?a=&token=s3c***&x=${T}"),
     ("https://host/mcp?team=core", "https://host/mcp?team=core"),
+    # Judged and shown decoded: the encoding's `%` is not shown as the value's start.
+    ("https://host/mcp?secret=x%20y%20zz&team=core", "https://host/mcp?secret=x***&team=core"),
     ("https://host/mcp?q=a%20b", "https://host/mcp?q=a%20b"),  # left exactly as written
     (f"http://[::1/{TOKEN}", "http://[::1/ghp_***"),  # unparseable: the token part
     # Masking that changes nothing leaves the URL exactly as written (no "?" dropped).

@@ -411,19 +411,22 @@ def test_bad_lines_are_answered_and_the_bridge_goes_on(user_config: Path,
     with scripted_server(script) as url:
         configure(user_config, url)
         stdin = "not json\n[]\n" + json.dumps({"id": 5, "method": "x"}) + "\n\n" + \
+            json.dumps({"jsonrpc": "2.0", "id": {"k": 1}, "method": "ping"}) + "\n" + \
             json.dumps(INITIALIZE) + "\n"
         result = run_mcpctl(["run", "remote", "--workspace", str(tmp_path)], stdin=stdin)
     lines = [json.loads(line) for line in result.out.splitlines()]
-    assert lines[:3] == [
+    assert lines[:4] == [
         {"jsonrpc": "2.0", "id": None,
          "error": {"code": -32700, "message": "mcpctl bridge: the message is not JSON"}},
         {"jsonrpc": "2.0", "id": None,
          "error": {"code": -32600, "message": "mcpctl bridge: not a JSON-RPC message"}},
         {"jsonrpc": "2.0", "id": 5,
          "error": {"code": -32600, "message": "mcpctl bridge: not a JSON-RPC message"}},
+        {"jsonrpc": "2.0", "id": None, "error": {  # never sent on: the id cannot be answered
+            "code": -32600, "message": "mcpctl bridge: a request id must be a string or integer"}},
     ]
-    assert lines[3]["result"]["protocolVersion"] == "2025-11-25"
-    assert (len(lines), result.code, result.err) == (4, 0, "")
+    assert lines[4]["result"]["protocolVersion"] == "2025-11-25"
+    assert (len(lines), result.code, result.err) == (5, 0, "")
     assert [seen.method for seen in script.seen] == ["POST", "DELETE"]
 
 
