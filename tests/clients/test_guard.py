@@ -245,6 +245,17 @@ def test_a_broken_client_file_warns_and_the_approval_stands(
     assert cli("list", "-w", str(root), "--json").out.count('"state": "trusted"') == 2
 
 
+def test_settings_that_are_not_an_object_are_refused_not_overwritten(
+        cli: Cli, tmp_path: Path, isolated_home: Path, user_config: Path) -> None:
+    """With the top-level check gone the allowlist's writer fails on the list (exit 70)."""
+    root = _setup(tmp_path, user_config)
+    settings = write_config(isolated_home / ".claude" / "settings.json", "[1]\n")
+    trusted = cli("trust", "--all", "--yes", "-w", str(root))
+    assert (trusted.code, settings.read_text()) == (0, "[1]\n")
+    assert f"{settings}: the top level is not an object; the file was not changed" \
+        in trusted.err
+
+
 def test_projects_of_the_wrong_shape_are_refused_not_overwritten(
         cli: Cli, tmp_path: Path, isolated_home: Path, user_config: Path) -> None:
     root = _setup(tmp_path, user_config)
