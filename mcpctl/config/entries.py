@@ -19,6 +19,9 @@ KNOWN_FIELDS = frozenset(
 # Seconds. TOML and JSON (as Python reads it) both spell infinity and NaN, and a wait
 # of 1e300 s is a hang; ten minutes is more than any server needs to answer.
 MAX_TIMEOUT = 600
+# Levels of tables and arrays in one entry (a real one has four): tomlkit renders a
+# value recursively, and about 500 levels ended `add` with an internal error.
+MAX_NESTING = 64
 
 
 def _near_miss(fields: Mapping[str, Any]) -> str:
@@ -197,3 +200,17 @@ def entry_from_spec(spec: ServerSpec) -> dict[str, Any]:
         entry["timeout"] = spec.timeout
     entry.update(spec.extra)
     return entry
+
+
+def nests_past(value: Any, bound: int = MAX_NESTING) -> bool:
+    """Whether `value` holds tables and arrays more than `bound` levels deep; iterative,
+    one pass over the value."""
+    pending = [(value, 1)]
+    while pending:
+        item, depth = pending.pop()
+        if isinstance(item, dict | list):
+            if depth > bound:
+                return True
+            pending.extend((child, depth + 1)
+                           for child in (item.values() if isinstance(item, dict) else item))
+    return False

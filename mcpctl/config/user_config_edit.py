@@ -17,7 +17,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
 
-from mcpctl.config.entries import EntryError, entry_from_spec, spec_from_entry
+from mcpctl.config.entries import (
+    MAX_NESTING,
+    EntryError,
+    entry_from_spec,
+    nests_past,
+    spec_from_entry,
+)
 from mcpctl.config.tier_load import read_config_text, read_file_text
 from mcpctl.config.user_config import server_lines, toml_problem
 from mcpctl.credentials.masking import masked_entry
@@ -39,6 +45,10 @@ def add_server(path: Path, name: str, entry: dict[str, Any], *, replace: bool,
                before_write: Callable[[], None] | None = None) -> EditResult:
     """Add or replace `name`; `before_write` runs under the lock only when the file is
     about to change (e.g. storing the entry's secrets, so a refused add stores none)."""
+    if nests_past(entry):
+        raise UsageError(f"server {name!r}: the entry nests tables and arrays more than "
+                         f"{MAX_NESTING} levels deep; mcpctl writes at most {MAX_NESTING}")
+
     def change(data: dict[str, Any], text: str) -> tuple[EditResult, dict[str, Any] | None]:
         previous = data.get("servers", {}).get(name)
         if previous is not None and _same(name, previous, entry):

@@ -346,4 +346,7 @@ def load_object_pairs_strict(text: str) -> Any:
             result[key] = value
         return result
 
-    return json.loads(text, object_pairs_hook=pairs)
+    try:
+        return json.loads(text, object_pairs_hook=pairs)
+    except RecursionError:  # deeper than the decoder's recursion: a ValueError like any
+        raise ValueError("nested too deeply") from None

@@ -136,3 +136,20 @@ def test_relative_paths_in_a_local_scope_entry_are_refused(cli: Cli, isolated_ho
     assert user_config.read_text() == (
         '[servers.fine]\ncommand = "npx"\nargs = ["-y", "@scope/server", "stdio"]\n'
         f'cwd = "/srv/x"\nworkspace = "{repo}"\n\n[servers.global]\ncommand = "./bin/global"\n')
+
+
+def test_a_deeply_nested_entry_is_refused_and_the_rest_imported(
+        cli: Cli, isolated_home: Path, user_config: Path, tmp_path: Path) -> None:
+    """600 levels of arrays under a field mcpctl does not know: refused by name like
+    any field it cannot express (about 500 levels end the TOML writer's recursion)."""
+    deep: object = "x"
+    for _ in range(600):
+        deep = [deep]
+    write_config(isolated_home / ".cursor" / "mcp.json", json.dumps({"mcpServers": {
+        "deep": {"command": "srv", "extraThing": deep}, "plain": {"command": "srv"}}}))
+    result = cli("import", "--from", "cursor", "--json", "-w", str(tmp_path))
+    assert result.code == 1
+    assert [(s["name"], s["status"], s["reason"]) for s in json.loads(result.out)["servers"]] \
+        == [("deep", "refused", "uses Cursor's 'extraThing', which mcpctl cannot express"),
+            ("plain", "added", "")]
+    assert "extraThing" not in user_config.read_text()

@@ -141,3 +141,34 @@ def test_each_mysql_password_form_is_read_from_the_arguments(args: list[str]) ->
     also finds the last one, so a form dropped here survives there."""
     assert [value for _, value in argv_credentials(["mysql", "-uapp", *args, "app"])] == [
         "Harb4471q"]
+
+
+@pytest.mark.usefixtures("secret_service")
+def test_add_moves_a_token_out_of_a_list_under_a_field_it_does_not_know(
+        user_config: Path) -> None:
+    """A field mcpctl does not know is walked whole, its lists too: without the list
+    branch of `extraction._tree_without_secrets` the token was written in clear."""
+    token = "ghp_" + uuid.uuid4().hex + uuid.uuid4().hex[:4]
+    added = mcpctl("add", f"f{uuid.uuid4().hex[:6]}", "--json",
+                   json.dumps({"command": "srv", "extraThing": ["plain", token]}))
+    assert added.code == 0, added.err
+    config = user_config.read_text()
+    assert token not in config
+    assert "${secret:" in config
+
+
+@pytest.mark.parametrize(("levels", "why"), [
+    (70, "server 'deep': the entry nests tables and arrays more than 64 levels deep; "
+         "mcpctl writes at most 64"),
+    (1200, "--entry: nested too deeply"),
+], ids=["past-the-writers-bound", "past-the-decoders-recursion"])
+def test_add_refuses_an_entry_nested_too_deeply(levels: int, why: str,
+                                                user_config: Path) -> None:
+    """A clear refusal, exit 2, nothing written: from about 500 levels `add` ended with
+    an internal error (exit 70) in the TOML writer, and from about 990 in the JSON
+    decoder."""
+    before = user_config.read_text() if user_config.exists() else None
+    deep = "[" * levels + "1" + "]" * levels
+    added = mcpctl("add", "deep", "--json", f'{{"command": "srv", "extraThing": {deep}}}')
+    assert (added.code, added.out, added.err) == (2, "", f"mcpctl: error: {why}\n")
+    assert (user_config.read_text() if user_config.exists() else None) == before
