@@ -1,0 +1,35 @@
+"""The backup of a client's file keeps no credential value (`credentials/scrub.py`), at
+the public function: each case fails with the branch its docstring names taken out."""
+
+from __future__ import annotations
+
+import json
+import uuid
+
+from mcpctl.credentials.scrub import scrub
+
+
+def token() -> str:
+    return "ghp_" + uuid.uuid4().hex + uuid.uuid4().hex[:4]
+
+
+def test_a_token_outside_every_server_entry_is_taken_out_as_redacted() -> None:
+    """No server owns it (a client's own key, its history): without the detector pass
+    over every keyed string it stays in the backup."""
+    value = token()
+    text = json.dumps({"primaryApiKey": value, "history": [{"display": f"use {value}"}],
+                       "mcpServers": {"plain": {"command": "srv"}}}, indent=2)
+    done = scrub(text, toml=False)
+    assert value not in done.text
+    assert json.loads(done.text)["primaryApiKey"] == "${secret:redacted}"
+    assert (done.replaced, done.complete) == (1, True)
+
+
+def test_a_server_entry_inside_a_list_is_read_as_import_reads_it() -> None:
+    """A password only its key gives away, in servers kept in a list of profiles:
+    without the list branch of `_entries` no server owns it."""
+    text = json.dumps({"profiles": [{"mcpServers": {"db": {
+        "command": "srv", "env": {"DB_PASSWORD": "Harb4471q"}}}}]})
+    done = scrub(text, toml=False)
+    assert "Harb4471q" not in done.text
+    assert "${secret:db-DB_PASSWORD}" in done.text
