@@ -38,31 +38,36 @@ def _read_line(stream: object, timeout: float) -> str:
     return line.strip()
 
 
-def _wait_for_the_name(address: str, pid: int, timeout: float) -> None:
-    """Until `pid` owns the Secret Service's name on the bus. gnome-keyring prints its
-    control socket before it claims the name; a client asking in between makes D-Bus
-    start a second daemon, locked, which then keeps the name (seen under load: every
-    keyring test of a worker failed). NameHasOwner starts nothing."""
+def wait_for_the_name(address: str, pid: int, timeout: float) -> None:
+    """Until `pid` owns the Secret Service's name on the bus: D-Bus's NameOwnerChanged
+    signal, watched before NameHasOwner is asked (which starts nothing), so no claim is
+    missed. gnome-keyring prints its control socket before it claims the name; a client
+    asking in between makes D-Bus start a second daemon, locked, which then keeps the
+    name (seen under load: every keyring test of a worker failed)."""
     import time  # noqa: PLC0415
 
-    from jeepney import DBusAddress, new_method_call  # noqa: PLC0415
-    from jeepney.io.blocking import open_dbus_connection  # noqa: PLC0415
+    from jeepney import MatchRule, message_bus  # noqa: PLC0415
+    from jeepney.io.blocking import Proxy, open_dbus_connection  # noqa: PLC0415
 
-    bus = DBusAddress("/org/freedesktop/DBus", bus_name="org.freedesktop.DBus",
-                      interface="org.freedesktop.DBus")
+    name = "org.freedesktop.secrets"
+    claimed = MatchRule(type="signal", sender="org.freedesktop.DBus",
+                        interface="org.freedesktop.DBus", member="NameOwnerChanged",
+                        path="/org/freedesktop/DBus")
+    claimed.add_arg_condition(0, name)
     deadline = time.monotonic() + timeout
     with open_dbus_connection(bus=address) as connection:
-        while time.monotonic() < deadline:
-            owned = connection.send_and_get_reply(new_method_call(
-                bus, "NameHasOwner", "s", ("org.freedesktop.secrets",)), timeout=timeout)
-            if owned.body[0]:
-                owner = connection.send_and_get_reply(new_method_call(
-                    bus, "GetConnectionUnixProcessID", "s", ("org.freedesktop.secrets",)),
-                    timeout=timeout)
-                assert owner.body[0] == pid, "another process owns the Secret Service's name"
-                return
-            time.sleep(0.02)
-    raise TimeoutError(f"gnome-keyring did not claim its bus name within {timeout:g} s")
+        bus = Proxy(message_bus, connection, timeout=timeout)
+        bus.AddMatch(claimed)
+        with connection.filter(claimed) as changes:
+            owned = bool(bus.NameHasOwner(name)[0])
+            while not owned:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise TimeoutError(f"gnome-keyring did not claim {name} within "
+                                       f"{timeout:g} s")
+                owned = bool(connection.recv_until_filtered(changes, timeout=left).body[2])
+        assert bus.GetConnectionUnixProcessID(name)[0] == pid, \
+            f"another process owns {name}"
 
 
 @contextmanager
@@ -93,7 +98,7 @@ def running_secret_service() -> Iterator[SecretService]:
         daemon.stdin.write("test-keyring-password\n")
         daemon.stdin.close()
         _read_line(daemon.stdout, 10)  # its control socket: not yet its name on the bus
-        _wait_for_the_name(address, daemon.pid, 60)
+        wait_for_the_name(address, daemon.pid, 60)
         yield SecretService(address, home)
     finally:
         for process in (daemon, bus):

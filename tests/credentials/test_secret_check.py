@@ -20,7 +20,12 @@ from tests.components import require_program
 from tests.conftest import REPO, run_mcpctl
 from tests.credentials.test_keyring_backends import install_backend
 from tests.processes import SESSION_PIDS, stop
-from tests.secret_service import SecretService, _read_line, running_secret_service
+from tests.secret_service import (
+    SecretService,
+    _read_line,
+    running_secret_service,
+    wait_for_the_name,
+)
 
 
 def check(env: dict[str, str] | None = None) -> tuple[int, dict[str, object], str]:
@@ -67,6 +72,7 @@ def test_a_secret_service_with_no_login_keyring_is_missing(tmp_path: Path) -> No
                                   text=True)
         SESSION_PIDS.add(daemon.pid)
         _read_line(daemon.stdout, 10)
+        wait_for_the_name(env["DBUS_SESSION_BUS_ADDRESS"], daemon.pid, 60)
         code, document, _ = check({"DBUS_SESSION_BUS_ADDRESS": env["DBUS_SESSION_BUS_ADDRESS"]})
         assert (code, document["state"]) == (5, "missing")
         assert "no default collection" in str(document["message"])
