@@ -26,6 +26,16 @@ def test_up_to_16_references_are_matched_one_by_one_and_more_are_hidden_whole() 
     assert substitutions(written, resolved) == [resolved]
 
 
+def test_a_text_with_no_secret_or_env_reference_hides_nothing() -> None:
+    """Paths are not secrets, even past the reference bound or when the resolved text
+    does not fit its template (both hide the whole text when a secret may be in it).
+    Fails with the early return for "no hidden kind" dropped (structural mutant)."""
+    written = "/".join("${workspaceFolder}" for _ in range(17))
+    assert substitutions(written, "/".join("/home/u/repo" for _ in range(17))) == []
+    assert substitutions("pre-${userHome}", "other-value") == []
+    assert substitutions("pre-${secret:x}", "other-value") == ["other-value"]
+
+
 def test_a_secret_across_a_cut_past_2048_is_masked_before_the_cut() -> None:
     # The token starts 8 characters before the cut: scanning only up to the cut would
     # see "ghp_A1b2", not a token, and show it.

@@ -39,7 +39,7 @@ CASES = ["reverted", "tracked", "untracked", "ignored", "submodule", "symlink", 
          "mode", "deleted", "forged-index", "corrupt-index", "corrupt-cache", "git-fails",
          "git-missing", "unchanged", "racy-settled", "gitignore", "untrack", "manifest",
          "settled-new", "chmod-ignored", "empty-folder", "user-excludes", "corrupt-snapshot",
-         "corrupt-index-kept", "newer-cache"]
+         "corrupt-index-kept", "newer-cache", "index-replaced"]
 
 # Written as each git starts: a `run` that starts its server replaces this process. With
 # OPENED_TO, also each path `os.open` opens (what is hashed).
@@ -367,6 +367,44 @@ def test_the_cache_is_compact_and_the_index_is_named_by_its_checksum(
     assert repos[""]["nested"] == ["vendor"]  # walked on every start
     for info in repos.values():
         assert digest_cache.index_file(mcpctl_home / "cache", info["index"]).is_file()
+
+
+def test_a_private_index_replaced_is_deleted(approved: Callable[[str], Path],
+                                            mcpctl_home: Path) -> None:
+    """Each change writes a private index under a new name; the one it replaces goes,
+    so the cache holds one index per repo however many changes it has seen. Fails with
+    the cache's list of its indexes read as empty (structural mutant)."""
+    root = approved("index-replaced")
+    pins = mcpctl_home / "cache" / "pins"
+    before = {path.name for path in pins.glob("*.index")}
+    (root / "lib" / "new.js").write_text("new\n")
+    git(root, "add", "lib/new.js")  # the repo's index changed: the exact pass runs
+    time.sleep(SETTLED_NS / 1e9 + 0.2)  # and, the file settled, indexes it anew
+    assert cli(root, "list").code == 0
+    cache = digest_cache.load(mcpctl_home / "cache", os.path.realpath(root))
+    assert cache is not None
+    repos = json.loads(cache.meta("repos") or "{}")
+    cache.close()
+    named = {f"{info['index']}.index" for info in repos.values()}
+    assert named
+    assert named != before  # the change wrote a new one
+    assert {path.name for path in pins.glob("*.index")} == named
+
+
+def test_a_change_report_made_from_the_cache_keeps_its_line_counts(mcpctl_home: Path,
+                                                                  tmp_path: Path) -> None:
+    """The second start after a change finds nothing new since the cache was written and
+    reads the set lazily from it; the report still has the file's lines after the change.
+    Fails with the cache's lookup by path made to find nothing (structural mutant)."""
+    server = {"mcpServers": {"srv": {"command": "true"}}}  # no workspace file named
+    root = git_repo(tmp_path / "repo", {"lib/a.js": "a\n", ".mcp.json": json.dumps(server)})
+    assert cli(root, "trust", "srv", "--yes").code == 0
+    (root / "lib" / "a.js").write_text("a\nb\nc\n")
+    assert cli(root, "list").code == 0  # the cache now holds the changed file
+    again = cli(root, "trust", "srv", "--yes", "--accept-changed")
+    assert again.code == 0, again.err
+    assert again.out.startswith("1 file changed in the workspace since the last approval:\n"
+                                "  lib/a.js modified (1 → 3 lines)\n"), again.out
 
 
 def test_a_file_newly_ignored_is_reported_removed_exactly(approved: Callable[[str], Path],

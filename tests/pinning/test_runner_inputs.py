@@ -152,6 +152,28 @@ def test_each_npx_input_created_after_approval_is_a_change(tmp_path: Path, creat
     assert mcpctl(root, "run", "srv").code == 4
 
 
+@pytest.mark.parametrize(("runner", "created", "text"), [
+    ("npx", "package.json", '{"name": "my-app", "version": "1.0.0"}\n'),
+    ("uvx", "pyproject.toml", '[project]\nname = "my-app"\n'),
+])
+def test_a_manifest_of_the_repos_own_project_keeps_the_narrow_set(
+        tmp_path: Path, runner: str, created: str, text: str) -> None:
+    """A package.json of another package, a pyproject.toml that leaves uv alone: read,
+    they neither ship the package nor configure the runner, so the set stays narrow
+    (the file is one of its inputs, so adding it is still a change). Fails with each
+    manifest taken as unreadable (structural mutant)."""
+    root = npx_workspace(tmp_path)
+    if runner == "uvx":
+        (root / ".mcp.json").write_text(json.dumps({"mcpServers": {"srv": {
+            "command": "uvx", "args": ["mcp-server-time==2026.1.0"]}}}))
+    assert mcpctl(root, "trust", "srv", "--yes").code == 0
+    (root / created).write_text(text)
+    assert (listed(root)["state"], listed(root)["note"]) == ("changed", f"file {created} added")
+    assert mcpctl(root, "trust", "srv", "--yes", "--accept-changed").code == 0
+    (root / "src" / "app.js").write_text("the project's code, not the runner's input\n")
+    assert listed(root)["state"] == "trusted"
+
+
 @pytest.mark.parametrize("created", ["uv.toml", "pyproject.toml", ".python-version",
                                      ".venv/pyvenv.cfg", "uv.lock"])
 def test_each_uvx_input_created_after_approval_is_a_change(tmp_path: Path, created: str) -> None:

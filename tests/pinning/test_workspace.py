@@ -8,6 +8,7 @@ import json
 import os
 import stat
 import subprocess
+import sys
 from pathlib import Path
 
 from mcpctl.pinning import digest_cache
@@ -58,6 +59,32 @@ def test_outside_git_every_file_under_the_root_counts(tmp_path: Path) -> None:
     assert listing.source == FOLDER
     assert {path: e.digest for path, e in listing.entries.items()} == {
         "node_modules/x/index.js": sha("x\n"), "__pycache__/m.pyc": sha("b")}
+
+
+HASH_UNDER_A_LIMIT = """\
+import json, resource, sys
+from pathlib import Path
+resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64))
+from mcpctl.pinning.workspace import workspace_files
+listing = workspace_files(Path(sys.argv[1]), {"PATH": "/usr/bin:/bin"})
+print(json.dumps([listing.unpinned, {p: e.digest for p, e in listing.entries.items()}]))
+"""
+
+
+def test_a_workspace_of_more_files_than_the_open_file_limit_is_hashed(tmp_path: Path) -> None:
+    """Each file is closed once read: 300 files hash under a limit of 64 open files.
+    Fails with the close after the read left out (structural mutant: one descriptor
+    leaked per file, then every later file unreadable)."""
+    root = tmp_path / "many"
+    root.mkdir()
+    for number in range(300):
+        (root / f"f{number}.js").write_text(f"{number}\n")
+    done = subprocess.run([sys.executable, "-c", HASH_UNDER_A_LIMIT, str(root)],
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    unpinned, entries = json.loads(done.stdout)
+    assert unpinned is None
+    assert entries == {f"f{number}.js": sha(f"{number}\n") for number in range(300)}
 
 
 def test_a_submodule_is_pinned_file_by_file(tmp_path: Path) -> None:

@@ -1,0 +1,236 @@
+"""The bridge at the edges of a session: a batch from the client, a JSON-RPC error in an
+HTTP refusal, a stream that goes on after its answer, a server or a client that leaves.
+Each test fails with one check of the bridge removed (structural mutants of issue 30,
+planted by hand; each docstring names its own)."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import subprocess
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.processes import started
+from tests.protocol.test_bridge import Bridged, configure
+from tests.protocol.test_http import Reply, serve
+from tests.protocol.test_sse_origin import INITIALIZE
+
+__all__ = ["serve"]  # the fixture, used by name
+
+JSON = {"Content-Type": "application/json"}
+EVENTS = {"Content-Type": "text/event-stream"}
+INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+HANDSHAKE = {"protocolVersion": "2025-06-18", "capabilities": {},
+             "serverInfo": {"name": "s", "version": "1"}}
+
+
+def answering(answer: Callable[[dict[str, Any]], Reply]) -> Callable[[str, str], Reply]:
+    """A `serve` handler that reads nothing of the body: each POST's reply by its order."""
+    return lambda method, path: answer({}) if method == "POST" else (405, {}, b"")
+
+
+def test_each_message_of_a_batch_reaches_the_server_and_is_answered(
+    serve: Callable[..., str], user_config: Path, tmp_path: Path
+) -> None:
+    """A batch is sent one POST per message. Fails with the batch loop's send dropped."""
+    posts: list[int] = []
+
+    def answer(_: dict[str, Any]) -> Reply:
+        posts.append(1)
+        result = HANDSHAKE if len(posts) == 1 else {"n": len(posts)}
+        return 200, JSON, json.dumps({"jsonrpc": "2.0", "id": len(posts),
+                                      "result": result}).encode()
+
+    configure(user_config, serve(answering(answer)))
+    bridge = Bridged(tmp_path)
+    bridge.send(INITIALIZE)
+    assert bridge.receive()["result"] == HANDSHAKE
+    batch = [{"jsonrpc": "2.0", "id": 2, "method": "ping"},
+             {"jsonrpc": "2.0", "id": 3, "method": "ping"}]
+    assert bridge.process.stdin is not None
+    bridge.process.stdin.write(json.dumps(batch).encode() + b"\n")
+    bridge.process.stdin.flush()
+    answers = [bridge.receive(), bridge.receive()]
+    code, _ = bridge.finish()
+    assert sorted(message["id"] for message in answers) == [2, 3]
+    assert len(posts) == 3
+    assert code == 0
+
+
+@pytest.mark.parametrize("error", [
+    {"code": -32602, "message": "unknown tool"},
+    {"code": -32602, "message": "unknown tool", "data": {"tool": "x"}},
+], ids=["without data", "with data"])
+def test_a_json_rpc_error_in_a_refusal_reaches_the_client_as_the_server_wrote_it(
+    serve: Callable[..., str], user_config: Path, tmp_path: Path, error: dict[str, Any]
+) -> None:
+    """HTTP 400 with a JSON-RPC error for the request: the client gets that error, no
+    field added. Fails with `data` always written (null when the server gave none)."""
+    posts: list[int] = []
+
+    def answer(_: dict[str, Any]) -> Reply:
+        posts.append(1)
+        if len(posts) == 1:
+            return 200, JSON, json.dumps({"jsonrpc": "2.0", "id": 1,
+                                          "result": HANDSHAKE}).encode()
+        return 400, JSON, json.dumps({"jsonrpc": "2.0", "id": 2, "error": error}).encode()
+
+    configure(user_config, serve(answering(answer)))
+    bridge = Bridged(tmp_path)
+    bridge.send(INITIALIZE)
+    bridge.receive()
+    bridge.send({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                 "params": {"name": "x", "arguments": {}}})
+    answered = bridge.receive()
+    bridge.finish()
+    assert answered == {"jsonrpc": "2.0", "id": 2, "error": error}
+
+
+def test_an_error_after_the_answer_on_its_stream_is_not_made_a_second_answer(
+    serve: Callable[..., str], user_config: Path, tmp_path: Path
+) -> None:
+    """An error with a null id is given the request's id only while the request waits:
+    after its answer, the stream's later messages are relayed as they are, so no
+    request is answered twice. Fails with the stop after the answer dropped."""
+    posts: list[int] = []
+    late = {"jsonrpc": "2.0", "id": None, "error": {"code": -32603, "message": "late"}}
+
+    def answer(_: dict[str, Any]) -> Reply:
+        posts.append(1)
+        if len(posts) == 1:
+            return 200, JSON, json.dumps({"jsonrpc": "2.0", "id": 1,
+                                          "result": HANDSHAKE}).encode()
+        events = [{"jsonrpc": "2.0", "id": 2, "result": {"tools": []}}, late]
+        return 200, EVENTS, "".join(f"event: message\ndata: {json.dumps(event)}\n\n"
+                                    for event in events).encode()
+
+    configure(user_config, serve(answering(answer)))
+    bridge = Bridged(tmp_path)
+    bridge.send(INITIALIZE)
+    bridge.receive()
+    bridge.send({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
+    first, second = bridge.receive(), bridge.receive()
+    bridge.finish()
+    assert first == {"jsonrpc": "2.0", "id": 2, "result": {"tools": []}}
+    assert second == late
+
+
+def test_an_sse_server_that_closes_its_event_stream_ends_the_bridge(
+    serve: Callable[..., str], user_config: Path, tmp_path: Path
+) -> None:
+    """The deprecated transport carries every answer on the one GET stream: once the
+    server closes it, the bridge ends and says so, its stdin still open. Fails (the
+    bridge waits on stdin for ever) with the end after the stream dropped."""
+    def answer(method: str, path: str) -> Reply:
+        if method == "GET":  # the endpoint, then the stream ends with the reply
+            return 200, EVENTS, b"event: endpoint\ndata: /messages\n\n"
+        return 202, {}, b""
+
+    configure(user_config, serve(answer).replace("/mcp", "/sse"), kind="sse")
+    bridge = Bridged(tmp_path)
+    try:
+        code = bridge.process.wait(60)
+    finally:
+        code, err = bridge.finish()
+    assert code != 0
+    assert "server closed its event stream" in err
+
+
+class _Pushing:
+    """A Streamable HTTP server whose GET stream sends one notification when told."""
+
+    def __init__(self) -> None:
+        self.push = threading.Event()
+        self.listening = threading.Event()
+        self.done = threading.Event()
+
+    def handler(self) -> type[BaseHTTPRequestHandler]:
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                if "id" not in body:
+                    self._reply(202, b"", {})
+                    return
+                self._reply(200, json.dumps({"jsonrpc": "2.0", "id": body["id"],
+                                             "result": HANDSHAKE}).encode(), JSON)
+
+            def do_GET(self) -> None:
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.end_headers()
+                self.wfile.flush()
+                server.listening.set()
+                if server.push.wait(60):
+                    note = {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}
+                    self.wfile.write(f"event: message\ndata: {json.dumps(note)}\n\n".encode())
+                    self.wfile.flush()
+                server.done.wait(60)
+
+            def do_DELETE(self) -> None:
+                self._reply(200, b"", {})
+
+            def _reply(self, status: int, body: bytes, headers: dict[str, str]) -> None:
+                self.send_response(status)
+                for name, value in headers.items():
+                    self.send_header(name, value)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, format: str, *args: object) -> None:
+                return
+
+        return Handler
+
+
+@pytest.fixture
+def pushing() -> Iterator[tuple[_Pushing, str]]:
+    script = _Pushing()
+    server = ThreadingHTTPServer(("127.0.0.1", 0), script.handler())
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield script, f"http://127.0.0.1:{server.server_address[1]}/mcp"
+    finally:
+        script.push.set()
+        script.done.set()
+        server.shutdown()
+        server.server_close()
+
+
+def test_a_client_gone_when_the_server_pushes_on_its_stream_ends_the_bridge(
+    pushing: tuple[_Pushing, str], user_config: Path, tmp_path: Path
+) -> None:
+    """The client closed its end of stdout; the server's next message on the GET stream
+    finds nobody to read it, and the bridge ends, its stdin still open. Fails (the
+    bridge waits on stdin for ever) with the end on a gone client dropped there."""
+    script, url = pushing
+    configure(user_config, url)
+    argv = [sys.executable, "-m", "mcpctl", "run", "remote", "--workspace", str(tmp_path)]
+    with started(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                 stderr=subprocess.DEVNULL, env=dict(os.environ)) as process:
+        assert process.stdin is not None
+        assert process.stdout is not None
+        for message in (INITIALIZE, INITIALIZED):
+            process.stdin.write(json.dumps(message).encode() + b"\n")
+            process.stdin.flush()
+        assert json.loads(process.stdout.readline())["id"] == 1
+        assert script.listening.wait(60), "the bridge never opened the GET stream"
+        process.stdout.close()  # the client leaves, its writing end still open
+        script.push.set()
+        try:
+            code = process.wait(60)
+        finally:
+            with contextlib.suppress(BrokenPipeError):
+                process.stdin.close()
+    assert code == 0
