@@ -10,6 +10,7 @@ controller), and the summary names every worker's peak memory (docs/design.md, i
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import signal
@@ -289,19 +290,39 @@ def imported_by_mcpctl(args: Sequence[str], env: dict[str, str] | None = None) -
             for line in done.stderr.splitlines() if line.startswith("import time:")}
 
 
+class _Keyring:
+    """The worker's keyring daemon, started when a test first needs it, and again if it
+    has ended since: a daemon that ends fails the test it ended in (saying how), never
+    every keyring test after it on the worker."""
+
+    def __init__(self) -> None:
+        self.running = contextlib.ExitStack()
+        self.service: SecretService | None = None
+
+    def current(self) -> SecretService:
+        if self.service is None or self.service.ended() is not None:
+            self.running.close()
+            self.service = self.running.enter_context(running_secret_service())
+        return self.service
+
+
 @pytest.fixture(scope="session")
-def _secret_service_session() -> Iterator[SecretService]:
-    with running_secret_service() as service:
-        yield service
+def _secret_service_session() -> Iterator[_Keyring]:
+    keyring = _Keyring()
+    try:
+        yield keyring
+    finally:
+        keyring.running.close()  # the stack of the daemon running now
 
 
 @pytest.fixture
 def secret_service(
-    _secret_service_session: SecretService, monkeypatch: pytest.MonkeyPatch
-) -> SecretService:
+    _secret_service_session: _Keyring, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[SecretService]:
     """The real keyring (gnome-keyring over a private D-Bus) for this test, holding no
     secret of mcpctl's: one test's secrets never decide another's outcome."""
-    monkeypatch.setenv("DBUS_SESSION_BUS_ADDRESS", _secret_service_session.bus_address)
+    service = _secret_service_session.current()
+    monkeypatch.setenv("DBUS_SESSION_BUS_ADDRESS", service.bus_address)
     import secretstorage  # noqa: PLC0415 - only keyring tests need it
 
     connection = secretstorage.dbus_init()
@@ -311,7 +332,10 @@ def secret_service(
             item.delete()
     finally:
         connection.close()
-    return _secret_service_session
+    yield service
+    ended = service.ended()
+    if ended is not None:
+        pytest.fail(f"the keyring's daemon ended during this test: {ended}", pytrace=False)
 
 
 @pytest.fixture

@@ -26,6 +26,20 @@ from tests.processes import SESSION_PIDS, stop
 class SecretService:
     bus_address: str
     home: Path
+    daemon: subprocess.Popen[str]
+
+    def ended(self) -> str | None:
+        """None while the daemon runs; once it has ended, how, and the end of what it
+        wrote (its stderr is kept in its home)."""
+        code = self.daemon.poll()
+        if code is None:
+            return None
+        how = f"killed by signal {-code}" if code < 0 else f"exit status {code}"
+        try:
+            said = (self.home / "daemon.log").read_text(errors="replace")[-800:]
+        except OSError:
+            said = ""
+        return f"gnome-keyring-daemon (pid {self.daemon.pid}) ended, {how}; it wrote: {said!r}"
 
 
 def _read_line(stream: object, timeout: float) -> str:
@@ -88,18 +102,18 @@ def running_secret_service() -> Iterator[SecretService]:
     try:
         address = _read_line(bus.stdout, 10)
         env["DBUS_SESSION_BUS_ADDRESS"] = address
-        daemon = subprocess.Popen(
-            ["gnome-keyring-daemon", "--foreground", "--unlock", "--components=secrets"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-            env=env, text=True,
-        )
+        with (home / "daemon.log").open("w") as log:
+            daemon = subprocess.Popen(
+                ["gnome-keyring-daemon", "--foreground", "--unlock", "--components=secrets"],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, env=env, text=True,
+            )
         SESSION_PIDS.add(daemon.pid)
         assert daemon.stdin is not None
         daemon.stdin.write("test-keyring-password\n")
         daemon.stdin.close()
         _read_line(daemon.stdout, 10)  # its control socket: not yet its name on the bus
         wait_for_the_name(address, daemon.pid, 60)
-        yield SecretService(address, home)
+        yield SecretService(address, home, daemon)
     finally:
         for process in (daemon, bus):
             if process is not None:

@@ -222,3 +222,38 @@ def test_named_files_run_in_one_process_and_folders_on_every_core(
     [line] = [line for line in done.stdout.splitlines() if line.startswith(summary)]
     if "processes" in summary:  # two workers per core: their waits fill the cores
         assert len(re.findall(r"\bgw\d+ ", line)) == workers(), line
+
+
+# A keyring daemon that ends during a test: that test fails saying how, and the next
+# keyring test on the worker gets a daemon of its own (not the dead one's bus, where
+# D-Bus would start a locked one and every later keyring test would fail).
+KEYRING_ENDS = """
+import os, signal
+
+def test_ends(secret_service):
+    os.kill(secret_service.daemon.pid, signal.SIGKILL)
+    secret_service.daemon.wait()
+
+def test_after(secret_service):
+    import keyring
+    keyring.set_password("mcpctl", "after", "v")
+    assert keyring.get_password("mcpctl", "after") == "v"
+    assert secret_service.ended() is None
+"""
+
+
+def test_a_keyring_daemon_that_ends_fails_its_test_alone(tmp_path: Path) -> None:
+    """Fails with the daemon kept after it ended (test_after fails too) or with the end
+    not looked for after the test (test_ends passes)."""
+    (tmp_path / "test_keyring_ends.py").write_text(KEYRING_ENDS, encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-rA", "-p", "no:cacheprovider", "-p",
+         "tests.conftest", "--rootdir", str(tmp_path), "-c", str(REPO / "pyproject.toml"),
+         "-n", "0", str(tmp_path / "test_keyring_ends.py")],
+        cwd=tmp_path, capture_output=True, text=True, timeout=90, check=False,
+        env={**os.environ, "PYTHONPATH": str(REPO), "CI": "true"})
+    assert done.returncode == 1, done.stdout[-3000:]
+    assert "PASSED test_keyring_ends.py::test_after" in done.stdout, done.stdout[-3000:]
+    assert re.search(r"ERROR test_keyring_ends.py::test_ends - Failed: the keyring's "
+                     r"daemon ended during this test: gnome-keyring-daemon \(pid \d+\) "
+                     r"ended, killed by signal 9", done.stdout), done.stdout[-3000:]
