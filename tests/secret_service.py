@@ -85,7 +85,9 @@ def wait_for_the_name(address: str, pid: int, timeout: float) -> None:
 
 
 @contextmanager
-def running_secret_service() -> Iterator[SecretService]:
+def running_secret_service(*, unlock: bool = True) -> Iterator[SecretService]:
+    """A bus and a daemon of their own; without `unlock`, the daemon serves with no
+    login keyring, so no collection stands behind the default alias."""
     for program in ("dbus-daemon", "gnome-keyring-daemon"):
         require_program(program)
     home = Path(tempfile.mkdtemp(prefix="mcpctl-keyring-"))
@@ -104,12 +106,14 @@ def running_secret_service() -> Iterator[SecretService]:
         env["DBUS_SESSION_BUS_ADDRESS"] = address
         with (home / "daemon.log").open("w") as log:
             daemon = subprocess.Popen(
-                ["gnome-keyring-daemon", "--foreground", "--unlock", "--components=secrets"],
+                ["gnome-keyring-daemon", "--foreground", *(["--unlock"] if unlock else []),
+                 "--components=secrets"],
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, env=env, text=True,
             )
         SESSION_PIDS.add(daemon.pid)
         assert daemon.stdin is not None
-        daemon.stdin.write("test-keyring-password\n")
+        if unlock:
+            daemon.stdin.write("test-keyring-password\n")
         daemon.stdin.close()
         _read_line(daemon.stdout, 10)  # its control socket: not yet its name on the bus
         wait_for_the_name(address, daemon.pid, 60)

@@ -10,22 +10,14 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from mcpctl.credentials.keyring_store import SCRIPT_RECIPE
-from tests.components import require_program
 from tests.conftest import REPO, run_mcpctl
 from tests.credentials.test_keyring_backends import install_backend
-from tests.processes import SESSION_PIDS, stop
-from tests.secret_service import (
-    SecretService,
-    _read_line,
-    running_secret_service,
-    wait_for_the_name,
-)
+from tests.secret_service import SecretService, running_secret_service
 
 
 def check(env: dict[str, str] | None = None) -> tuple[int, dict[str, object], str]:
@@ -51,36 +43,11 @@ def test_no_session_bus_is_missing_with_the_script_fix() -> None:
     assert err.startswith("mcpctl: error: keyring missing: no OS keyring available")
 
 
-def test_a_secret_service_with_no_login_keyring_is_missing(tmp_path: Path) -> None:
-    for program in ("dbus-daemon", "gnome-keyring-daemon"):
-        require_program(program)
-    home = tmp_path / "kr"
-    (home / "run").mkdir(parents=True, mode=0o700)
-    env = {**os.environ, "HOME": str(home), "XDG_DATA_HOME": str(home / "share"),
-           "XDG_RUNTIME_DIR": str(home / "run")}
-    bus = subprocess.Popen(["dbus-daemon", "--session", "--nofork", "--print-address=1"],
-                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,
-                           text=True)
-    SESSION_PIDS.add(bus.pid)
-    daemon = None
-    try:
-        env["DBUS_SESSION_BUS_ADDRESS"] = _read_line(bus.stdout, 10)
-        # No --unlock: the daemon serves, with no collection behind the default alias.
-        daemon = subprocess.Popen(["gnome-keyring-daemon", "--foreground",
-                                   "--components=secrets"], stdin=subprocess.DEVNULL,
-                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,
-                                  text=True)
-        SESSION_PIDS.add(daemon.pid)
-        _read_line(daemon.stdout, 10)
-        wait_for_the_name(env["DBUS_SESSION_BUS_ADDRESS"], daemon.pid, 60)
-        code, document, _ = check({"DBUS_SESSION_BUS_ADDRESS": env["DBUS_SESSION_BUS_ADDRESS"]})
+def test_a_secret_service_with_no_login_keyring_is_missing() -> None:
+    with running_secret_service(unlock=False) as service:
+        code, document, _ = check({"DBUS_SESSION_BUS_ADDRESS": service.bus_address})
         assert (code, document["state"]) == (5, "missing")
         assert "no default collection" in str(document["message"])
-    finally:
-        for process in (daemon, bus):
-            if process is not None:
-                stop(process)
-                SESSION_PIDS.discard(process.pid)
 
 
 def test_a_locked_collection_is_locked() -> None:

@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from tests.protocol.test_http import send_reply
+
 SESSION = "sess-7f3a"
 ASKED_ID = "srv-1"
 
@@ -145,14 +147,8 @@ def _handler(script: Script) -> type[BaseHTTPRequestHandler]:
 
         def _send(self, status: int, body: bytes, kind: str | None,
                   headers: dict[str, str] | None = None) -> None:
-            self.send_response(status)
-            if kind:
-                self.send_header("Content-Type", kind)
-            for name, value in (headers or {}).items():
-                self.send_header(name, value)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+            typed = {"Content-Type": kind} if kind else {}
+            send_reply(self, (status, {**typed, **(headers or {})}, body))
 
         def _stream_start(self) -> None:
             # HTTP/1.0: the stream's end is the connection's close.

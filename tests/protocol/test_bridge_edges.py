@@ -20,7 +20,7 @@ import pytest
 
 from tests.processes import started
 from tests.protocol.test_bridge import Bridged, configure
-from tests.protocol.test_http import Reply, serve
+from tests.protocol.test_http import Reply, send_reply, serve
 from tests.protocol.test_sse_origin import INITIALIZE
 
 __all__ = ["serve"]  # the fixture, used by name
@@ -32,9 +32,9 @@ HANDSHAKE = {"protocolVersion": "2025-06-18", "capabilities": {},
              "serverInfo": {"name": "s", "version": "1"}}
 
 
-def answering(answer: Callable[[dict[str, Any]], Reply]) -> Callable[[str, str], Reply]:
+def answering(answer: Callable[[], Reply]) -> Callable[[str, str], Reply]:
     """A `serve` handler that reads nothing of the body: each POST's reply by its order."""
-    return lambda method, path: answer({}) if method == "POST" else (405, {}, b"")
+    return lambda method, path: answer() if method == "POST" else (405, {}, b"")
 
 
 def test_each_message_of_a_batch_reaches_the_server_and_is_answered(
@@ -43,7 +43,7 @@ def test_each_message_of_a_batch_reaches_the_server_and_is_answered(
     """A batch is sent one POST per message. Fails with the batch loop's send dropped."""
     posts: list[int] = []
 
-    def answer(_: dict[str, Any]) -> Reply:
+    def answer() -> Reply:
         posts.append(1)
         result = HANDSHAKE if len(posts) == 1 else {"n": len(posts)}
         return 200, JSON, json.dumps({"jsonrpc": "2.0", "id": len(posts),
@@ -76,7 +76,7 @@ def test_a_json_rpc_error_in_a_refusal_reaches_the_client_as_the_server_wrote_it
     field added. Fails with `data` always written (null when the server gave none)."""
     posts: list[int] = []
 
-    def answer(_: dict[str, Any]) -> Reply:
+    def answer() -> Reply:
         posts.append(1)
         if len(posts) == 1:
             return 200, JSON, json.dumps({"jsonrpc": "2.0", "id": 1,
@@ -103,7 +103,7 @@ def test_an_error_after_the_answer_on_its_stream_is_not_made_a_second_answer(
     posts: list[int] = []
     late = {"jsonrpc": "2.0", "id": None, "error": {"code": -32603, "message": "late"}}
 
-    def answer(_: dict[str, Any]) -> Reply:
+    def answer() -> Reply:
         posts.append(1)
         if len(posts) == 1:
             return 200, JSON, json.dumps({"jsonrpc": "2.0", "id": 1,
@@ -159,10 +159,10 @@ class _Pushing:
             def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 if "id" not in body:
-                    self._reply(202, b"", {})
+                    send_reply(self, (202, {}, b""))
                     return
-                self._reply(200, json.dumps({"jsonrpc": "2.0", "id": body["id"],
-                                             "result": HANDSHAKE}).encode(), JSON)
+                send_reply(self, (200, JSON, json.dumps({"jsonrpc": "2.0", "id": body["id"],
+                                                         "result": HANDSHAKE}).encode()))
 
             def do_GET(self) -> None:
                 self.send_response(200)
@@ -177,15 +177,7 @@ class _Pushing:
                 server.done.wait(60)
 
             def do_DELETE(self) -> None:
-                self._reply(200, b"", {})
-
-            def _reply(self, status: int, body: bytes, headers: dict[str, str]) -> None:
-                self.send_response(status)
-                for name, value in headers.items():
-                    self.send_header(name, value)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
+                send_reply(self, (200, {}, b""))
 
             def log_message(self, format: str, *args: object) -> None:
                 return

@@ -17,6 +17,17 @@ from tests.protocol.conftest import run_failure
 Reply = tuple[int, dict[str, str], bytes]
 
 
+def send_reply(handler: BaseHTTPRequestHandler, reply: Reply) -> None:
+    """Write `reply` (status, headers, body) as the whole answer, with its length."""
+    status, headers, body = reply
+    handler.send_response(status)
+    for name, value in headers.items():
+        handler.send_header(name, value)
+    handler.send_header("Content-Length", str(len(body)))
+    handler.end_headers()
+    handler.wfile.write(body)
+
+
 @pytest.fixture
 def serve() -> Iterator[Callable[[Callable[[str, str], Reply]], str]]:
     """Start a loopback server answering every request with `answer(method, path)`."""
@@ -27,13 +38,7 @@ def serve() -> Iterator[Callable[[Callable[[str, str], Reply]], str]]:
             def reply(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 self.rfile.read(length)
-                status, headers, body = answer(self.command, self.path)
-                self.send_response(status)
-                for name, value in headers.items():
-                    self.send_header(name, value)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
+                send_reply(self, answer(self.command, self.path))
 
             do_GET = do_POST = do_DELETE = reply  # noqa: N815 - http.server's names
 
