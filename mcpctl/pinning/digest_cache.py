@@ -57,6 +57,7 @@ class Row(NamedTuple):
 
 
 NO_ROWS: Mapping[str, Row] = {}
+WAIT_SECONDS = 60.0  # for a cache another command's writer is still writing
 
 
 def cache_file(cache_dir: Path, real_root: str) -> Path:
@@ -70,16 +71,58 @@ def index_file(cache_dir: Path, trailer: str) -> Path:
     return cache_dir / "pins" / f"{trailer}.index"
 
 
-class Cache:
+class Memo:
+    """What is learnt from a cache after it is written (a set digest, a change report),
+    kept beside it in `<name>.memo` and tied to it by its generation: read only while
+    the cache there is that generation. One can be made for a cache still being written
+    (`writing`), since its generation is chosen before."""
+
+    def __init__(self, path: Path, generation: str | None = None) -> None:
+        self.path = path
+        self._generation = generation
+        self._memo: dict[str, str] | None = None
+
+    def generation(self) -> str | None:
+        return self._generation
+
+    def _memos(self) -> dict[str, str]:
+        if self._memo is None:
+            self._memo = {}
+            try:
+                data = json.loads(self.path.with_suffix(".memo").read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                return self._memo
+            if isinstance(data, dict) and data.get("generation") == self.generation() \
+                    and isinstance(data.get("values"), dict):
+                self._memo = {str(k): str(v) for k, v in data["values"].items()}
+        return self._memo
+
+    def recall(self, key: str) -> str | None:
+        return self._memos().get(key)
+
+    def remember(self, key: str, value: str) -> None:
+        """Kept for the next command on this cache (a race loses one: it is computed
+        again)."""
+        from mcpctl.errors import ConfigError  # noqa: PLC0415
+        from mcpctl.files.atomic import atomic_write_text  # noqa: PLC0415
+
+        memos = self._memos()
+        memos[key] = value
+        with contextlib.suppress(ConfigError):
+            atomic_write_text(self.path.with_suffix(".memo"), json.dumps(
+                {"generation": self.generation(), "values": memos}), mode=0o600)
+
+
+class Cache(Memo):
     """An open cache. Its file is written once and never changed (opened immutable: no
-    lock, no journal, and a replacement by another command is not seen); what is
-    learnt from it later (a set digest, a change report) goes beside it, in
-    `<name>.memo`, tied to this file by its generation."""
+    lock, no journal, and a replacement by another command is not seen)."""
 
     def __init__(self, connection: "sqlite3.Connection", path: Path) -> None:
+        super().__init__(path)
         self._db = connection
-        self.path = path
-        self._memo: dict[str, str] | None = None
+
+    def generation(self) -> str | None:
+        return self.meta("generation")
 
     def broken(self) -> Exception:
         """What a read that failed after the fast path answered becomes: a clear error
@@ -118,33 +161,6 @@ class Cache:
         return [_row(found) for found in
                 self._db.execute("SELECT * FROM rows WHERE flag != 0 ORDER BY path")]
 
-    def _memos(self) -> dict[str, str]:
-        if self._memo is None:
-            self._memo = {}
-            try:
-                data = json.loads(self.path.with_suffix(".memo").read_text(encoding="utf-8"))
-            except (OSError, ValueError):
-                return self._memo
-            if isinstance(data, dict) and data.get("generation") == self.meta("generation") \
-                    and isinstance(data.get("values"), dict):
-                self._memo = {str(k): str(v) for k, v in data["values"].items()}
-        return self._memo
-
-    def recall(self, key: str) -> str | None:
-        return self._memos().get(key)
-
-    def remember(self, key: str, value: str) -> None:
-        """Kept for the next command on this cache (a race loses one: it is computed
-        again)."""
-        from mcpctl.errors import ConfigError  # noqa: PLC0415
-        from mcpctl.files.atomic import atomic_write_text  # noqa: PLC0415
-
-        memos = self._memos()
-        memos[key] = value
-        with contextlib.suppress(ConfigError):
-            atomic_write_text(self.path.with_suffix(".memo"), json.dumps(
-                {"generation": self.meta("generation"), "values": memos}), mode=0o600)
-
     def close(self) -> None:
         self._db.close()
 
@@ -158,6 +174,8 @@ def load(cache_dir: Path, real_root: str) -> Cache | None:
     import sqlite3  # noqa: PLC0415 - only a workspace pass needs it (4 ms)
 
     path = cache_file(cache_dir, real_root)
+    if not _written(path):
+        return None
     try:
         cache = Cache(sqlite3.connect(f"{path.as_uri()}?mode=ro&immutable=1", uri=True,
                                       check_same_thread=False), path)
@@ -172,8 +190,60 @@ def load(cache_dir: Path, real_root: str) -> Cache | None:
     return None
 
 
+def new_generation() -> str:
+    return f"{time.time_ns()}-{os.getpid()}"
+
+
+def writing(cache_dir: Path, real_root: str) -> int | None:
+    """The writer's lock of a cache (an open descriptor holding it), taken before a
+    writer is forked and held by it until the cache is in place: a command that
+    starts meanwhile waits for it (`load`). None when it cannot be had now."""
+    import fcntl  # noqa: PLC0415
+
+    path = cache_file(cache_dir, real_root).with_suffix(".lock")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600)
+    except OSError:
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:  # another command is writing it: this one writes in turn
+        os.close(fd)
+        return None
+    return fd
+
+
+def _written(path: Path) -> bool:
+    """False while a writer forked by another command still holds the cache's lock past
+    WAIT_SECONDS (that command's own start then reads no cache: the exact pass)."""
+    import fcntl  # noqa: PLC0415
+
+    try:
+        fd = os.open(path.with_suffix(".lock"), os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW)
+    except OSError:
+        return True  # no writer was ever forked for it
+    try:
+        deadline = time.monotonic() + WAIT_SECONDS
+        pause = 0.002
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    return False
+                time.sleep(pause)
+                pause = min(pause * 2, 0.05)
+            except OSError:
+                return True  # a lock that cannot be taken at all is no writer's
+            else:
+                return True
+    finally:
+        os.close(fd)
+
+
 def save(cache_dir: Path, real_root: str, rows: Iterable[tuple[bytes, Row]],
-         meta: dict[str, str]) -> None:
+         meta: dict[str, str], generation: str = "") -> None:
     """Replace the cache with the rows (each with its path's bytes, in their order); an
     unwritable cache costs time only."""
     import sqlite3  # noqa: PLC0415
@@ -199,10 +269,9 @@ def save(cache_dir: Path, real_root: str, rows: Iterable[tuple[bytes, Row]],
             connection.executemany(
                 "INSERT OR REPLACE INTO rows VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
                 [(raw, *row[1:]) for raw, row in rows])
-            generation = f"{time.time_ns()}-{os.getpid()}"
             connection.executemany("INSERT INTO meta VALUES (?, ?)", [
                 ("schema", str(SCHEMA_VERSION)), ("root", real_root),
-                ("generation", generation), *meta.items()])
+                ("generation", generation or new_generation()), *meta.items()])
             connection.commit()
         os.chmod(temp, 0o600)
         os.replace(temp, path)

@@ -31,7 +31,7 @@ from mcpctl.pinning.runner_inputs import RunnerInputs, narrow_inputs
 from mcpctl.pinning.workspace import FOLDER, Entry
 
 if TYPE_CHECKING:
-    from mcpctl.pinning.digest_cache import Cache
+    from mcpctl.pinning.digest_cache import Memo
 
 REMOTE = "remote"  # a server at a URL runs nothing here
 ABSENT = "absent"  # a runner input that does not exist: creating it is a change
@@ -56,7 +56,7 @@ class PinSet(NamedTuple):
     known_digest: str | None = None
     # The digest cache these files are read from, where a change report is kept once
     # computed (`trust.status`); None when the set is not exactly the cached one.
-    memo: "Cache | None" = None
+    memo: "Memo | None" = None
 
     @property
     def digest(self) -> str:

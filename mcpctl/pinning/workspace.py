@@ -30,6 +30,7 @@ import os
 import stat
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from itertools import islice
 from operator import itemgetter
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -58,6 +59,8 @@ MAX_OVERLAY = 256  # rows read over the cache, past which it is written again
 GIT, FOLDER = "git", "folder"  # how the files were found
 EXECUTABLE = "exec:"  # before the digest of a file its owner may execute: a mode change
 _CHUNK = 1024 * 1024
+SPLIT_AT = 4096  # files with no cached row past which a pass is split over two processes
+_MAX_PAYLOAD = 1024**3  # the child's rows: about 150 bytes a file, at most MAX_FILES / 2
 _OPEN = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOFOLLOW
 _IN_SET = (SETTLED, WATCHED)
 _NEW = tuple.__new__  # a NamedTuple without its Python-level constructor
@@ -78,7 +81,7 @@ class WorkspaceFiles(NamedTuple):
     skipped: int = 0  # untracked bytecode left out
     # The cache the entries are read from when git found nothing changed since it was
     # written: set digests computed once are kept there (`pin_set._shared`).
-    memo: digest_cache.Cache | None = None
+    memo: digest_cache.Memo | None = None
     state: str = ""  # with `memo`: the paths read over the cache, by content ("": none)
 
 
@@ -174,14 +177,59 @@ def _exact(real_root: str, environ: Mapping[str, str], cache_dir: Path | None,
     fast = source == GIT and unpinned is None
     # Written again only when it would say something else (outside git, or with the
     # fast path off, this pass runs on every start).
-    if cache_dir is not None and (hasher.rows != previous or fast or fast_before
-                                  or hasher.new_targets != hasher.targets):
-        _save(cache_dir, real_root, source, hasher.rows, repos if fast else {},
-              hasher.total, old_indexes, targets=hasher.new_targets)
+    memo: digest_cache.Memo | None = None
+    if cache_dir is not None:
+        if hasher.rows != previous or fast or fast_before \
+                or hasher.new_targets != hasher.targets:
+            memo = _save_aside(cache_dir, real_root, len(hasher.rows), lambda generation: _save(
+                cache_dir, real_root, source, hasher.rows, repos if fast else {},
+                hasher.total, old_indexes, targets=hasher.new_targets, generation=generation))
+        else:  # the cache there holds these very rows
+            memo = digest_cache.load(cache_dir, real_root)
     skipped = sum(1 for row in hasher.rows.values() if row.flag == SKIPPED)
-    # The cache just written holds these very rows: the set digest is kept there too.
-    memo = digest_cache.load(cache_dir, real_root) if cache_dir is not None else None
     return WorkspaceFiles(source, entries, unpinned, skipped, memo)
+
+
+def _save_aside(cache_dir: Path, real_root: str, count: int,
+                save: Callable[[str], None]) -> digest_cache.Memo | None:
+    """The cache written for the next start, and its memo (where this command keeps the
+    set digest it computes). Past SPLIT_AT rows it is written by a detached process,
+    so the command answers meanwhile: that writer holds the cache's lock until the
+    cache is in place, and a start that comes meanwhile waits for it
+    (`digest_cache.load`). Its generation is chosen here, so the memo this command
+    writes is the new cache's. A writer that cannot be forked: written here."""
+    generation = digest_cache.new_generation()
+    lock = digest_cache.writing(cache_dir, real_root) \
+        if count >= SPLIT_AT and _can_fork() else None
+    if lock is not None:
+        try:
+            child = os.fork()
+        except OSError:
+            child = -1
+        if child == 0:  # pragma: no cover - the child's lines run in the child
+            code = 1
+            try:
+                if os.fork() == 0:  # the writer, a grandchild: nothing has to reap it
+                    _detach()
+                    save(generation)
+                code = 0
+            finally:
+                os._exit(code)
+        os.close(lock)  # the writer holds it now
+        if child > 0 and os.waitpid(child, 0)[1] == 0:
+            return digest_cache.Memo(digest_cache.cache_file(cache_dir, real_root), generation)
+    save(generation)
+    return digest_cache.load(cache_dir, real_root)
+
+
+def _detach() -> None:  # pragma: no cover - runs in the writer
+    """Out of the caller's session, its terminal and its pipes: a script reading the
+    command's output sees its end when the command ends, not when the cache is written."""
+    os.setsid()
+    devnull = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(devnull, fd)
+    os.close(devnull)
 
 
 def _past_bytes(total: int) -> str | None:
@@ -313,12 +361,12 @@ def _fast(real_root: str, cache: digest_cache.Cache, environ: Mapping[str, str],
                                 loadable, _settled_snapshot(snapshots.get(prefix)), inside)
                 for prefix, _, tracked, rules, _, _, loadable, inside in infos}
     nested_of = {prefix: nested for prefix, _, _, _, nested, _, _, _ in infos}
-    _save(cache_dir, real_root, GIT, every, listings, total, old_indexes, nested_of,
-          hasher.new_targets)
+    memo = _save_aside(cache_dir, real_root, len(every), lambda generation: _save(
+        cache_dir, real_root, GIT, every, listings, total, old_indexes, nested_of,
+        hasher.new_targets, generation))
     entries = {path: Entry(row.digest, row.size, row.lines) for path, row in every.items()
                if row.flag in _IN_SET}
     skipped = sum(1 for row in every.values() if row.flag == SKIPPED)
-    memo = digest_cache.load(cache_dir, real_root)  # the cache just written: these rows
     return WorkspaceFiles(GIT, entries, _past_bytes(total), skipped, memo)
 
 
@@ -397,7 +445,7 @@ def _differs(old: Row | None, new: Row) -> bool:
 def _save(cache_dir: Path, real_root: str, source: str, rows: Mapping[str, Row],
           repos: Mapping[str, Listing], total: int, old_indexes: set[str],
           nested_of: Mapping[str, list[str]] | None = None,
-          targets: Mapping[str, object] = digest_cache.NO_ROWS) -> None:
+          targets: Mapping[str, object] = digest_cache.NO_ROWS, generation: str = "") -> None:
     """The cache, and a private index per repository (the fast path is on only when
     every repository of the workspace has one)."""
     from mcpctl.errors import ConfigError  # noqa: PLC0415
@@ -441,7 +489,7 @@ def _save(cache_dir: Path, real_root: str, source: str, rows: Mapping[str, Row],
             "bytes": str(total),
             "skipped": str(sum(1 for row in unsettled if row.flag == SKIPPED)),
             "watched": _watched_digest(unsettled), "targets": json.dumps(targets), **snapshots}
-    digest_cache.save(cache_dir, real_root, encoded, meta)
+    digest_cache.save(cache_dir, real_root, encoded, meta, generation)
     for trailer in old_indexes - {str(info["index"]) for info in infos.values()}:
         with contextlib.suppress(OSError):
             os.unlink(digest_cache.index_file(cache_dir, trailer))
@@ -539,6 +587,71 @@ class _Hasher:
         self.sha256: Callable[[bytes], Any] | None = None  # hashlib's, once a file is read
 
     def entries(self, paths: Mapping[str, bool]) -> dict[str, Entry]:
+        """Every path's entry; a first pass over many files is split with a child
+        process (`_split`)."""
+        if len(paths) >= SPLIT_AT and not self.cached:
+            split = self._split(paths)
+            if split is not None:
+                return split
+        return self._entries(paths.items())
+
+    def _split(self, paths: Mapping[str, bool]) -> dict[str, Entry] | None:
+        """The second half of the paths hashed by a forked child, the first here: reading
+        and SHA-256 of small files hold the interpreter's lock, so threads take turns
+        where two processes use two cores. The child sends its rows back (marshal);
+        None, before any row is made, when no child can be forked. A child that fails
+        or dies leaves its half to be hashed here."""
+        if not _can_fork():
+            return None
+        import hashlib  # noqa: PLC0415 - before the fork: the child reads files too
+        import marshal  # noqa: PLC0415 - only for a split pass
+
+        self.sha256 = hashlib.sha256
+        # The child's share is a little smaller: it sends its rows when it is done.
+        half = len(paths) * 11 // 20
+        first, second = islice(paths.items(), half), islice(paths.items(), half, None)
+        reader, writer = os.pipe()
+        try:
+            child = os.fork()
+        except OSError:
+            os.close(reader)
+            os.close(writer)
+            return None
+        if child == 0:  # pragma: no cover - the child's lines run in the child
+            code = 1
+            try:
+                os.close(reader)
+                self._entries(second)
+                payload = marshal.dumps(([tuple(row) for row in self.rows.values()],
+                                         self.total, self.unpinned, self.new_targets))
+                with open(writer, "wb") as pipe:
+                    pipe.write(payload)
+                code = 0
+            finally:
+                os._exit(code)
+        os.close(writer)
+        found = self._entries(first)
+        try:
+            payload = _read_all(reader, _MAX_PAYLOAD)
+        finally:
+            os.close(reader)  # a child past the bound ends on the closed pipe
+            _, status = os.waitpid(child, 0)
+        theirs = _child_rows(payload) if status == 0 else None
+        if theirs is None:  # the child's half, here after all
+            found.update(self._entries(islice(paths.items(), half, None)))
+            return found
+        rows, total, unpinned, targets = theirs
+        self.rows.update(rows)
+        self.total += total
+        self.unpinned = self.unpinned or unpinned
+        self.new_targets.update(targets)
+        for path, _ in islice(paths.items(), half, None):
+            row = rows.get(path)
+            if row is not None and row.flag in _IN_SET:
+                found[path] = _NEW(Entry, (row.digest, row.size, row.lines))
+        return found
+
+    def _entries(self, paths: Iterable[tuple[str, bool]]) -> dict[str, Entry]:
         """The hot loop, inlined (a function call per file is a tenth of `list` on
         100,000 files): a path with a cached row costs one lstat; any other small
         regular file one open, fstat, read and close (`_small`)."""
@@ -546,7 +659,7 @@ class _Hasher:
         cached, rows, prefix, lstat, is_regular = (self.cached, self.rows, self.prefix,
                                                    os.lstat, stat.S_ISREG)
         small = self._small
-        for path, tracked in paths.items():
+        for path, tracked in paths:
             if not tracked and _bytecode(path):
                 rows[path] = Row(path, "", 0, 0, 0, 0, 0, 0, 0, 0, SKIPPED)
                 continue
@@ -714,6 +827,39 @@ class _Hasher:
                 and settled(status.st_mtime_ns, status.st_ctime_ns, self.started):
             self.new_targets[path] = [*key, digest]
         return digest
+
+
+def _read_all(fd: int, limit: int) -> bytes:
+    """What the pipe holds up to its end, or past `limit` bytes a prefix of it."""
+    parts: list[bytes] = []
+    size = 0
+    while size <= limit and (chunk := os.read(fd, _CHUNK)):
+        parts.append(chunk)
+        size += len(chunk)
+    return b"".join(parts)
+
+
+def _child_rows(payload: bytes) -> tuple[dict[str, Row], int, str | None, dict[str, Any]] | None:
+    """The rows a hashing child sent (`_Hasher._split`), or None when they are not whole."""
+    import marshal  # noqa: PLC0415
+
+    try:
+        # Written by this command's own child, through a pipe only the two hold.
+        rows, total, unpinned, targets = marshal.loads(payload)  # noqa: S302
+        return {row[0]: _NEW(Row, row) for row in rows}, total, unpinned, targets
+    except (ValueError, TypeError, EOFError, IndexError):
+        return None
+
+
+def _can_fork() -> bool:
+    """A fork copies only the calling thread: with another thread running (a lock it
+    holds stays held in the child) the pass stays in one process."""
+    if not hasattr(os, "fork"):
+        return False
+    import sys  # noqa: PLC0415
+
+    threading = sys.modules.get("threading")
+    return threading is None or threading.active_count() == 1
 
 
 def _hash(path: str) -> tuple[str, int, tuple[int, int, int, int] | None]:
