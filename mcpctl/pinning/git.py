@@ -205,21 +205,33 @@ def work_tree_listing(folder: Path, environ: Mapping[str, str]) -> Listing:
         ["ls-files", "-z", "--others", "--exclude-standard"], IGNORED_LISTING], environ)
     git_dir, inside = _check_top(folder, top)
     before = index_stat(folder)  # taken after git read it: a later write moves its ctime
-    # Each line is `MODE OID STAGE\tPATH`; a C-level split for 100,000 of them.
-    lines = [raw.partition(b"\t") for raw in tracked.split(b"\0") if raw]
-    names = dict.fromkeys(name for _, _, name in lines)
-    paths = {name.decode("utf-8", "surrogateescape"): TRACKED for name in names}
-    for meta, _, name in lines:
-        if meta.startswith(b"160000 "):
-            paths[name.decode("utf-8", "surrogateescape")] = NESTED
+    paths = _tracked_paths(tracked.decode("utf-8", "surrogateescape"))
+    tracked_list = tracked_digest(paths)
     for raw in others.split(b"\0"):
         if raw:
             paths.setdefault(raw.decode("utf-8", "surrogateescape"), UNTRACKED)
     for raw in ignored.split(b"\0"):
         if raw:
             paths.setdefault(raw.decode("utf-8", "surrogateescape"), IGNORED)
-    return Listing(paths, tracked_digest(names), rules_of(git_dir, environ), before,
-                   inside=inside)
+    return Listing(paths, tracked_list, rules_of(git_dir, environ), before, inside=inside)
+
+
+def _tracked_paths(text: str) -> dict[str, str]:
+    """Each path of `ls-files -z -s` (entries `MODE OID STAGE\tPATH`), once, in git's
+    order: TRACKED, or NESTED for a gitlink (mode 160000). Split in C when no path holds
+    a tab (one tab an entry), else entry by entry."""
+    if text.count("\t") == text.count("\0"):
+        parts = text.replace("\t", "\0").split("\0")
+        metas, names = parts[0:-1:2], parts[1::2]  # the last part: after the last NUL
+    else:  # a path with a tab in it
+        split = [entry.partition("\t") for entry in text.split("\0") if entry]
+        metas, names = [meta for meta, _, _ in split], [name for _, _, name in split]
+    paths = dict.fromkeys(names, TRACKED)
+    if "160000 " in text:
+        for meta, name in zip(metas, names, strict=True):
+            if meta.startswith("160000 "):
+                paths[name] = NESTED
+    return paths
 
 
 def index_stat(folder: Path) -> list[int] | None:
@@ -254,9 +266,9 @@ def _check_top(folder: Path, output: bytes) -> tuple[str, str]:
     return lines[1], lines[2]
 
 
-def tracked_digest(names: Iterable[bytes]) -> str:
+def tracked_digest(names: Iterable[str]) -> str:
     """One digest of the tracked paths (each once, in git's order)."""
-    return sha256_hex(b"\0".join(names))
+    return sha256_hex("\0".join(names).encode("utf-8", "surrogateescape"))
 
 
 def rules_of(git_dir: str, environ: Mapping[str, str]) -> str | None:
@@ -344,8 +356,8 @@ def changes_since(folder: Path, index: Path, environ: Mapping[str, str],
     if known is not None and skip:
         digest = known[1]
     else:
-        digest = tracked_digest(dict.fromkeys(name for name in outputs[-1].split(b"\0")
-                                              if name))
+        digest = tracked_digest(dict.fromkeys(
+            name for name in outputs[-1].decode("utf-8", "surrogateescape").split("\0") if name))
     names = [name.decode("utf-8", "surrogateescape") for name in listed.split(b"\0") if name]
     return Since(digest, rules_of(git_dir, environ),
                  [name for name in names if not name.endswith("/")],

@@ -98,6 +98,25 @@ def test_a_submodule_is_pinned_file_by_file(tmp_path: Path) -> None:
         "vendor/lib.js": sha("lib\n"), "vendor/extra.js": sha("untracked in the submodule\n")}
 
 
+def test_tracked_names_with_tabs_and_a_gitlink_are_each_listed_once(tmp_path: Path) -> None:
+    """git's `ls-files -s` entries are split in C when each holds one tab. Planted by
+    hand: that split used whatever the tab count, and `a\\tb.js` became two names (one
+    of them `b.js`), so the file itself went unpinned; and a gitlink's mode check
+    skipped in the C split, which pinned `vendor` as a missing file, not a folder."""
+    inner = git_repo(tmp_path / "inner", {"lib.js": "lib\n"})
+    root = git_repo(tmp_path / "repo", {"a\tb.js": "tab\n", "160000 x.js": "odd\n"})
+    git(root, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(inner), "vendor")
+    git(root, "commit", "-qm", "sub")
+    assert digests_of(root) == {
+        "a\tb.js": sha("tab\n"), "160000 x.js": sha("odd\n"),
+        ".gitmodules": sha((root / ".gitmodules").read_text()), "vendor/lib.js": sha("lib\n")}
+    (root / "only.js").write_text("no tab in any name\n")
+    git(root, "rm", "-q", "--cached", "a\tb.js")
+    git(root, "commit", "-qm", "no tab")
+    assert set(digests_of(root)) == {"a\tb.js", "160000 x.js", "only.js", ".gitmodules",
+                                      "vendor/lib.js"}
+
+
 def test_the_repos_git_configuration_never_runs(tmp_path: Path) -> None:
     """core.fsmonitor names a program `git ls-files --others` would start."""
     root = git_repo(tmp_path / "repo", {"a.js": "a\n"})
