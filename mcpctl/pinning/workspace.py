@@ -697,21 +697,19 @@ class _Hasher:
 
     def _entries(self, paths: Iterable[tuple[str, bool]]) -> dict[str, Entry]:
         """The hot loop, inlined (a function call per file is a tenth of `list` on
-        100,000 files): a path with a cached row costs one lstat; any other small
-        regular file one open, fstat, read and close (`_small`)."""
+        100,000 files): a path with a cached row costs one lstat; the others are read
+        by `_fresh`, in one call."""
         found: dict[str, Entry] = {}
+        fresh: list[tuple[str, bool]] = []
         cached, rows, prefix, lstat, is_regular = (self.cached, self.rows, self.prefix,
                                                    os.lstat, stat.S_ISREG)
-        small = self._small
         for path, tracked in paths:
             if not tracked and _bytecode(path):
                 rows[path] = Row(path, "", 0, 0, 0, 0, 0, 0, 0, 0, SKIPPED)
                 continue
             row = cached.get(path) if cached else None
             if row is None:
-                entry = small(path, tracked)
-                if entry is not None:
-                    found[path] = entry
+                fresh.append((path, tracked))
                 continue
             try:
                 status = lstat(prefix + path)  # not os.path.join: 100,000 calls
@@ -730,57 +728,70 @@ class _Hasher:
             entry = self.entry(path, status, tracked=tracked)
             if entry is not None:
                 found[path] = entry
+        if fresh:
+            found.update(self._fresh(fresh))
         return found
 
-    def _small(self, path: str, tracked: bool) -> Entry | None:
-        """A path with no cached row: opened without following a link or blocking on
-        a FIFO, so a small regular file is hashed from one read. The stat is the
-        fstat before reading: a write while it is read moves the ctime past
-        `started`, so the row is not settled and the next start hashes it again."""
-        sha256 = self.sha256
-        if sha256 is None:
-            import hashlib  # noqa: PLC0415 - OpenSSL, only when a file is read
+    def _fresh(self, paths: list[tuple[str, bool]]) -> dict[str, Entry]:
+        """Paths with no cached row, in one loop with its names local: each opened
+        without following a link or blocking on a FIFO, so a small regular file is
+        hashed from one read. The stat is the fstat before reading: a write while it
+        is read moves the ctime past `started`, so the row is not settled and the next
+        start hashes it again. Anything else (a link, a special or large file, a read
+        that came short) goes to `entry`; the rows and tuples are made directly."""
+        import hashlib  # noqa: PLC0415 - OpenSSL, only when a file is read
 
-            sha256 = self.sha256 = hashlib.sha256
-        full = self.prefix + path
-        try:
-            fd = os.open(full, _OPEN)
-        except OSError:  # a symlink (ELOOP), a socket, gone: told apart by its lstat
+        sha256 = self.sha256 = hashlib.sha256
+        found: dict[str, Entry] = {}
+        rows, prefix, modes = self.rows, self.prefix, self.modes
+        unsettled_after = self.started - SETTLED_NS  # `settled`, inlined
+        open_, fstat, read, close, regular = os.open, os.fstat, os.read, os.close, stat.S_ISREG
+        for path, tracked in paths:
+            full = prefix + path
             try:
-                status = os.lstat(full)
+                fd = open_(full, _OPEN)
+            except OSError:  # a symlink (ELOOP), a socket, gone: told apart by its lstat
+                entry = self._unopened(path, full, tracked)
+                if entry is not None:
+                    found[path] = entry
+                continue
+            data: bytes | None = None
+            status: os.stat_result | None = None
+            try:
+                status = fstat(fd)
+                size = status.st_size
+                if regular(status.st_mode) and size < _CHUNK and self.total + size <= MAX_BYTES:
+                    data = read(fd, size + 1)
             except OSError:
-                self.rows[path] = Row(path, "", 0, 0, 0, 0, 0, 0, 0, 0, ABSENT, int(tracked))
-                return None
-            return self.entry(path, status, tracked=tracked)
+                data = None
+            finally:
+                close(fd)
+            if status is None or data is None or len(data) != size:  # else: read to its end
+                entry = self._unopened(path, full, tracked) if status is None \
+                    else self.entry(path, status, tracked=tracked)
+                if entry is not None:
+                    found[path] = entry
+                continue
+            self.total += size
+            digest = "sha256:" + sha256(data).hexdigest()
+            mode, mtime, ctime = status.st_mode, status.st_mtime_ns, status.st_ctime_ns
+            if tracked and modes and mode & 0o100:
+                digest = EXECUTABLE + digest
+            lines = data.count(b"\n")
+            rows[path] = _NEW(Row, (path, digest, size, lines, mtime, ctime, status.st_ino, mode,
+                                    status.st_uid, status.st_gid,
+                                    SETTLED if max(mtime, ctime) <= unsettled_after else WATCHED,
+                                    int(tracked)))
+            found[path] = _NEW(Entry, (digest, size, lines))
+        return found
+
+    def _unopened(self, path: str, full: str, tracked: bool) -> Entry | None:
         try:
-            status = os.fstat(fd)
-            size = status.st_size
-            if not stat.S_ISREG(status.st_mode) or size >= _CHUNK \
-                    or self.total + size > MAX_BYTES:
-                os.close(fd)
-                fd = -1
-                return self.entry(path, status, tracked=tracked)
-            data = os.read(fd, size + 1)
-            if len(data) != size:  # it changed since the fstat: read to its end instead
-                os.close(fd)
-                fd = -1
-                return self.entry(path, status, tracked=tracked)
+            status = os.lstat(full)
         except OSError:
-            return self.entry(path, os.lstat(full), tracked=tracked) if fd >= 0 else None
-        finally:
-            if fd >= 0:
-                os.close(fd)
-        self.total += size
-        digest = "sha256:" + sha256(data).hexdigest()
-        mode, mtime, ctime = status.st_mode, status.st_mtime_ns, status.st_ctime_ns
-        if tracked and self.modes and mode & 0o100:
-            digest = EXECUTABLE + digest
-        lines = data.count(b"\n")
-        # `settled`, and the tuples made directly: this runs once per file of a first pass.
-        flag = SETTLED if max(mtime, ctime) + SETTLED_NS <= self.started else WATCHED
-        self.rows[path] = _NEW(Row, (path, digest, size, lines, mtime, ctime, status.st_ino,
-                                     mode, status.st_uid, status.st_gid, flag, int(tracked)))
-        return _NEW(Entry, (digest, size, lines))
+            self.rows[path] = Row(path, "", 0, 0, 0, 0, 0, 0, 0, 0, ABSENT, int(tracked))
+            return None
+        return self.entry(path, status, tracked=tracked)
 
     def again(self, path: str, old: Row | None) -> Row:
         """The row of one path git named (or the cache watches), as it is now."""
