@@ -3,7 +3,9 @@
 Generated git repos in a temp folder (folders of 250 small committed files, one
 `.mcp.json` server whose command is `true`); each mcpctl step is measured against a git
 command on the same tree in the same run, interleaved, median of ROUNDS rounds after
-a warm-up round (wall and CPU seconds; peak resident memory of the mcpctl process):
+a warm-up round (wall and CPU seconds; peak resident memory of the mcpctl process).
+A cache writer mcpctl leaves running (a first pass over many files) is waited for
+after its round, untimed, and when its cache was in place is shown beside:
 
 - `run` of the trusted server, nothing changed / one file changed (refused), and
   `list`, against `git status --porcelain` (target at most 1.5x);

@@ -14,7 +14,9 @@ unprivileged process can set back. A file still within `git_index.SETTLED_NS` of
 last write when hashed is WATCHED: hashed again on every start. Anything unreadable,
 malformed or of another version is ignored and rebuilt; the file is replaced
 atomically (written beside, then renamed), so two commands that race each write a
-whole cache and the last one stays.
+whole cache and the last one stays. A cache written by a detached writer
+(`workspace._save_aside`) is announced by its lock, `<name>.lock`: a start waits for
+that writer (`load`, at most WAIT_SECONDS) rather than run the exact pass again.
 
 Size, measured: about 145 bytes a path (SQLite's B-tree of the path, a 71-character
 digest, nine integers): 14 MB for 100,000 files, 146 MB for 1,000,000.
