@@ -48,6 +48,9 @@ ALLOWED = {
     ("mcpctl/pinning/git.py", "os.posix_spawn"),  # git ls-files, config neutralised; no server
     # run's tool filter (issue 29): the program run_start resolved, called only from there.
     ("mcpctl/protocol/filter_relay.py", "os.posix_spawn"),
+    # A copy of mcpctl itself, never an exec: a child that hashes half of a first pass,
+    # and the writer of the digest cache (issue 24). Neither runs another program.
+    ("mcpctl/pinning/workspace.py", "os.fork"),
 }
 
 
