@@ -9,6 +9,7 @@ tried and the fix, with exit 5; there is never a fallback to a plaintext file.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -99,6 +100,7 @@ def check_keyring() -> KeyringCheck:
 def _backend() -> Any:
     import keyring  # noqa: PLC0415 - ~130 ms; only commands that touch secrets pay it
 
+    _register_connections()
     backend = keyring.get_keyring()
     stored_in_file = _file_backend(backend)
     if stored_in_file is not None:
@@ -110,6 +112,30 @@ def _backend() -> Any:
             f"no OS keyring available (keyring chose {_name(backend)}); {_FIX}; mcpctl never "
             "stores secrets in a file")
     return backend
+
+
+def _register_connections() -> None:
+    """Each D-Bus connection keyring's Secret Service backend opens (`dbus_init`, once
+    per operation and in its viability check) pings the service first, awaited, before
+    keyring's first property read (`secret_service.register` says why). Set once per
+    process, before keyring looks for its backend; a ping that fails is left to
+    keyring's own calls to report."""
+    try:
+        import secretstorage  # noqa: PLC0415 - keyring's Secret Service backend imports it too
+    except ImportError:
+        return
+    opened = secretstorage.dbus_init
+    if getattr(opened, "registers", False):
+        return
+
+    def dbus_init() -> Any:
+        connection = opened()
+        with contextlib.suppress(Exception):  # keyring reports a service that fails
+            secret_service.register(connection)
+        return connection
+
+    dbus_init.registers = True  # type: ignore[attr-defined]
+    secretstorage.dbus_init = dbus_init
 
 
 def _name(backend: Any) -> str:

@@ -16,6 +16,13 @@ keyring as before, with its refusal of plaintext backends. This never reads a fi
 
 The value crosses the session bus with the "plain" algorithm: the bus is private to
 the user, whose processes could read the keyring anyway.
+
+Every connection's first message to the service is a `Peer.Ping`, awaited (`register`),
+here and in the connections keyring opens (`keyring_store`): gnome-keyring makes its
+record of a caller in an idle scheduled when the caller's first message arrives, and a
+property read handled before that record exists aborts the daemon (its getter fails
+without an error, which GLib asserts against), taking the user's unlocked keyring
+with it. A read first was the shape of every connection mcpctl and keyring made.
 """
 
 from __future__ import annotations
@@ -56,9 +63,21 @@ def read(service: str, username: str) -> str | None:
         return None
     try:
         with open_dbus_connection(bus="SESSION") as connection:
+            register(connection)
             return _read(connection, service, username)
     except Exception:  # noqa: BLE001 - any trouble here means: let keyring decide
         return None
+
+
+def register(connection: Any) -> None:
+    """Make the daemon's record of this connection before anything asks for it: a
+    `Ping` the D-Bus library answers without the daemon's own code, awaited. The
+    record's idle, scheduled ahead of the Ping, runs before any later message of this
+    connection is handled (it is of higher priority). Raises what the call raises."""
+    from jeepney import DBusAddress  # noqa: PLC0415
+
+    _call(connection, DBusAddress(_ROOT, _BUS_NAME, "org.freedesktop.DBus.Peer"), "Ping",
+          None, ())
 
 
 def collection_state() -> str:
@@ -72,6 +91,7 @@ def collection_state() -> str:
         return "unreachable"
     try:
         with open_dbus_connection(bus="SESSION") as connection:
+            register(connection)
             message = Properties(DBusAddress(_DEFAULT, _BUS_NAME,
                                              "org.freedesktop.Secret.Collection")).get("Locked")
             reply = connection.send_and_get_reply(message, timeout=_TIMEOUT)
