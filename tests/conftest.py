@@ -29,7 +29,7 @@ from mcpctl.cli.main import run
 from tests.memory import DEFAULT_BOUND_MIB, Watchdog
 from tests.parallel import workers
 from tests.processes import SESSION_VARIABLE, kill_all, lingering_after_settling
-from tests.secret_service import SecretService, running_secret_service
+from tests.secret_service import SecretService, connect, running_secret_service
 
 REPO = Path(__file__).resolve().parent.parent
 REAL_HOME = Path.home()
@@ -325,7 +325,7 @@ def secret_service(
     monkeypatch.setenv("DBUS_SESSION_BUS_ADDRESS", service.bus_address)
     import secretstorage  # noqa: PLC0415 - only keyring tests need it
 
-    connection = secretstorage.dbus_init()
+    connection = connect()
     try:
         collection = secretstorage.get_default_collection(connection)
         for item in collection.search_items({"service": "mcpctl"}):

@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from tests.components import require_program
 from tests.processes import SESSION_PIDS, stop
@@ -124,3 +125,16 @@ def running_secret_service(*, unlock: bool = True) -> Iterator[SecretService]:
                 stop(process)
                 SESSION_PIDS.discard(process.pid)
         shutil.rmtree(home, ignore_errors=True)
+
+
+def connect() -> Any:
+    """A secretstorage connection to the session bus's Secret Service, registered with
+    the daemon before any property read (as mcpctl's own are: `secret_service.register`),
+    so the tests' own connections cannot make gnome-keyring abort."""
+    import secretstorage  # noqa: PLC0415 - only keyring tests need it
+
+    from mcpctl.credentials.secret_service import register  # noqa: PLC0415
+
+    connection = secretstorage.dbus_init()
+    register(connection)
+    return connection

@@ -17,7 +17,7 @@ import pytest
 from mcpctl.credentials.keyring_store import SCRIPT_RECIPE
 from tests.conftest import REPO, run_mcpctl
 from tests.credentials.test_keyring_backends import install_backend
-from tests.secret_service import SecretService, running_secret_service
+from tests.secret_service import SecretService, connect, running_secret_service
 
 
 def check(env: dict[str, str] | None = None) -> tuple[int, dict[str, object], str]:
@@ -66,7 +66,7 @@ def lock(service: SecretService) -> None:
     previous = os.environ.get("DBUS_SESSION_BUS_ADDRESS")
     os.environ["DBUS_SESSION_BUS_ADDRESS"] = service.bus_address
     try:
-        connection = secretstorage.dbus_init()
+        connection = connect()
         try:
             collection = secretstorage.get_default_collection(connection)
             collection.lock()

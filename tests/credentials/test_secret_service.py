@@ -16,7 +16,7 @@ from mcpctl.credentials.keyring_store import SERVICE
 from tests.components import require_program
 from tests.conftest import run_mcpctl
 from tests.processes import started
-from tests.secret_service import SecretService
+from tests.secret_service import SecretService, connect
 
 # Owns the Secret Service's bus name and then never answers a call: a hung daemon.
 HUNG_SERVICE = """\
@@ -100,7 +100,7 @@ def test_of_two_items_under_one_name_it_reads_the_one_keyring_reads() -> None:
     from keyring.backends.SecretService import Keyring  # noqa: PLC0415
 
     name = f"twice-{uuid.uuid4().hex[:12]}"
-    connection = secretstorage.dbus_init()
+    connection = connect()
     try:
         collection = secretstorage.get_default_collection(connection)
         for value in ("first-value", "second-value"):
