@@ -217,8 +217,9 @@ def writing(cache_dir: Path, real_root: str) -> int | None:
 
 
 def _written(path: Path) -> bool:
-    """False while a writer forked by another command still holds the cache's lock past
-    WAIT_SECONDS (that command's own start then reads no cache: the exact pass)."""
+    """Whether the cache there is whole to read: True at once when no writer holds its
+    lock, or once the writer lets go; False when one still holds it after WAIT_SECONDS
+    (this start then reads no cache and runs the exact pass)."""
     import fcntl  # noqa: PLC0415
 
     try:
