@@ -28,6 +28,7 @@ import pytest
 
 from mcpctl.pinning import digest_cache
 from mcpctl.pinning.git_index import SETTLED_NS, write_index
+from mcpctl.pinning.workspace import FOLDER, workspace_files
 from tests.conftest import Result
 from tests.pinning.repos import git, git_repo
 
@@ -39,7 +40,8 @@ CASES = ["reverted", "tracked", "untracked", "ignored", "submodule", "symlink", 
          "mode", "deleted", "forged-index", "corrupt-index", "corrupt-cache", "git-fails",
          "git-missing", "unchanged", "racy-settled", "gitignore", "untrack", "manifest",
          "settled-new", "chmod-ignored", "empty-folder", "user-excludes", "corrupt-snapshot",
-         "corrupt-index-kept", "newer-cache", "index-replaced"]
+         "corrupt-index-kept", "newer-cache", "index-replaced", "unignored", "env-nogit",
+         "silent-rev-parse"]
 
 # Written as each git starts: a `run` that starts its server replaces this process. With
 # OPENED_TO, also each path `os.open` opens (what is hashed).
@@ -627,3 +629,75 @@ def test_a_rule_taken_out_of_an_excludes_file_the_repo_config_names_is_seen(
     excludes.write_text("")
     result = cli(root, "run", "srv")
     assert refused(result, "notes.txt added"), result.err
+
+
+def test_a_file_no_longer_ignored_is_pinned_from_the_approval_on(
+        approved: Callable[[str], Path], tmp_path: Path) -> None:
+    """`.gitignore` edited in place (no folder changes) so that `notes.log` is no longer
+    ignored: approving that state pins the file, and a later change to it is refused.
+    Planted by hand: with the fast path kept past a changed `.gitignore`, git was not
+    asked what is new (no folder had changed), the approval left the file out, and the
+    run after its change started."""
+    root = approved("unignored")
+    (root / ".gitignore").write_text("# nothing ignored now\n")
+    assert cli(root, "trust", "srv", "--yes", "--accept-changed").code == 0
+    (root / "notes.log").write_text("part of the workspace now, and changed\n")
+    result, _ = recorded_run(root, tmp_path / "calls")
+    assert refused(result, "notes.log modified"), result.err
+
+
+def test_the_fast_path_asks_the_git_of_the_environment_it_is_given(
+        approved: Callable[[str], Path], mcpctl_home: Path, tmp_path: Path) -> None:
+    """A start given an environment in which no git is found lists the folder itself,
+    on the fast path too. Planted by hand: the fast path, or its call of git, given the
+    process's own environment instead (git was found there, and the start answered
+    from the cache by git's word)."""
+    root = approved("env-nogit")
+    empty = tmp_path / "nogit"
+    empty.mkdir()
+    files = workspace_files(root, {"PATH": str(empty)}, mcpctl_home / "cache")
+    assert files.source == FOLDER
+    assert "notes.log" in files.entries  # the walk: ignored files too
+
+
+def test_a_git_whose_rev_parse_says_nothing_falls_back_to_the_walk(
+        approved: Callable[[str], Path], tmp_path: Path) -> None:
+    """A git that exits 0 from `rev-parse` with no output: not a work tree mcpctl can
+    place, so the folder is walked (and the change still named). Planted by hand: the
+    check of rev-parse's line count left out (the command ended with an internal
+    error)."""
+    root = approved("silent-rev-parse")
+    env = fake_git(tmp_path / "bin", 'for a in "$@"; do [ "$a" = rev-parse ] && exit 0; done\n'
+                   'exec "$REAL" "$@"')
+    (root / "lib" / "a.js").write_text("changed\n")
+    result, calls = recorded_run(root, tmp_path / "calls", env)
+    assert any("rev-parse" in argv for argv in calls)
+    assert refused(result, "lib/a.js modified"), result.err
+
+
+def test_a_corrupted_flag_in_the_cache_never_stops_a_link_being_watched(
+        mcpctl_home: Path, tmp_path: Path) -> None:
+    """A symlink is watched (digested again on every start): its digest covers the file
+    it leads to, which git never looks at, here a file outside the workspace. A flag in
+    the cache turned to `settled` would stop that; the watched rows' digest no longer
+    matches, so the exact pass runs. Planted by hand: without that check, the run after
+    the outside file changed started."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "code.js").write_text("v1\n")
+    root = git_repo(tmp_path / "repo", FILES)
+    (root / "ext.js").symlink_to(outside / "code.js")
+    (root / ".mcp.json").write_text(json.dumps(SERVER))
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "a link out")
+    time.sleep(SETTLED_NS / 1e9 + 0.2)
+    assert cli(root, "trust", "srv", "--yes").code == 0
+    assert cli(root, "run", "srv").code == 0
+    path = digest_cache.cache_file(mcpctl_home / "cache", os.path.realpath(root))
+    with contextlib.closing(sqlite3.connect(path)) as connection:
+        assert connection.execute("UPDATE rows SET flag = 0 WHERE path = ?",
+                                  (b"ext.js",)).rowcount == 1
+        connection.commit()
+    (outside / "code.js").write_text("v2, outside the workspace\n")
+    result, _ = recorded_run(root, tmp_path / "calls")
+    assert refused(result, "ext.js modified"), result.err

@@ -98,6 +98,15 @@ def test_a_submodule_is_pinned_file_by_file(tmp_path: Path) -> None:
         "vendor/lib.js": sha("lib\n"), "vendor/extra.js": sha("untracked in the submodule\n")}
 
 
+def test_a_tracked_file_missing_from_disk_is_left_out_of_a_first_pass(tmp_path: Path) -> None:
+    """Deleted but still in git's index: listed by git, gone from disk, so not in the
+    set. Planted by hand: an entry kept for it anyway (empty), which every use of the
+    set then failed on."""
+    root = git_repo(tmp_path / "repo", {"a.js": "a\n", "gone.js": "gone\n"})
+    (root / "gone.js").unlink()
+    assert digests_of(root) == {"a.js": sha("a\n")}
+
+
 def test_tracked_names_with_tabs_and_a_gitlink_are_each_listed_once(tmp_path: Path) -> None:
     """git's `ls-files -s` entries are split in C when each holds one tab. Planted by
     hand: that split used whatever the tab count, and `a\\tb.js` became two names (one
