@@ -664,40 +664,48 @@ def test_a_git_whose_rev_parse_says_nothing_falls_back_to_the_walk(
         approved: Callable[[str], Path], tmp_path: Path) -> None:
     """A git that exits 0 from `rev-parse` with no output: not a work tree mcpctl can
     place, so the folder is walked (and the change still named). Planted by hand: the
-    check of rev-parse's line count left out (the command ended with an internal
+    check of rev-parse's line count left out (started from the workspace, where an
+    empty top level reads as the current folder, the command ended with an internal
     error)."""
     root = approved("silent-rev-parse")
     env = fake_git(tmp_path / "bin", 'for a in "$@"; do [ "$a" = rev-parse ] && exit 0; done\n'
                    'exec "$REAL" "$@"')
     (root / "lib" / "a.js").write_text("changed\n")
-    result, calls = recorded_run(root, tmp_path / "calls", env)
-    assert any("rev-parse" in argv for argv in calls)
-    assert refused(result, "lib/a.js modified"), result.err
+    # From the workspace itself, as a client starts it: the empty top level git gave
+    # is then this very folder.
+    done = subprocess.run([sys.executable, "-m", "mcpctl", "run", "srv", "--workspace", "."],
+                          capture_output=True, text=True, cwd=root, timeout=120, check=False,
+                          env={**os.environ, **env})
+    assert refused(Result(done.returncode, done.stdout, done.stderr), "lib/a.js modified"), \
+        done.stderr
 
 
 def test_a_corrupted_flag_in_the_cache_never_stops_a_link_being_watched(
         mcpctl_home: Path, tmp_path: Path) -> None:
     """A symlink is watched (digested again on every start): its digest covers the file
-    it leads to, which git never looks at, here a file outside the workspace. A flag in
-    the cache turned to `settled` would stop that; the watched rows' digest no longer
-    matches, so the exact pass runs. Planted by hand: without that check, the run after
-    the outside file changed started."""
+    it leads to, which git never looks at, here a file outside the workspace. The link
+    is in a repository inside (walked as a folder, each file's stat against its row),
+    where nothing but its flag makes it be digested again. A flag in the cache turned
+    to `settled` would stop that; the watched rows' digest no longer matches, so the
+    exact pass runs. Planted by hand: without that check, the run after the outside
+    file changed started."""
     outside = tmp_path / "outside"
     outside.mkdir()
     (outside / "code.js").write_text("v1\n")
     root = git_repo(tmp_path / "repo", FILES)
-    (root / "ext.js").symlink_to(outside / "code.js")
+    nested = git_repo(root / "nested", {"x.js": "x\n"})
+    (nested / "ext.js").symlink_to(outside / "code.js")
     (root / ".mcp.json").write_text(json.dumps(SERVER))
-    git(root, "add", "-A")
-    git(root, "commit", "-qm", "a link out")
+    git(root, "add", ".mcp.json")
+    git(root, "commit", "-qm", "the server")
     time.sleep(SETTLED_NS / 1e9 + 0.2)
     assert cli(root, "trust", "srv", "--yes").code == 0
     assert cli(root, "run", "srv").code == 0
     path = digest_cache.cache_file(mcpctl_home / "cache", os.path.realpath(root))
     with contextlib.closing(sqlite3.connect(path)) as connection:
         assert connection.execute("UPDATE rows SET flag = 0 WHERE path = ?",
-                                  (b"ext.js",)).rowcount == 1
+                                  (b"nested/ext.js",)).rowcount == 1
         connection.commit()
     (outside / "code.js").write_text("v2, outside the workspace\n")
     result, _ = recorded_run(root, tmp_path / "calls")
-    assert refused(result, "ext.js modified"), result.err
+    assert refused(result, "nested/ext.js modified"), result.err
