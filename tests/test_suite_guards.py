@@ -242,6 +242,52 @@ def test_after(secret_service):
 """
 
 
+# The daemon aborting (SIGABRT, as gnome-keyring's own assertion does) once, and twice.
+KEYRING_ABORTS = """
+import os, signal
+from pathlib import Path
+
+def test_aborts_once(secret_service):
+    mark = Path(os.environ["ABORT_MARK"])
+    if not mark.exists():
+        mark.write_text("aborted once")
+        os.kill(secret_service.daemon.pid, signal.SIGABRT)
+        secret_service.daemon.wait()
+        return
+    import keyring
+    keyring.set_password("mcpctl", "again", "v")
+    assert keyring.get_password("mcpctl", "again") == "v"
+
+def test_aborts_twice(secret_service):
+    os.kill(secret_service.daemon.pid, signal.SIGABRT)
+    secret_service.daemon.wait()
+"""
+
+
+def test_a_keyring_daemon_that_aborts_once_costs_its_test_one_run_again(tmp_path: Path) -> None:
+    """A test during which the daemon aborted runs again with a new daemon and is judged
+    by that run, and the summary says so; one during which it aborts again fails. Fails
+    without the rerun (test_aborts_once errors) or with reruns that go on (test_aborts_twice
+    passes, or never ends)."""
+    (tmp_path / "test_keyring_aborts.py").write_text(KEYRING_ABORTS, encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-rA", "-p", "no:cacheprovider", "-p",
+         "tests.conftest", "--rootdir", str(tmp_path), "-c", str(REPO / "pyproject.toml"),
+         "-n", "0", str(tmp_path / "test_keyring_aborts.py")],
+        cwd=tmp_path, capture_output=True, text=True, timeout=90, check=False,
+        env={**os.environ, "PYTHONPATH": str(REPO), "CI": "true",
+             "ABORT_MARK": str(tmp_path / "aborted")})
+    assert done.returncode == 1, done.stdout[-3000:]
+    assert "PASSED test_keyring_aborts.py::test_aborts_once" in done.stdout, done.stdout[-3000:]
+    assert re.search(r"ERROR test_keyring_aborts.py::test_aborts_twice - Failed: the keyring's "
+                     r"daemon ended during this test: .* killed by signal 6", done.stdout), \
+        done.stdout[-3000:]
+    reran = [line for line in done.stdout.splitlines() if line.startswith("run again after")]
+    assert reran == [
+        "run again after the keyring daemon aborted: test_keyring_aborts.py::test_aborts_once",
+        "run again after the keyring daemon aborted: test_keyring_aborts.py::test_aborts_twice"]
+
+
 def test_a_keyring_daemon_that_ends_fails_its_test_alone(tmp_path: Path) -> None:
     """Fails with the daemon kept after it ended (test_after fails too) or with the end
     not looked for after the test (test_ends passes)."""
