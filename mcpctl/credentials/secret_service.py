@@ -22,7 +22,8 @@ here and in the connections keyring opens (`keyring_store`): gnome-keyring makes
 record of a caller in an idle scheduled when the caller's first message arrives, and a
 property read handled before that record exists aborts the daemon (its getter fails
 without an error, which GLib asserts against), taking the user's unlocked keyring
-with it. A read first was the shape of every connection mcpctl and keyring made.
+with it. A read first was the shape of every connection mcpctl and keyring made; the
+ping makes that race rarer, not impossible.
 """
 
 from __future__ import annotations
@@ -70,10 +71,11 @@ def read(service: str, username: str) -> str | None:
 
 
 def register(connection: Any) -> None:
-    """Make the daemon's record of this connection before anything asks for it: a
-    `Ping` the D-Bus library answers without the daemon's own code, awaited. The
-    record's idle, scheduled ahead of the Ping, runs before any later message of this
-    connection is handled (it is of higher priority). Raises what the call raises."""
+    """Have the daemon make its record of this connection before anything asks for it:
+    a `Ping` the D-Bus library answers without the daemon's own code, awaited. The
+    record's idle is scheduled ahead of the Ping and is of higher priority than the
+    handling of a later message. This narrows the race; it did not end it (an abort was
+    seen once more after it). Raises what the call raises."""
     from jeepney import DBusAddress  # noqa: PLC0415
 
     _call(connection, DBusAddress(_ROOT, _BUS_NAME, "org.freedesktop.DBus.Peer"), "Ping",
