@@ -264,19 +264,26 @@ def test_aborts_twice(secret_service):
 """
 
 
+def pytest_of_its_own(folder: Path, name: str, text: str,
+                      env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """`text` as the test file `name` in `folder`, run by a pytest with this suite's
+    fixtures and configuration, in one process."""
+    (folder / name).write_text(text, encoding="utf-8")
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-rA", "-p", "no:cacheprovider", "-p",
+         "tests.conftest", "--rootdir", str(folder), "-c", str(REPO / "pyproject.toml"),
+         "-n", "0", str(folder / name)],
+        cwd=folder, capture_output=True, text=True, timeout=90, check=False,
+        env={**os.environ, "PYTHONPATH": str(REPO), "CI": "true", **(env or {})})
+
+
 def test_a_keyring_daemon_that_aborts_once_costs_its_test_one_run_again(tmp_path: Path) -> None:
     """A test during which the daemon aborted runs again with a new daemon and is judged
     by that run, and the summary says so; one during which it aborts again fails. Fails
     without the rerun (test_aborts_once errors) or with reruns that go on (test_aborts_twice
     passes, or never ends)."""
-    (tmp_path / "test_keyring_aborts.py").write_text(KEYRING_ABORTS, encoding="utf-8")
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-rA", "-p", "no:cacheprovider", "-p",
-         "tests.conftest", "--rootdir", str(tmp_path), "-c", str(REPO / "pyproject.toml"),
-         "-n", "0", str(tmp_path / "test_keyring_aborts.py")],
-        cwd=tmp_path, capture_output=True, text=True, timeout=90, check=False,
-        env={**os.environ, "PYTHONPATH": str(REPO), "CI": "true",
-             "ABORT_MARK": str(tmp_path / "aborted")})
+    done = pytest_of_its_own(tmp_path, "test_keyring_aborts.py", KEYRING_ABORTS,
+                             {"ABORT_MARK": str(tmp_path / "aborted")})
     assert done.returncode == 1, done.stdout[-3000:]
     assert "PASSED test_keyring_aborts.py::test_aborts_once" in done.stdout, done.stdout[-3000:]
     assert re.search(r"ERROR test_keyring_aborts.py::test_aborts_twice - Failed: the keyring's "
@@ -291,13 +298,7 @@ def test_a_keyring_daemon_that_aborts_once_costs_its_test_one_run_again(tmp_path
 def test_a_keyring_daemon_that_ends_fails_its_test_alone(tmp_path: Path) -> None:
     """Fails with the daemon kept after it ended (test_after fails too) or with the end
     not looked for after the test (test_ends passes)."""
-    (tmp_path / "test_keyring_ends.py").write_text(KEYRING_ENDS, encoding="utf-8")
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-rA", "-p", "no:cacheprovider", "-p",
-         "tests.conftest", "--rootdir", str(tmp_path), "-c", str(REPO / "pyproject.toml"),
-         "-n", "0", str(tmp_path / "test_keyring_ends.py")],
-        cwd=tmp_path, capture_output=True, text=True, timeout=90, check=False,
-        env={**os.environ, "PYTHONPATH": str(REPO), "CI": "true"})
+    done = pytest_of_its_own(tmp_path, "test_keyring_ends.py", KEYRING_ENDS)
     assert done.returncode == 1, done.stdout[-3000:]
     assert "PASSED test_keyring_ends.py::test_after" in done.stdout, done.stdout[-3000:]
     assert re.search(r"ERROR test_keyring_ends.py::test_ends - Failed: the keyring's "
