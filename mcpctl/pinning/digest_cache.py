@@ -246,7 +246,7 @@ def _written(path: Path) -> bool:
 
 
 def save(cache_dir: Path, real_root: str, rows: Iterable[tuple[bytes, Row]],
-         meta: dict[str, str], generation: str = "") -> None:
+         meta: dict[str, str], generation: str) -> None:
     """Replace the cache with the rows (each with its path's bytes, in their order); an
     unwritable cache costs time only."""
     import sqlite3  # noqa: PLC0415
@@ -274,7 +274,7 @@ def save(cache_dir: Path, real_root: str, rows: Iterable[tuple[bytes, Row]],
                 [(raw, *row[1:]) for raw, row in rows])
             connection.executemany("INSERT INTO meta VALUES (?, ?)", [
                 ("schema", str(SCHEMA_VERSION)), ("root", real_root),
-                ("generation", generation or new_generation()), *meta.items()])
+                ("generation", generation), *meta.items()])
             connection.commit()
         os.chmod(temp, 0o600)
         os.replace(temp, path)

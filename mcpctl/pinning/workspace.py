@@ -34,7 +34,7 @@ from functools import partial
 from itertools import islice
 from operator import itemgetter
 from pathlib import Path
-from typing import Any, BinaryIO, NamedTuple
+from typing import BinaryIO, NamedTuple
 
 from mcpctl.pinning import digest_cache, folder_snapshot
 from mcpctl.pinning.digest_cache import ABSENT, SETTLED, SKIPPED, WATCHED, Row
@@ -363,7 +363,7 @@ def _fast(real_root: str, cache: digest_cache.Cache, environ: Mapping[str, str],
     nested_of = {prefix: nested for prefix, _, _, _, nested, _, _, _ in infos}
     memo = _save_aside(cache_dir, real_root, len(every), lambda generation: _save(
         cache_dir, real_root, GIT, every, listings, total, old_indexes, nested_of,
-        hasher.new_targets, generation))
+        hasher.new_targets, generation=generation))
     entries = {path: Entry(row.digest, row.size, row.lines) for path, row in every.items()
                if row.flag in _IN_SET}
     skipped = sum(1 for row in every.values() if row.flag == SKIPPED)
@@ -445,7 +445,7 @@ def _differs(old: Row | None, new: Row) -> bool:
 def _save(cache_dir: Path, real_root: str, source: str, rows: Mapping[str, Row],
           repos: Mapping[str, Listing], total: int, old_indexes: set[str],
           nested_of: Mapping[str, list[str]] | None = None,
-          targets: Mapping[str, object] = digest_cache.NO_ROWS, generation: str = "") -> None:
+          targets: Mapping[str, object] = digest_cache.NO_ROWS, *, generation: str) -> None:
     """The cache, and a private index per repository (the fast path is on only when
     every repository of the workspace has one)."""
     from mcpctl.errors import ConfigError  # noqa: PLC0415
@@ -584,7 +584,6 @@ class _Hasher:
         self.unpinned: str | None = None
         # Before any file is read: a file written after this moment has a later ctime.
         self.started = time.time_ns()
-        self.sha256: Callable[[bytes], Any] | None = None  # hashlib's, once a file is read
         # A hashing child's rows as it sent them, with their count and skipped count.
         self.deferred: list[tuple[bytes, int, int]] = []
 
@@ -606,9 +605,6 @@ class _Hasher:
         child can be forked; a child that fails or dies leaves its half to this one."""
         if not _can_fork():
             return None
-        import hashlib  # noqa: PLC0415 - before the fork: the child reads files too
-
-        self.sha256 = hashlib.sha256
         # The child's share is a little smaller: it also packs what it found (about a
         # fifth of its hashing's cost), which this side takes in for less.
         half = len(paths) * 11 // 20
@@ -741,7 +737,7 @@ class _Hasher:
         that came short) goes to `entry`; the rows and tuples are made directly."""
         import hashlib  # noqa: PLC0415 - OpenSSL, only when a file is read
 
-        sha256 = self.sha256 = hashlib.sha256
+        sha256 = hashlib.sha256
         found: dict[str, Entry] = {}
         rows, prefix, modes = self.rows, self.prefix, self.modes
         unsettled_after = self.started - SETTLED_NS  # `settled`, inlined
