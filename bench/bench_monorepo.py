@@ -13,10 +13,15 @@ after its round, untimed, and when its cache was in place is shown beside:
   over every file (target at most 1.5x);
 - with `--million`: the same `run` at 1,000,000 files (approvable, at most 2x), and a
   user-tier `run` from inside that repo against one from an empty folder;
+- with `--cold`: the page cache dropped before every timed command, mcpctl's and git's
+  (as root: `/proc/sys/vm/drop_caches`), so each reads the tree, its own program and
+  its files from the disk: a repo not touched since the machine started, and the
+  regime of the figures issue 24 was filed with (`hash-object` 7.1 s over 100,000
+  files is a cold cache; a warm one here takes about 0.3 s);
 - with `--package`: the server in a package folder holding half of the files (a
   monorepo's package), that folder the workspace, against `git status` run there.
 
-    uv run python bench/bench_monorepo.py [--files 100000] [--million] [--rounds 5]
+    uv run python bench/bench_monorepo.py [--files 100000] [--million] [--rounds 5] [--cold]
 
 The 1,000,000-file repo takes minutes to make: it is made once, in /tmp, and removed.
 """
@@ -43,6 +48,8 @@ GIT_ENV = {"GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull,
            "GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@example.test",
            "GIT_COMMITTER_NAME": "b", "GIT_COMMITTER_EMAIL": "b@example.test"}
 PER_FOLDER = 250
+DROP_CACHES = Path("/proc/sys/vm/drop_caches")
+COLD: list[bool] = []  # set by --cold: drop the page cache before each timed command
 
 
 def make_repo(root: Path, files: int, package: str = "") -> None:
@@ -110,6 +117,12 @@ def once(argv: list[str], env: dict[str, str], sample: Sample | None, *,
         sample.codes.add(process.returncode)
 
 
+def drop_page_cache() -> None:
+    """Write dirty pages back, then drop clean ones, dentries and inodes."""
+    os.sync()
+    DROP_CACHES.write_text("3\n")
+
+
 def median(values: list[float]) -> float:
     return statistics.median(values) if values else float("nan")
 
@@ -123,6 +136,8 @@ def measure(steps: dict[str, tuple[list[str], dict[str, object]]], env: dict[str
             prepare = options.get("prepare")
             if callable(prepare):
                 prepare()
+            if COLD:
+                drop_page_cache()
             once(argv, env, samples[label] if attempt else None,
                  cwd=options.get("cwd"),  # type: ignore[arg-type]
                  stdin=options.get("stdin"))  # type: ignore[arg-type]
@@ -253,10 +268,19 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--million", action="store_true")
     parser.add_argument("--skip-small", action="store_true")
+    parser.add_argument("--cold", action="store_true",
+                        help="drop the page cache before every timed command (root only)")
     parser.add_argument("--package", action="store_true",
                         help="also a repo whose server is in a package folder holding "
                         "half of its files (the workspace is that folder)")
     options = parser.parse_args()
+    if options.cold:
+        try:
+            drop_page_cache()
+        except OSError as error:
+            parser.error(f"--cold drops the page cache, which needs root: {error}")
+        COLD.append(True)
+        print("page cache dropped before every timed command", flush=True)
     with tempfile.TemporaryDirectory(dir="/tmp", ignore_cleanup_errors=True) as folder:
         base = Path(folder)
         if not options.skip_small:

@@ -10,7 +10,8 @@ suite, in copies of the checkout (never the real tree), several copies side by s
 Operators (each mutant changes one place):
   drop-if        an `if` without `else` removed, with its body: a check left out
   if-true        an `if`'s test made `True`: the branch always taken
-  if-false       an `if`'s test made `False`: the branch never taken
+  if-false       an `if`'s test made `False`: its `else` always taken (an `if` without
+                 `else` has only drop-if, which is the same mutant)
   drop-raise     a `raise` statement replaced by `pass`
   drop-call      a call made as a statement (`check(x)`) replaced by `pass`
   return-early   `return` first in a function that returns nothing: it does nothing
@@ -30,6 +31,12 @@ suite passes. `--reaching-only` stops after the first run and counts a mutant it
 alive as an unconfirmed survivor, so the score it prints is a lower bound.
 Results are kept in a file keyed by the module's content and the mutant, so a run
 stopped half-way resumes where it was, and a later commit re-runs only what changed.
+
+Most mutants die at the first test that fails, and that test is usually one that
+killed a mutant a few lines away. So the test that killed each mutant is kept too
+(`bench/.structural-killers.json`, a hint, never a verdict), and a mutant first runs
+alone the few reaching tests that killed its module's nearest mutants; only if they
+pass do the other reaching tests run. A killed mutant then costs one short pytest run.
 
     uv run python bench/structural_mutation.py --list               # count, run nothing
     uv run python bench/structural_mutation.py                      # every module (hours)
@@ -55,13 +62,13 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from bench import coverage_map
+from bench import coverage_contexts, coverage_map
 from bench.mutation import copy_checkout
 
 REPO = Path(__file__).resolve().parent.parent
@@ -71,6 +78,10 @@ SCOPE = ("pinning", "trust", "launch.py", "cli/hand_parse.py", "cli/run_start.py
          "cli/list_start.py", "clients/guarded.py", "clients/write", "credentials",
          "protocol", "sha256.py", "paths.py")
 RESULTS = REPO / "bench" / ".structural-mutation.json"  # git-ignored (bench/.*)
+# Which test killed which mutant: module → [line, node id] (git-ignored too). Only the
+# order tests run in comes from it, so a stale one costs time, never a verdict.
+KILLERS = REPO / "bench" / ".structural-killers.json"
+FIRST_TRIES = 4  # the nearest mutants' killers a mutant runs alone first
 MUTANT_TIMEOUT = 900.0
 MAP_TIMEOUT = 7200.0  # the whole suite under coverage, once
 UNCONFIRMED = "unconfirmed"  # alive under the tests that reach it; the rest not run
@@ -151,10 +162,11 @@ def sites(tree: ast.Module) -> Iterator[tuple[str, ast.AST, Callable[[ast.AST], 
 
 def _sites_of(node: ast.AST) -> Iterator[tuple[str, ast.AST, Callable[[ast.AST], object]]]:
     if isinstance(node, ast.If):
-        if not node.orelse:
-            yield "drop-if", node, _drop_if
         yield "if-true", node, lambda n: setattr(n, "test", ast.Constant(True))
-        yield "if-false", node, lambda n: setattr(n, "test", ast.Constant(False))
+        if node.orelse:
+            yield "if-false", node, lambda n: setattr(n, "test", ast.Constant(False))
+        else:  # `if False:` with no `else` is the if removed: one mutant, not two
+            yield "drop-if", node, _drop_if
     elif isinstance(node, ast.Raise):
         yield "drop-raise", node, _to_pass
     elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
@@ -469,8 +481,9 @@ def copy_environment(copy_root: Path) -> dict[str, str]:
 FAILED_RUN = frozenset({1, 2, 3})
 
 
-def run_suite(copy_root: Path, tests: list[str], timeout: float) -> str:
-    """"killed" or "survived" (the baseline prints the tail of a failing run)."""
+def run_suite(copy_root: Path, tests: list[str], timeout: float) -> tuple[str, str]:
+    """"killed", "survived" or "undecided", and the first failing test's node id as
+    pytest names it ("" if none is named; the baseline prints a failing run's tail)."""
     env = copy_environment(copy_root)
     command = [str(copy_root / ".venv" / "bin" / "python"), "-m", "pytest", "-x", "-q",
                "-p", "no:cacheprovider", *tests]
@@ -478,16 +491,25 @@ def run_suite(copy_root: Path, tests: list[str], timeout: float) -> str:
         done = subprocess.run(command, cwd=copy_root, env=env, timeout=timeout,
                               capture_output=True, text=True, check=False)
     except subprocess.TimeoutExpired:
-        return "killed"  # a hang is caught by the suite's own bounds, or by this one
+        return "killed", ""  # a hang is caught by the suite's own bounds, or by this one
     if done.returncode != 0 and tests == ["tests"]:
         print(done.stdout[-4000:], file=sys.stderr)
     if done.returncode in FAILED_RUN:
-        return "killed"
+        return "killed", first_failure(done.stdout)
     if done.returncode != 0:
         print(f"structural_mutation: pytest ended {done.returncode} (not a verdict): "
               f"{done.stdout[-300:]}{done.stderr[-300:]}", file=sys.stderr)
-        return "undecided"
-    return "survived"
+        return "undecided", ""
+    return "survived", ""
+
+
+def first_failure(output: str) -> str:
+    """The node id of the first test pytest's summary names as failed or in error."""
+    for line in output.splitlines():
+        for tag in ("FAILED ", "ERROR "):
+            if line.startswith(tag):
+                return line[len(tag):].split(" - ", 1)[0]
+    return ""
 
 
 def digest_of(text: str) -> str:
@@ -504,13 +526,13 @@ def load_results(path: Path) -> dict[str, str]:
     return data if isinstance(data, dict) else {}
 
 
-def save_results(path: Path, results: dict[str, str]) -> None:
+def save_results(path: Path, results: Mapping[str, object]) -> None:
     temporary = path.with_suffix(".tmp")
     temporary.write_text(json.dumps(results, indent=1, sort_keys=True))
     os.replace(temporary, path)
 
 
-def run_selected(copy_root: Path, tests: list[str]) -> str:
+def run_selected(copy_root: Path, tests: list[str]) -> tuple[str, str]:
     """The tests the coverage map chose, in one process (a few tests gain nothing from
     workers, whose start costs seconds): their files collected, the tests kept by the
     plugin from a list in a file (they can be thousands)."""
@@ -522,15 +544,52 @@ def run_selected(copy_root: Path, tests: list[str]) -> str:
 
 
 def outcome_of(copy_root: Path, mutant: Mutant, chosen: list[str] | None, *,
-               reaching_only: bool = False) -> str:
-    """Killed by the tests that reach the mutant, else judged by the whole suite; with
-    `reaching_only`, "unconfirmed" instead (counted as a survivor: the score is then a
-    lower bound, which a later run without it can only raise)."""
-    if chosen and run_selected(copy_root, chosen) == "killed":
-        return "killed"
+               first: Sequence[str] = (), reaching_only: bool = False) -> tuple[str, str]:
+    """Killed by the tests that reach the mutant (`first` of them alone, first), else
+    judged by the whole suite; with `reaching_only`, "unconfirmed" instead (counted as
+    a survivor: the score is then a lower bound, which a later run without it can only
+    raise). With the verdict, the test that killed it as the map names it, if known."""
+    rest = [test for test in chosen or () if test not in first]
+    for tests in (list(first), rest):
+        if tests:
+            verdict, failed = run_selected(copy_root, tests)
+            if verdict == "killed":
+                return verdict, _named(coverage_contexts.portable(failed, str(copy_root)),
+                                       tests)
     if reaching_only and chosen is not None:
-        return UNCONFIRMED
-    return run_suite(copy_root, first_tests(mutant.module), MUTANT_TIMEOUT)
+        return UNCONFIRMED, ""
+    return run_suite(copy_root, first_tests(mutant.module), MUTANT_TIMEOUT)[0], ""
+
+
+def _named(failed: str, tests: Sequence[str]) -> str:
+    """Of `tests` (node ids, some without parameters), the one `failed` is."""
+    if failed in tests:
+        return failed
+    unparametrized = failed.split("[", 1)[0]
+    return unparametrized if unparametrized in tests else ""
+
+
+def likely_killers(killers: dict[str, list[list[object]]], mutant: Mutant,
+                   chosen: list[str]) -> list[str]:
+    """Up to FIRST_TRIES reaching tests that killed the module's mutants nearest to
+    this one, nearest first."""
+    reaching = set(chosen)
+    found: list[str] = []
+    rows = killers.get(mutant.module, [])
+    for _, test in sorted(rows, key=lambda row: abs(int(str(row[0])) - mutant.line)):
+        if isinstance(test, str) and test in reaching and test not in found:
+            found.append(test)
+            if len(found) == FIRST_TRIES:
+                break
+    return found
+
+
+def load_killers(path: Path) -> dict[str, list[list[object]]]:
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
 
 
 def run_all(mutants: list[Mutant], texts: dict[str, str], jobs: int, results_file: Path,
@@ -559,29 +618,35 @@ def run_all(mutants: list[Mutant], texts: dict[str, str], jobs: int, results_fil
         if pending and chosen_by is None:
             print("no coverage map of these sources (--map makes one): every mutant runs "
                   "against the whole suite", flush=True)
-        if pending and run_suite(copies[0], ["tests"], MUTANT_TIMEOUT * 2) != "survived":
+        if pending and run_suite(copies[0], ["tests"], MUTANT_TIMEOUT * 2)[0] != "survived":
             raise SystemExit("structural_mutation: the suite fails unmutated; fix it first")
         free = list(copies)
+        killers = load_killers(KILLERS)
 
-        def one(mutant: Mutant) -> tuple[Mutant, str]:
+        def one(mutant: Mutant) -> tuple[Mutant, str, str]:
             root = free.pop()
             target = root / mutant.module
             try:
                 target.write_text(mutated_source(texts[mutant.module], mutant))
                 chosen = None if chosen_by is None else coverage_map.tests_reaching(
                     chosen_by, mutant.module, mutant.reach)
-                outcome = outcome_of(root, mutant, chosen, reaching_only=reaching_only)
+                first = likely_killers(killers, mutant, chosen or [])
+                outcome, killer = outcome_of(root, mutant, chosen, first=first,
+                                             reaching_only=reaching_only)
             finally:
                 target.write_text(texts[mutant.module])
                 py_compile.compile(str(target), doraise=True)  # pristine bytecode again
                 free.append(root)
-            return mutant, outcome
+            return mutant, outcome, killer
 
         with ThreadPoolExecutor(max_workers=jobs) as pool:
-            for mutant, outcome in pool.map(one, pending):
+            for mutant, outcome, killer in pool.map(one, pending):
                 outcomes[mutant] = outcome
                 results[f"{digest_of(texts[mutant.module])}:{mutant.key}"] = outcome
                 save_results(results_file, results)
+                if killer:
+                    killers.setdefault(mutant.module, []).append([mutant.line, killer])
+                    save_results(KILLERS, killers)
                 if outcome != "killed":
                     print(f"  SURVIVED {mutant.module}:{mutant.line} {mutant.operator}: "
                           f"{mutant.source}", flush=True)
