@@ -129,7 +129,31 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("mcpctl/sha256.py", "if-true", "if builtin is not None:"):
         "the interpreters mcpctl runs on here have the builtin module, so `builtin` is "
         "never None; the branch is for a Python built without it",
+    ("mcpctl/pinning/digest_cache.py", "widen-bound", "SCHEMA_VERSION = 3"):
+        "the cache's schema number is written and read by the same constant: any value "
+        "new to this mcpctl behaves the same (older caches differ from it either way)",
+    ("mcpctl/pinning/digest_cache.py", "if-true", "if self._memo is None:"):
+        "the memo read from its file at every recall, not once: `remember` writes every "
+        "value it keeps to that file first, so the same values come back (cost only)",
+    ("mcpctl/pinning/digest_cache.py", "drop-keyword",
+     'data = json.loads(self.path.with_suffix(".memo").read_text(encoding="utf-8"))'):
+        "the memo is written by `json.dumps` with its default `ensure_ascii`: pure ASCII, "
+        "which every locale's encoding reads alike",
 }
+# Whatever the module: a block only the type checker reads (`from __future__ import
+# annotations` everywhere, so no annotation is evaluated at run time).
+EQUIVALENT_ANYWHERE: dict[tuple[str, str], str] = {
+    ("drop-if", "if TYPE_CHECKING:"): "imports for the type checker only: annotations are "
+                                      "never evaluated at run time",
+    ("if-true", "if TYPE_CHECKING:"): "the type checker's imports made at run time too: "
+                                      "only what is imported, and when, changes",
+}
+
+
+def equivalent(mutant: Mutant) -> str | None:
+    """Why the mutant behaves as the original does, if it is recorded as such."""
+    return EQUIVALENT.get((mutant.module, mutant.operator, mutant.source)) \
+        or EQUIVALENT_ANYWHERE.get((mutant.operator, mutant.source))
 
 
 # --- making mutants -------------------------------------------------------------------
@@ -601,9 +625,12 @@ def run_all(mutants: list[Mutant], texts: dict[str, str], jobs: int, results_fil
         stored = results.get(f"{digest_of(texts[mutant.module])}:{mutant.key}")
         if stored in ("killed", "survived") or (reaching_only and stored == UNCONFIRMED):
             outcomes[mutant] = stored
+        elif equivalent(mutant) is not None:
+            outcomes[mutant] = "survived"  # not run: the report says why it is equivalent
         else:
             pending.append(mutant)
-    print(f"{len(mutants)} mutants, {len(outcomes)} already run, {len(pending)} to run "
+    print(f"{len(mutants)} mutants, {len(outcomes)} already run or equivalent, "
+          f"{len(pending)} to run "
           f"with {jobs} copies side by side", flush=True)
     with tempfile.TemporaryDirectory(prefix="mcpctl-structural-") as scratch:
         copies = [Path(scratch) / f"copy{n}" for n in range(jobs)]
@@ -668,7 +695,7 @@ def report(outcomes: dict[Mutant, str], population: int | None = None) -> int:
     by_module: dict[str, list[tuple[Mutant, str]]] = {}
     for mutant, outcome in outcomes.items():
         by_module.setdefault(mutant.module, []).append((mutant, outcome))
-    killed = survived = equivalent = 0
+    killed = survived = equivalents = 0
     unconfirmed = sum(outcome == UNCONFIRMED for outcome in outcomes.values())
     for module, rows in sorted(by_module.items()):
         dead = sum(outcome == "killed" for _, outcome in rows)
@@ -676,17 +703,17 @@ def report(outcomes: dict[Mutant, str], population: int | None = None) -> int:
         for mutant, outcome in sorted(rows, key=lambda row: row[0].line):
             if outcome == "killed":
                 continue
-            why = EQUIVALENT.get((mutant.module, mutant.operator, mutant.source))
+            why = equivalent(mutant)
             tag = f"equivalent: {why}" if why else \
                 "SURVIVOR" if outcome == "survived" else f"SURVIVOR ({outcome})"
             print(f"  {tag}\n    line {mutant.line} {mutant.operator}: {mutant.source}")
-            equivalent += why is not None
+            equivalents += why is not None
             survived += why is None
         killed += dead
     scored = killed + survived
     score = 100 * killed / scored if scored else 100.0
     print(f"\nscore: {killed}/{scored} non-equivalent mutants killed ({score:.1f} %); "
-          f"{equivalent} equivalent, {survived} unrecorded survivors"
+          f"{equivalents} equivalent, {survived} unrecorded survivors"
           + (f" ({unconfirmed} unconfirmed: the whole suite was not run on them, so the "
              "score is a lower bound)" if unconfirmed else ""))
     if population is not None:

@@ -85,6 +85,15 @@ def test_what_is_not_a_file_to_pin(tmp_path: Path) -> None:
     assert pinned_files(spec, root, environ={"HOME": str(tmp_path / "home")}) == []
 
 
+def test_a_long_flag_is_not_a_file_named_without_its_dashes(tmp_path: Path) -> None:
+    """`--inspect` is a flag, never the path `inspect`; a short option glued to its value
+    (`-rhook.js`) names `hook.js`. Planted by hand: every option without `=` read as
+    glued to its value pinned `inspect` too."""
+    root = make_workspace(tmp_path, {"inspect": "a file named like the flag", "hook.js": "h"})
+    assert pinned_files(stdio("node", "--inspect", "-rhook.js"), root) == [
+        ("hook.js", digest("h"))]
+
+
 def test_remote_servers_pin_nothing(tmp_path: Path) -> None:
     root = make_workspace(tmp_path, {"x": ""})
     assert pinned_files(ServerSpec("r", Transport.HTTP, url="x"), root) == []
