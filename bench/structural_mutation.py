@@ -139,6 +139,24 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
      'data = json.loads(self.path.with_suffix(".memo").read_text(encoding="utf-8"))'):
         "the memo is written by `json.dumps` with its default `ensure_ascii`: pure ASCII, "
         "which every locale's encoding reads alike",
+    ("mcpctl/pinning/digest_cache.py", "drop-keyword",
+     '{"generation": self.generation(), "values": memos}), mode=0o600)'):
+        "a new file is written 0600 without the keyword too (`atomic_write_text`); only a "
+        "memo the user widened by hand keeps its mode",
+    ("mcpctl/pinning/digest_cache.py", "drop-keyword",
+     'cache = Cache(sqlite3.connect(f"{path.as_uri()}?mode=ro&immutable=1", uri=True,'):
+        "`uri=True` left out: the SQLite this Python links is built with USE_URI, so it "
+        "reads the name as a URI anyway (`pragma compile_options`); where it is not, no "
+        "cache opens and every start runs the exact pass (cost only)",
+    ("mcpctl/pinning/digest_cache.py", "drop-keyword", "check_same_thread=False), path)"):
+        "`check_same_thread` only matters when another thread reads the connection: "
+        "no thread but the main one reads a cache",
+    ("mcpctl/pinning/digest_cache.py", "return-early", "def close(self) -> None:"):
+        "a cache left unclosed is closed when the command ends; it is opened read-only "
+        "and immutable, so nothing is lost (cost only)",
+    ("mcpctl/pinning/digest_cache.py", "drop-call", "self._db.close()"):
+        "a cache left unclosed is closed when the command ends; it is opened read-only "
+        "and immutable, so nothing is lost (cost only)",
 }
 # Whatever the module: a block only the type checker reads (`from __future__ import
 # annotations` everywhere, so no annotation is evaluated at run time).

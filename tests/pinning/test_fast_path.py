@@ -148,6 +148,17 @@ def test_an_unchanged_workspace_starts_on_the_fast_path(approved: Callable[[str]
     assert [argv for argv in calls if argv[-2:] == ["ls-files", "-z"]] == []
 
 
+def test_every_file_kept_for_the_fast_path_is_the_users_alone(
+        approved: Callable[[str], Path], mcpctl_home: Path) -> None:
+    """The cache, the memo beside it, the private index and the folder snapshot name the
+    workspace's files: readable by the user alone, as the approvals are. Planted by
+    hand: the private index written with mode 0644."""
+    approved("unchanged")
+    kept = [path for path in mcpctl_home.rglob("*") if path.is_file() and "pins" in path.parts]
+    assert {path.suffix for path in kept} >= {".db", ".memo", ".index"}, kept
+    assert [path.name for path in kept if path.stat().st_mode & 0o077] == []
+
+
 @pytest.mark.parametrize(("case", "change", "named"), [
     ("tracked", lambda r: (r / "lib" / "a.js").write_text("A\n"), "lib/a.js modified"),
     ("untracked", lambda r: (r / "lib" / "new.js").write_text("new\n"), "lib/new.js added"),
