@@ -108,6 +108,9 @@ class Mutant:
     # The lines one of which must run for the mutant to change anything (its tests are
     # those the coverage map says ran one of them); not part of its identity.
     reach: tuple[int, ...] = dataclasses.field(default=(), compare=False)
+    # Of the mutants of this operator on this line, which one (0 for the first): an
+    # equivalent is recorded by its line's text, with " #2" for the second, and so on.
+    twin: int = dataclasses.field(default=0, compare=False)
 
     @property
     def key(self) -> str:
@@ -148,6 +151,9 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         "`uri=True` left out: the SQLite this Python links is built with USE_URI, so it "
         "reads the name as a URI anyway (`pragma compile_options`); where it is not, no "
         "cache opens and every start runs the exact pass (cost only)",
+    ("mcpctl/pinning/digest_cache.py", "prefix-eq",
+     'if cache.meta("schema") == str(SCHEMA_VERSION) and cache.meta("root") == real_root:'):
+        "the schema's number is one digit: its first 8 characters are all of it",
     ("mcpctl/pinning/digest_cache.py", "drop-keyword", "check_same_thread=False), path)"):
         "`check_same_thread` only matters when another thread reads the connection: "
         "no thread but the main one reads a cache",
@@ -170,8 +176,9 @@ EQUIVALENT_ANYWHERE: dict[tuple[str, str], str] = {
 
 def equivalent(mutant: Mutant) -> str | None:
     """Why the mutant behaves as the original does, if it is recorded as such."""
-    return EQUIVALENT.get((mutant.module, mutant.operator, mutant.source)) \
-        or EQUIVALENT_ANYWHERE.get((mutant.operator, mutant.source))
+    source = mutant.source if not mutant.twin else f"{mutant.source} #{mutant.twin + 1}"
+    return EQUIVALENT.get((mutant.module, mutant.operator, source)) \
+        or EQUIVALENT_ANYWHERE.get((mutant.operator, source))
 
 
 # --- making mutants -------------------------------------------------------------------
@@ -360,7 +367,14 @@ def mutants_of(module: str, text: str) -> list[Mutant]:
         found.append(Mutant(module, operator, line, index,
                             lines[line - 1].strip() if line else "",
                             reach_of(node, tree, statements)))
-    return sorted(found, key=lambda m: (m.line, m.operator, m.index))
+    found.sort(key=lambda m: (m.line, m.operator, m.index))
+    seen: dict[tuple[int, str], int] = {}
+    for position, mutant in enumerate(found):
+        twin = seen[(mutant.line, mutant.operator)] = seen.get((mutant.line, mutant.operator),
+                                                               -1) + 1
+        if twin:
+            found[position] = dataclasses.replace(mutant, twin=twin)
+    return found
 
 
 def _statements_of(tree: ast.Module) -> dict[int, ast.stmt]:

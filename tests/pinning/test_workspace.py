@@ -253,3 +253,16 @@ def test_three_changed_files_are_named_together(tmp_path: Path) -> None:
         "3 files changed in the workspace since the last approval:\n"
         "  .npmrc added (1 lines)\n  lib/x.js added (1 lines)\n"
         "  src/server.js modified (1 → 3 lines)\ns  (changed) from ")
+
+
+def test_a_cache_renamed_to_another_roots_name_is_not_read(tmp_path: Path) -> None:
+    """A cache is named by its root's digest and names its root inside too: one copied
+    or renamed to another root's name (the two alike in their first characters) is not
+    read. Planted by hand: the roots compared by their first 8 characters."""
+    cache_dir = tmp_path / "cache"
+    first, second = str(tmp_path / "workspace-one"), str(tmp_path / "workspace-two")
+    digest_cache.save(cache_dir, first, [], {}, "generation")
+    assert digest_cache.load(cache_dir, first) is not None
+    os.replace(digest_cache.cache_file(cache_dir, first),
+               digest_cache.cache_file(cache_dir, second))
+    assert digest_cache.load(cache_dir, second) is None
