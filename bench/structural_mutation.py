@@ -70,6 +70,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench import coverage_contexts, coverage_map
 from bench.mutation import copy_checkout
+from bench.structural_equivalents import COST, EQUIVALENT, EQUIVALENT_ANYWHERE
 
 REPO = Path(__file__).resolve().parent.parent
 PACKAGE = REPO / "mcpctl"
@@ -115,63 +116,6 @@ class Mutant:
     @property
     def key(self) -> str:
         return f"{self.module}:{self.operator}:{self.index}"
-
-
-# Survivors that behave exactly like the original: (module, operator, stripped line) →
-# why. docs/design.md lists them with the run's figures.
-EQUIVALENT: dict[tuple[str, str, str], str] = {
-    ("mcpctl/paths.py", "prefix-starts",
-     'if not (platform.startswith("linux") or platform == "darwin") or _android(environ):'):
-        "`sys.platform` is never a string that starts with `linu` but not `linux`",
-    ("mcpctl/sha256.py", "widen-bound", "LONG = 64 * 1024"):
-        "only which module hashes input of 64 KiB to 1 MiB changes: the same digest at "
-        "another speed (speed is the bench's, and the tests take LONG from the module)",
-    ("mcpctl/sha256.py", "drop-if", "if builtin is not None:"):
-        "the interpreters mcpctl runs on here have the builtin module, so `builtin` is "
-        "never None; the branch is for a Python built without it",
-    ("mcpctl/sha256.py", "if-true", "if builtin is not None:"):
-        "the interpreters mcpctl runs on here have the builtin module, so `builtin` is "
-        "never None; the branch is for a Python built without it",
-    ("mcpctl/pinning/digest_cache.py", "widen-bound", "SCHEMA_VERSION = 3"):
-        "the cache's schema number is written and read by the same constant: any value "
-        "new to this mcpctl behaves the same (older caches differ from it either way)",
-    ("mcpctl/pinning/digest_cache.py", "if-true", "if self._memo is None:"):
-        "the memo read from its file at every recall, not once: `remember` writes every "
-        "value it keeps to that file first, so the same values come back (cost only)",
-    ("mcpctl/pinning/digest_cache.py", "drop-keyword",
-     'data = json.loads(self.path.with_suffix(".memo").read_text(encoding="utf-8"))'):
-        "the memo is written by `json.dumps` with its default `ensure_ascii`: pure ASCII, "
-        "which every locale's encoding reads alike",
-    ("mcpctl/pinning/digest_cache.py", "drop-keyword",
-     '{"generation": self.generation(), "values": memos}), mode=0o600)'):
-        "a new file is written 0600 without the keyword too (`atomic_write_text`); only a "
-        "memo the user widened by hand keeps its mode",
-    ("mcpctl/pinning/digest_cache.py", "drop-keyword",
-     'cache = Cache(sqlite3.connect(f"{path.as_uri()}?mode=ro&immutable=1", uri=True,'):
-        "`uri=True` left out: the SQLite this Python links is built with USE_URI, so it "
-        "reads the name as a URI anyway (`pragma compile_options`); where it is not, no "
-        "cache opens and every start runs the exact pass (cost only)",
-    ("mcpctl/pinning/digest_cache.py", "prefix-eq",
-     'if cache.meta("schema") == str(SCHEMA_VERSION) and cache.meta("root") == real_root:'):
-        "the schema's number is one digit: its first 8 characters are all of it",
-    ("mcpctl/pinning/digest_cache.py", "drop-keyword", "check_same_thread=False), path)"):
-        "`check_same_thread` only matters when another thread reads the connection: "
-        "no thread but the main one reads a cache",
-    ("mcpctl/pinning/digest_cache.py", "return-early", "def close(self) -> None:"):
-        "a cache left unclosed is closed when the command ends; it is opened read-only "
-        "and immutable, so nothing is lost (cost only)",
-    ("mcpctl/pinning/digest_cache.py", "drop-call", "self._db.close()"):
-        "a cache left unclosed is closed when the command ends; it is opened read-only "
-        "and immutable, so nothing is lost (cost only)",
-}
-# Whatever the module: a block only the type checker reads (`from __future__ import
-# annotations` everywhere, so no annotation is evaluated at run time).
-EQUIVALENT_ANYWHERE: dict[tuple[str, str], str] = {
-    ("drop-if", "if TYPE_CHECKING:"): "imports for the type checker only: annotations are "
-                                      "never evaluated at run time",
-    ("if-true", "if TYPE_CHECKING:"): "the type checker's imports made at run time too: "
-                                      "only what is imported, and when, changes",
-}
 
 
 def equivalent(mutant: Mutant) -> str | None:
@@ -727,7 +671,7 @@ def report(outcomes: dict[Mutant, str], population: int | None = None) -> int:
     by_module: dict[str, list[tuple[Mutant, str]]] = {}
     for mutant, outcome in outcomes.items():
         by_module.setdefault(mutant.module, []).append((mutant, outcome))
-    killed = survived = equivalents = 0
+    killed = survived = equivalents = costly = 0
     unconfirmed = sum(outcome == UNCONFIRMED for outcome in outcomes.values())
     for module, rows in sorted(by_module.items()):
         dead = sum(outcome == "killed" for _, outcome in rows)
@@ -736,14 +680,20 @@ def report(outcomes: dict[Mutant, str], population: int | None = None) -> int:
             if outcome == "killed":
                 continue
             why = equivalent(mutant)
-            tag = f"equivalent: {why}" if why else \
+            cost = why is not None and why.startswith(COST)
+            tag = (why if cost else f"equivalent: {why}") if why else \
                 "SURVIVOR" if outcome == "survived" else f"SURVIVOR ({outcome})"
             print(f"  {tag}\n    line {mutant.line} {mutant.operator}: {mutant.source}")
-            equivalents += why is not None
+            equivalents += why is not None and not cost
+            costly += cost
             survived += why is None
         killed += dead
-    scored = killed + survived
+    scored = killed + survived + costly
     score = 100 * killed / scored if scored else 100.0
+    if costly:
+        print(f"\n{costly} recorded survivors cost only time or a resource: without them "
+              f"{killed}/{killed + survived} killed "
+              f"({100 * killed / max(1, killed + survived):.1f} %)")
     print(f"\nscore: {killed}/{scored} non-equivalent mutants killed ({score:.1f} %); "
           f"{equivalents} equivalent, {survived} unrecorded survivors"
           + (f" ({unconfirmed} unconfirmed: the whole suite was not run on them, so the "

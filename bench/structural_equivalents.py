@@ -1,0 +1,71 @@
+"""The structural mutants judged by hand not to change what mcpctl does
+(`bench/structural_mutation.py` reports them apart and does not run them again).
+
+Each is named by its module, its operator and its line's text as the tool prints it
+(" #2" after the text for the second mutant of that operator on that line), with why.
+"""
+
+from __future__ import annotations
+
+# Survivors that behave exactly like the original: (module, operator, stripped line) →
+# why. docs/design.md lists them with the run's figures. A reason that starts with COST
+# marks a mutant that is only slower or holds a resource longer, never wrong: the
+# report counts those apart, and gives the score with and without them.
+COST = "cost only: "
+_UNCLOSED = ("a cache left open is closed when the command ends; it is read-only and "
+             "immutable, so nothing is lost")
+EQUIVALENT: dict[tuple[str, str, str], str] = {
+    ("mcpctl/paths.py", "prefix-starts",
+     'if not (platform.startswith("linux") or platform == "darwin") or _android(environ):'):
+        "`sys.platform` is never a string that starts with `linu` but not `linux`",
+    ("mcpctl/sha256.py", "widen-bound", "LONG = 64 * 1024"):
+        "only which module hashes input of 64 KiB to 1 MiB changes: the same digest at "
+        "another speed (speed is the bench's, and the tests take LONG from the module)",
+    ("mcpctl/sha256.py", "drop-if", "if builtin is not None:"):
+        "the interpreters mcpctl runs on here have the builtin module, so `builtin` is "
+        "never None; the branch is for a Python built without it",
+    ("mcpctl/sha256.py", "if-true", "if builtin is not None:"):
+        "the interpreters mcpctl runs on here have the builtin module, so `builtin` is "
+        "never None; the branch is for a Python built without it",
+    ("mcpctl/pinning/digest_cache.py", "widen-bound", "SCHEMA_VERSION = 3"):
+        "the cache's schema number is written and read by the same constant: any value "
+        "new to this mcpctl behaves the same (older caches differ from it either way)",
+    ("mcpctl/pinning/digest_cache.py", "if-true", "if self._memo is None:"):
+        COST + "the memo read from its file at every recall, not once: `remember` writes "
+        "every value it keeps to that file first, so the same values come back",
+    ("mcpctl/pinning/digest_cache.py", "drop-keyword",
+     'data = json.loads(self.path.with_suffix(".memo").read_text(encoding="utf-8"))'):
+        "the memo is written by `json.dumps` with its default `ensure_ascii`: pure ASCII, "
+        "which every locale's encoding reads alike",
+    ("mcpctl/pinning/digest_cache.py", "drop-keyword",
+     '{"generation": self.generation(), "values": memos}), mode=0o600)'):
+        "a new file is written 0600 without the keyword too (`atomic_write_text`); only a "
+        "memo the user widened by hand keeps its mode",
+    ("mcpctl/pinning/digest_cache.py", "drop-keyword",
+     'cache = Cache(sqlite3.connect(f"{path.as_uri()}?mode=ro&immutable=1", uri=True,'):
+        "`uri=True` left out: the SQLite this Python links is built with USE_URI, so it "
+        "reads the name as a URI anyway (`pragma compile_options`); where it is not, no "
+        "cache opens and every start runs the exact pass (cost only)",
+    ("mcpctl/pinning/digest_cache.py", "prefix-eq",
+     'if cache.meta("schema") == str(SCHEMA_VERSION) and cache.meta("root") == real_root:'):
+        "the schema's number is one digit: its first 8 characters are all of it",
+    ("mcpctl/pinning/digest_cache.py", "drop-keyword", "check_same_thread=False), path)"):
+        "`check_same_thread` only matters when another thread reads the connection: "
+        "no thread but the main one reads a cache",
+    ("mcpctl/pinning/digest_cache.py", "return-early", "def close(self) -> None:"):
+        COST + _UNCLOSED,
+    ("mcpctl/pinning/digest_cache.py", "drop-call", "self._db.close()"): COST + _UNCLOSED,
+    ("mcpctl/pinning/digest_cache.py", "drop-call", "cache.close()"): COST + _UNCLOSED,
+    ("mcpctl/pinning/digest_cache.py", "drop-call",
+     "path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)"):
+        COST + "the writer's lock not had when the cache's folder does not exist yet (a "
+        "first pass in a new home): the cache is then written in the command, not aside",
+}
+# Whatever the module: a block only the type checker reads (`from __future__ import
+# annotations` everywhere, so no annotation is evaluated at run time).
+EQUIVALENT_ANYWHERE: dict[tuple[str, str], str] = {
+    ("drop-if", "if TYPE_CHECKING:"): "imports for the type checker only: annotations are "
+                                      "never evaluated at run time",
+    ("if-true", "if TYPE_CHECKING:"): "the type checker's imports made at run time too: "
+                                      "only what is imported, and when, changes",
+}
