@@ -2,7 +2,8 @@
 (`bench/structural_mutation.py` reports them apart and does not run them again).
 
 Each is named by its module, its operator and its line's text as the tool prints it
-(" #2" after the text for the second mutant of that operator on that line), with why.
+(" #2" after the text for the module's second mutant of that operator on a line of
+that text, and so on), with why.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from __future__ import annotations
 COST = "cost only: "
 _UNCLOSED = ("a cache left open is closed when the command ends; it is read-only and "
              "immutable, so nothing is lost")
+_NO_LOCK = ("the writer's lock not had when the cache's folder is not there yet (a first "
+            "pass in a new home) or is: the cache is then written in the command, not aside")
 EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("mcpctl/paths.py", "prefix-starts",
      'if not (platform.startswith("linux") or platform == "darwin") or _android(environ):'):
@@ -58,8 +61,14 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("mcpctl/pinning/digest_cache.py", "drop-call", "cache.close()"): COST + _UNCLOSED,
     ("mcpctl/pinning/digest_cache.py", "drop-call",
      "path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)"):
-        COST + "the writer's lock not had when the cache's folder does not exist yet (a "
-        "first pass in a new home): the cache is then written in the command, not aside",
+        COST + _NO_LOCK,
+    ("mcpctl/pinning/digest_cache.py", "drop-keyword",
+     "path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)"): COST + _NO_LOCK,
+    ("mcpctl/pinning/digest_cache.py", "drop-keyword",
+     "path.parent.mkdir(parents=True, exist_ok=True, mode=0o700) #2"): COST + _NO_LOCK,
+    ("mcpctl/pinning/digest_cache.py", "drop-call", "os.close(fd)"):
+        COST + "the descriptor of a lock another writer holds is left open until the "
+        "command ends (one a command)",
 }
 # Whatever the module: a block only the type checker reads (`from __future__ import
 # annotations` everywhere, so no annotation is evaluated at run time).

@@ -109,8 +109,8 @@ class Mutant:
     # The lines one of which must run for the mutant to change anything (its tests are
     # those the coverage map says ran one of them); not part of its identity.
     reach: tuple[int, ...] = dataclasses.field(default=(), compare=False)
-    # Of the mutants of this operator on this line, which one (0 for the first): an
-    # equivalent is recorded by its line's text, with " #2" for the second, and so on.
+    # Of the module's mutants of this operator on a line of this text, which one (0 for
+    # the first): an equivalent is recorded by the text, " #2" after it for the second.
     twin: int = dataclasses.field(default=0, compare=False)
 
     @property
@@ -312,10 +312,10 @@ def mutants_of(module: str, text: str) -> list[Mutant]:
                             lines[line - 1].strip() if line else "",
                             reach_of(node, tree, statements)))
     found.sort(key=lambda m: (m.line, m.operator, m.index))
-    seen: dict[tuple[int, str], int] = {}
+    seen: dict[tuple[str, str], int] = {}
     for position, mutant in enumerate(found):
-        twin = seen[(mutant.line, mutant.operator)] = seen.get((mutant.line, mutant.operator),
-                                                               -1) + 1
+        same = (mutant.operator, mutant.source)
+        twin = seen[same] = seen.get(same, -1) + 1
         if twin:
             found[position] = dataclasses.replace(mutant, twin=twin)
     return found

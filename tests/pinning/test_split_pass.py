@@ -80,6 +80,9 @@ def test_a_split_first_pass_pins_every_file_of_both_halves(repos: dict[str, Path
                 "~" + hashlib.sha256(data).hexdigest()[:16], len(data), data.count(b"\n"))
     assert approved_manifest(mcpctl_home) == expected
     assert cli(root, "run", "srv").code == 0
+    # The writer's lock made the cache's folder in this new home: the user's alone.
+    # Planted by hand: that folder made without its mode (0755 here).
+    assert (mcpctl_home / "cache" / "pins").stat().st_mode & 0o777 == 0o700
 
 
 def test_right_after_trust_run_waits_for_the_writer_and_names_changes_in_both_halves(
