@@ -17,6 +17,9 @@ _UNCLOSED = ("a cache left open is closed when the command ends; it is read-only
              "immutable, so nothing is lost")
 _NO_LOCK = ("the writer's lock not had when the cache's folder is not there yet (a first "
             "pass in a new home) or is: the cache is then written in the command, not aside")
+_TEMP = 'fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)'
+_TEMP_NAME = ("only the new cache's temporary name changes (it is renamed into place or "
+              "removed)")
 EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("mcpctl/paths.py", "prefix-starts",
      'if not (platform.startswith("linux") or platform == "darwin") or _android(environ):'):
@@ -65,7 +68,21 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("mcpctl/pinning/digest_cache.py", "drop-keyword",
      "path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)"): COST + _NO_LOCK,
     ("mcpctl/pinning/digest_cache.py", "drop-keyword",
-     "path.parent.mkdir(parents=True, exist_ok=True, mode=0o700) #2"): COST + _NO_LOCK,
+     "path.parent.mkdir(parents=True, exist_ok=True, mode=0o700) #6"):
+        "`save`'s folder mode: the folder is made 0700 before any save, by the writer's "
+        "lock (`writing`) or by `workspace._save`, so this mkdir never makes it",
+    ("mcpctl/pinning/digest_cache.py", "drop-call", "time.sleep(pause)"):
+        COST + "the wait for a writer polls without a pause: CPU until the writer lets go "
+        "or the bound, which is unchanged",
+    ("mcpctl/pinning/digest_cache.py", "drop-call", "os.close(fd) #2"):
+        COST + "the lock's descriptor of a start that waited is left open until the "
+        "command ends (one a command)",
+    ("mcpctl/pinning/digest_cache.py", "drop-keyword", _TEMP): COST + _TEMP_NAME,
+    ("mcpctl/pinning/digest_cache.py", "drop-keyword", _TEMP + " #2"): COST + _TEMP_NAME,
+    ("mcpctl/pinning/digest_cache.py", "drop-keyword", _TEMP + " #3"):
+        COST + "the new cache made in the system's temp folder: renamed into place as "
+        "before on one filesystem (0600, as `mkstemp` makes it); across two the rename "
+        "fails and the cache is not written (every start then runs the exact pass)",
     ("mcpctl/pinning/digest_cache.py", "drop-call", "os.close(fd)"):
         COST + "the descriptor of a lock another writer holds is left open until the "
         "command ends (one a command)",

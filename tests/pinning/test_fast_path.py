@@ -151,12 +151,15 @@ def test_an_unchanged_workspace_starts_on_the_fast_path(approved: Callable[[str]
 def test_every_file_kept_for_the_fast_path_is_the_users_alone(
         approved: Callable[[str], Path], mcpctl_home: Path) -> None:
     """The cache, the memo beside it, the private index and the folder snapshot name the
-    workspace's files: readable by the user alone, as the approvals are. Planted by
-    hand: the private index written with mode 0644."""
+    workspace's files: readable by the user alone, as the approvals are, in a folder
+    only the user can list. Planted by hand: the private index written with mode 0644;
+    the cache's folder made without its mode (0755 here) where the command writes the
+    cache, private index and snapshot."""
     approved("unchanged")
     kept = [path for path in mcpctl_home.rglob("*") if path.is_file() and "pins" in path.parts]
     assert {path.suffix for path in kept} >= {".db", ".memo", ".index"}, kept
     assert [path.name for path in kept if path.stat().st_mode & 0o077] == []
+    assert (mcpctl_home / "cache" / "pins").stat().st_mode & 0o777 == 0o700
 
 
 @pytest.mark.parametrize(("case", "change", "named"), [
