@@ -77,6 +77,14 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("mcpctl/pinning/digest_cache.py", "drop-call", "os.close(fd) #2"):
         COST + "the lock's descriptor of a start that waited is left open until the "
         "command ends (one a command)",
+    ("mcpctl/pinning/digest_cache.py", "drop-call", "os.close(fd) #3"):
+        COST + "the new cache's temporary descriptor is left open until the command (or "
+        "the writer) ends",
+    ("mcpctl/pinning/digest_cache.py", "drop-call", "os.chmod(temp, 0o600)"):
+        "`mkstemp` makes the file 0600 already",
+    ("mcpctl/pinning/digest_cache.py", "drop-call", "os.unlink(temp)"):
+        COST + "a new cache whose write failed is left in the folder as a temporary file "
+        "(after a rename there is nothing to remove)",
     ("mcpctl/pinning/digest_cache.py", "drop-keyword", _TEMP): COST + _TEMP_NAME,
     ("mcpctl/pinning/digest_cache.py", "drop-keyword", _TEMP + " #2"): COST + _TEMP_NAME,
     ("mcpctl/pinning/digest_cache.py", "drop-keyword", _TEMP + " #3"):

@@ -266,3 +266,19 @@ def test_a_cache_renamed_to_another_roots_name_is_not_read(tmp_path: Path) -> No
     os.replace(digest_cache.cache_file(cache_dir, first),
                digest_cache.cache_file(cache_dir, second))
     assert digest_cache.load(cache_dir, second) is None
+
+
+def test_the_json_cache_of_an_older_mcpctl_is_removed_when_a_cache_is_written(
+        tmp_path: Path) -> None:
+    """Before SQLite the cache was JSON beside it (14 MB at 100,000 files): the first
+    cache written in its place removes it. Planted by hand: the removal left out."""
+    root = tmp_path / "plain"
+    root.mkdir()
+    (root / "server.js").write_text("good\n")
+    cache = tmp_path / "cache"
+    older = digest_cache.cache_file(cache, str(root)).with_suffix(".json")
+    older.parent.mkdir(parents=True)
+    older.write_text('{"rows": {}}')
+    assert digests_of(root, cache) == {"server.js": sha("good\n")}
+    assert digest_cache.cache_file(cache, str(root)).exists()
+    assert not older.exists()
