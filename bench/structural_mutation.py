@@ -592,22 +592,69 @@ def load_killers(path: Path) -> dict[str, list[list[object]]]:
     return data if isinstance(data, dict) else {}
 
 
-def run_all(mutants: list[Mutant], texts: dict[str, str], jobs: int, results_file: Path,
-            *, make_map: bool = False, reaching_only: bool = False) -> dict[Mutant, str]:
-    results = load_results(results_file)
+class TestFiles:
+    """Digests of the test files a verdict depended on. A survivor's verdict is kept with
+    the digest of the files of the tests that reach it, and of every helper and
+    conftest, so a test added or changed there runs it again; a kill stands. Of the
+    tests in `root`: a copy's, which the mutant ran against, or this checkout's."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.helpers = sorted(str(path.relative_to(root))
+                              for path in (root / "tests").rglob("*.py")
+                              if not path.name.startswith("test_") and not any(
+                                  part.startswith(".") for part in path.relative_to(root).parts))
+        self._digests: dict[str, bytes] = {}
+
+    def _digest(self, name: str) -> bytes:
+        if name not in self._digests:
+            import hashlib  # noqa: PLC0415 - only here
+
+            try:
+                self._digests[name] = hashlib.sha256((self.root / name).read_bytes()).digest()
+            except OSError:
+                self._digests[name] = b"-"
+        return self._digests[name]
+
+    def of(self, chosen: list[str]) -> str:
+        import hashlib  # noqa: PLC0415 - only here
+
+        files = sorted({test.split("::", 1)[0] for test in chosen})
+        digest = hashlib.sha256()
+        for name in [*self.helpers, *files]:
+            digest.update(name.encode() + b"\0" + self._digest(name))
+        return digest.hexdigest()[:16]
+
+
+def stored_verdicts(mutants: list[Mutant], texts: dict[str, str], results: dict[str, str],
+                    chosen_by: dict[str, object] | None, reaching_only: bool
+                    ) -> tuple[dict[Mutant, str], list[Mutant]]:
+    """The verdicts that still hold, and the mutants to run. A survivor's holds while the
+    tests that reach it are as they were (`TestFiles`): never without a map."""
     outcomes: dict[Mutant, str] = {}
-    pending = []
+    pending: list[Mutant] = []
+    files = TestFiles(REPO)
     for mutant in mutants:
-        stored = results.get(f"{digest_of(texts[mutant.module])}:{mutant.key}")
-        if stored in ("killed", "survived") or (reaching_only and stored == UNCONFIRMED):
-            outcomes[mutant] = stored
+        stored = results.get(f"{digest_of(texts[mutant.module])}:{mutant.key}", "")
+        verdict, _, tests = stored.partition(":")
+        alive = verdict == "survived" or (reaching_only and verdict == UNCONFIRMED)
+        if verdict == "killed" or (alive and chosen_by is not None and tests == files.of(
+                coverage_map.tests_reaching(chosen_by, mutant.module, mutant.reach))):
+            outcomes[mutant] = verdict
         elif equivalent(mutant) is not None:
             outcomes[mutant] = "survived"  # not run: the report says why it is equivalent
         else:
             pending.append(mutant)
-    print(f"{len(mutants)} mutants, {len(outcomes)} already run or equivalent, "
-          f"{len(pending)} to run "
-          f"with {jobs} copies side by side", flush=True)
+    return outcomes, pending
+
+
+def run_all(mutants: list[Mutant], texts: dict[str, str], jobs: int, results_file: Path,
+            *, make_map: bool = False, reaching_only: bool = False) -> dict[Mutant, str]:
+    results = load_results(results_file)
+    outcomes, pending = stored_verdicts(mutants, texts, results, coverage_map.load(REPO),
+                                        reaching_only)
+    print(f"{len(mutants)} mutants, {len(outcomes)} already judged or equivalent, "
+          f"{len(pending)} to run with {jobs} copies side by side", flush=True)
     with tempfile.TemporaryDirectory(prefix="mcpctl-structural-") as scratch:
         copies = [Path(scratch) / f"copy{n}" for n in range(jobs)]
         for root in copies:
@@ -618,6 +665,9 @@ def run_all(mutants: list[Mutant], texts: dict[str, str], jobs: int, results_fil
                 copies[0], copy_environment(copies[0]), jobs, MAP_TIMEOUT))
             print(f"coverage map made in {time.monotonic() - started:.0f} s", flush=True)
         chosen_by = coverage_map.load(REPO) if pending else None
+        if chosen_by is not None:  # a new map may keep more survivors' verdicts
+            outcomes, pending = stored_verdicts(mutants, texts, results, chosen_by,
+                                                reaching_only)
         if pending and chosen_by is None:
             print("no coverage map of these sources (--map makes one): every mutant runs "
                   "against the whole suite", flush=True)
@@ -625,6 +675,7 @@ def run_all(mutants: list[Mutant], texts: dict[str, str], jobs: int, results_fil
             raise SystemExit("structural_mutation: the suite fails unmutated; fix it first")
         free = list(copies)
         killers = load_killers(KILLERS)
+        files = TestFiles(copies[0])  # the tests every copy runs
 
         def one(mutant: Mutant) -> tuple[Mutant, str, str]:
             root = free.pop()
@@ -636,6 +687,8 @@ def run_all(mutants: list[Mutant], texts: dict[str, str], jobs: int, results_fil
                 first = likely_killers(killers, mutant, chosen or [])
                 outcome, killer = outcome_of(root, mutant, chosen, first=first,
                                              reaching_only=reaching_only)
+                if outcome != "killed" and chosen is not None:
+                    outcome = f"{outcome}:{files.of(chosen)}"
             finally:
                 target.write_text(texts[mutant.module])
                 py_compile.compile(str(target), doraise=True)  # pristine bytecode again
@@ -643,9 +696,10 @@ def run_all(mutants: list[Mutant], texts: dict[str, str], jobs: int, results_fil
             return mutant, outcome, killer
 
         with ThreadPoolExecutor(max_workers=jobs) as pool:
-            for mutant, outcome, killer in pool.map(one, pending):
+            for mutant, stored, killer in pool.map(one, pending):
+                outcome = stored.partition(":")[0]
                 outcomes[mutant] = outcome
-                results[f"{digest_of(texts[mutant.module])}:{mutant.key}"] = outcome
+                results[f"{digest_of(texts[mutant.module])}:{mutant.key}"] = stored
                 save_results(results_file, results)
                 if killer:
                     killers.setdefault(mutant.module, []).append([mutant.line, killer])
