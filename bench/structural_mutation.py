@@ -30,7 +30,10 @@ mutant is killed when a run fails (or hangs past the timeout), survived when the
 suite passes. `--reaching-only` stops after the first run and counts a mutant it left
 alive as an unconfirmed survivor, so the score it prints is a lower bound.
 Results are kept in a file keyed by the module's content and the mutant, so a run
-stopped half-way resumes where it was, and a later commit re-runs only what changed.
+stopped half-way resumes where it was, and a later commit re-runs only what changed: a
+module that changed, or a survivor whose reaching tests did (its verdict is kept with a
+digest of their files). The equivalents judged by hand (`structural_equivalents.py`)
+are not run.
 
 Most mutants die at the first test that fails, and that test is usually one that
 killed a mutant a few lines away. So the test that killed each mutant is kept too
