@@ -33,6 +33,9 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("mcpctl/sha256.py", "if-true", "if builtin is not None:"):
         "the interpreters mcpctl runs on here have the builtin module, so `builtin` is "
         "never None; the branch is for a Python built without it",
+    ("mcpctl/pinning/candidates.py", "if-true", "if value:"):
+        "an empty env value as a candidate: joined to the cwd or the root it names that "
+        "folder, which is no file (`paths.inside`), and its one token is the same empty text",
     ("mcpctl/pinning/digest_cache.py", "widen-bound", "SCHEMA_VERSION = 3"):
         "the cache's schema number is written and read by the same constant: any value "
         "new to this mcpctl behaves the same (older caches differ from it either way)",
