@@ -36,6 +36,14 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("mcpctl/pinning/candidates.py", "if-true", "if value:"):
         "an empty env value as a candidate: joined to the cwd or the root it names that "
         "folder, which is no file (`paths.inside`), and its one token is the same empty text",
+    ("mcpctl/pinning/digests.py", "prefix-starts", "if digest.startswith(UNPINNED):"):
+        "a file's digest starts `sha256:` or is a marker; only a marker starts `unpinned`",
+    ("mcpctl/pinning/digests.py", "widen-bound", "_CHUNK = 1024 * 1024"):
+        COST + "a pinned file read 16 MiB at a time: more memory for a big file, the "
+        "same digest, the same byte budget",
+    ("mcpctl/pinning/digests.py", "drop-call", "os.close(handle)"):
+        COST + "a descriptor left open per pinned file until the command ends: at most "
+        "MAX_FILES and MAX_TREE_ENTRIES a server, under the usual limit of 1,024",
     ("mcpctl/pinning/digest_cache.py", "widen-bound", "SCHEMA_VERSION = 3"):
         "the cache's schema number is written and read by the same constant: any value "
         "new to this mcpctl behaves the same (older caches differ from it either way)",

@@ -376,6 +376,36 @@ def test_a_program_folder_links_fifos_and_loops(tmp_path: Path) -> None:
     assert tree(root, "srvdir") == after
 
 
+def test_a_program_folder_covers_its_subfolders_and_where_its_links_lead(
+        tmp_path: Path) -> None:
+    """Every file below a program folder counts, at any depth, and so does where a link
+    in it leads out of the workspace. Planted by hand: subfolders not walked (the
+    folder test forced false; `_kind` not telling a folder); a link out left out of the
+    tree."""
+    root = make_workspace(tmp_path, {"srvdir/__main__.py": "", "srvdir/sub/deep/x.py": "1"})
+    write(tmp_path / "a.py", "a")
+    write(tmp_path / "b.py", "b")
+    os.symlink(tmp_path / "a.py", root / "srvdir" / "out.py")
+    before = tree(root, "srvdir")
+    (root / "srvdir" / "sub" / "deep" / "x.py").write_text("2")
+    deeper = tree(root, "srvdir")
+    assert deeper != before
+    (root / "srvdir" / "out.py").unlink()
+    os.symlink(tmp_path / "b.py", root / "srvdir" / "out.py")  # another file outside
+    assert tree(root, "srvdir") != deeper
+
+
+def test_a_program_folders_digest_is_its_entries_as_compact_json(tmp_path: Path) -> None:
+    """A tree digest is part of a fingerprint, so it has one definition: SHA-256 of the
+    sorted (path, digest) pairs as compact JSON, names in UTF-8, a folder marked
+    `folder`. Planted by hand: the JSON's separators, or its `ensure_ascii`, left at
+    their defaults (every approval of a program folder would go stale)."""
+    root = make_workspace(tmp_path, {"srvdir/__main__.py": "m", "srvdir/café/é.py": "e"})
+    text = (f'[["__main__.py","{digest("m")}"],["café/","folder"],'
+            f'["café/é.py","{digest("e")}"]]')
+    assert tree(root, "srvdir") == "sha256-tree:" + hashlib.sha256(text.encode()).hexdigest()
+
+
 def test_the_folder_budget_is_the_server_budget(tmp_path: Path) -> None:
     root = make_workspace(tmp_path, {"srvdir/__main__.py": "", "srvdir/big.bin": ""})
     with (root / "srvdir" / "big.bin").open("r+b") as handle:
