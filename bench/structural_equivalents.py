@@ -44,6 +44,10 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("mcpctl/pinning/digests.py", "drop-call", "os.close(handle)"):
         COST + "a descriptor left open per pinned file until the command ends: at most "
         "MAX_FILES and MAX_TREE_ENTRIES a server, under the usual limit of 1,024",
+    ("mcpctl/pinning/folder_snapshot.py", "prefix-starts",
+     'whole = {path for path in ignored if path.endswith("/")}'):
+        "`whole` is only asked about folder paths, which end in `/`: an ignored file put "
+        "in it matches none of them",
     ("mcpctl/pinning/digest_cache.py", "widen-bound", "SCHEMA_VERSION = 3"):
         "the cache's schema number is written and read by the same constant: any value "
         "new to this mcpctl behaves the same (older caches differ from it either way)",
