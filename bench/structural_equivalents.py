@@ -48,6 +48,9 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
      'whole = {path for path in ignored if path.endswith("/")}'):
         "`whole` is only asked about folder paths, which end in `/`: an ignored file put "
         "in it matches none of them",
+    ("mcpctl/pinning/folder_snapshot.py", "drop-if", "if data is None:"):
+        "a kept `null` then fails to unpack into three lists: the TypeError is caught, "
+        "and the answer is None as before",
     ("mcpctl/pinning/digest_cache.py", "widen-bound", "SCHEMA_VERSION = 3"):
         "the cache's schema number is written and read by the same constant: any value "
         "new to this mcpctl behaves the same (older caches differ from it either way)",

@@ -78,3 +78,53 @@ def test_a_malformed_snapshot_is_none(tmp_path: Path) -> None:
     kept = folder_snapshot.dumps(folder_snapshot.Snapshot([("", 1, 2, 3)], [], ["a.js"]))
     assert folder_snapshot.loads(kept) is not None
     assert folder_snapshot.loads(kept.replace("a.js", "b.js")) is None  # its digest
+
+
+def test_a_virtual_environment_in_an_ignored_folder_is_not_walked(tmp_path: Path) -> None:
+    """`ignored_loadable` does not look inside an ignored virtual environment, so neither
+    does the snapshot: its files are no candidates and its folders no part of it.
+    Planted by hand: the `pyvenv.cfg` check left out (the venv's `bin/python` became an
+    ignored file to pin, which the exact pass never pins)."""
+    root = tree(tmp_path / "repo")
+    venv = root / "env"
+    (venv / "bin").mkdir(parents=True)
+    (venv / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    (venv / "bin" / "python").write_text("#!/bin/sh\n")
+    (venv / "bin" / "python").chmod(0o755)
+    snapshot = folder_snapshot.take(str(root), ["env/"], [], after_settling(root))
+    assert snapshot is not None
+    assert "env/" in [folder for folder, *_ in snapshot.folders]
+    assert "env/bin/" not in [folder for folder, *_ in snapshot.folders]
+    assert snapshot.ignored == []
+
+
+def test_a_link_to_a_folder_is_not_walked_as_one(tmp_path: Path) -> None:
+    """A symlink is a name in its folder, never a folder to walk: git does not follow it
+    either, and one pointing at its own folder would walk forever. Planted by hand:
+    the children's `is_dir` following links (the linked folders were walked)."""
+    root = tree(tmp_path / "repo")
+    (root / "src" / "again").symlink_to(root / "src")
+    (root / "elsewhere").symlink_to(tmp_path)
+    snapshot = folder_snapshot.take(str(root), [], [], after_settling(root))
+    assert snapshot is not None
+    assert [folder for folder, *_ in snapshot.folders] == [
+        "", "dist/", "dist/sub/", "empty/", "node_modules/", "node_modules/pkg/", "src/",
+        "vendor/", "vendor/lib/"]
+
+
+def test_past_its_limit_there_is_no_snapshot(tmp_path: Path) -> None:
+    """Bounded: a tree of more folders and files than `limit` keeps none (git walks it).
+    Planted by hand: the limit's check left out."""
+    root = tree(tmp_path / "repo")
+    assert folder_snapshot.take(str(root), [], [], after_settling(root), limit=9) is not None
+    assert folder_snapshot.take(str(root), [], [], after_settling(root), limit=8) is None
+
+
+def test_a_snapshot_whose_digest_differs_in_its_last_digit_is_none() -> None:
+    """The kept digest is compared whole. Planted by hand: compared by its first 8
+    characters (a damaged tail passed)."""
+    kept = folder_snapshot.dumps(folder_snapshot.Snapshot([("", 1, 2, 3)], [], ["a.js"]))
+    digest = kept[2:66]
+    damaged = kept.replace(digest, digest[:-1] + ("0" if digest[-1] != "0" else "1"), 1)
+    assert damaged != kept
+    assert folder_snapshot.loads(damaged) is None
