@@ -51,6 +51,8 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("mcpctl/pinning/folder_snapshot.py", "drop-if", "if data is None:"):
         "a kept `null` then fails to unpack into three lists: the TypeError is caught, "
         "and the answer is None as before",
+    ("mcpctl/pinning/git.py", "widen-bound", "_CHUNK = 1024 * 1024"):
+        COST + "git's output read 16 MiB at a time: the same bytes, the same bound",
     ("mcpctl/pinning/digest_cache.py", "widen-bound", "SCHEMA_VERSION = 3"):
         "the cache's schema number is written and read by the same constant: any value "
         "new to this mcpctl behaves the same (older caches differ from it either way)",

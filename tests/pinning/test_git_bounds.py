@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from mcpctl.pinning.git import GitUnavailable, _git_outputs
+from mcpctl.pinning.git import MAX_OUTPUT, TIMEOUT, GitUnavailable, _git_outputs
 
 # `-C FOLDER` and the neutral options come first: the command's own words follow them.
 ARGS = "shift 14"
@@ -45,6 +45,7 @@ def test_a_git_that_hangs_is_stopped_at_the_timeout(tmp_path: Path) -> None:
         _git_outputs(tmp_path, [["a"], ["b"]], env, timeout=0.5)
     assert len(pids(tmp_path)) == 2
     assert all(gone(pid) for pid in pids(tmp_path))
+    assert TIMEOUT == 30.0  # the bound this test shortens, as docs/design.md states it
 
 
 @pytest.mark.parametrize("body", ["exec yes", "yes >&2 &\nexec yes"],
@@ -55,6 +56,7 @@ def test_a_git_that_floods_is_stopped_at_the_output_bound(tmp_path: Path, body: 
         _git_outputs(tmp_path, [["a"]], env, timeout=60, max_output=100_000)
     assert "did not finish" not in str(raised.value)  # the bound stopped it, not the clock
     assert all(gone(pid) for pid in pids(tmp_path))
+    assert MAX_OUTPUT == 256 * 1024 * 1024  # the bound this test lowers, as documented
 
 
 def test_a_git_that_fails_beside_one_that_hangs_still_ends_at_the_timeout(
