@@ -51,6 +51,10 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("mcpctl/pinning/folder_snapshot.py", "drop-if", "if data is None:"):
         "a kept `null` then fails to unpack into three lists: the TypeError is caught, "
         "and the answer is None as before",
+    ("mcpctl/pinning/git.py", "prefix-starts",
+     'env = {key: value for key, value in environ.items() if not key.startswith("GIT_")}'):
+        "this environment goes to git alone: a variable that starts `GIT` but not `GIT_` "
+        "(`GITHUB_TOKEN`) means nothing to git, kept or dropped",
     ("mcpctl/pinning/git.py", "widen-bound", "_CHUNK = 1024 * 1024"):
         COST + "git's output read 16 MiB at a time: the same bytes, the same bound",
     ("mcpctl/pinning/digest_cache.py", "widen-bound", "SCHEMA_VERSION = 3"):

@@ -1,8 +1,12 @@
 """The git that pinning runs reads neither the system's nor the user's git
 configuration: an `excludesFile` there would hide an untracked script from the
 approval (issue 30: planted by hand, dropping `GIT_CONFIG_NOSYSTEM` or
-`GIT_CONFIG_GLOBAL` from `git_environment` left `lib.sh` unpinned, and its change ran
-under the approval)."""
+`GIT_CONFIG_GLOBAL` from `git_environment` left the script unpinned, and its change
+ran under the approval).
+
+The script is `lib.inc`, a name with no code suffix and no executable bit: an ignored
+file that looks like code is pinned anyway (issue 23), so a `lib.sh` stopped telling
+the two apart once that was built, and both drops survived the structural run."""
 
 from __future__ import annotations
 
@@ -21,14 +25,14 @@ SERVER = {"mcpServers": {"srv": {"command": "bash", "args": ["run.sh"]}}}
 
 def repo_with_untracked_script(tmp_path: Path) -> Path:
     root = git_repo(tmp_path / "repo", {".mcp.json": json.dumps(SERVER),
-                                        "run.sh": ". ./lib.sh\n"})
-    (root / "lib.sh").write_text("true\n")  # untracked, not ignored by the repo
+                                        "run.sh": ". ./lib.inc\n"})
+    (root / "lib.inc").write_text("true\n")  # untracked, not ignored by the repo
     return root
 
 
 def excludes(tmp_path: Path) -> Path:
     ignore = tmp_path / "ignore-all-scripts"
-    ignore.write_text("lib.sh\n")
+    ignore.write_text("lib.inc\n")
     return ignore
 
 
@@ -41,7 +45,7 @@ def attack(root: Path, tmp_path: Path, mcpctl: list[str]) -> list[Result]:
         return Result(done.returncode, done.stdout, done.stderr)
 
     approved = call("trust", "srv", "--yes")
-    (root / "lib.sh").write_text(f"touch {tmp_path / 'MARKER'}\n")
+    (root / "lib.inc").write_text(f"touch {tmp_path / 'MARKER'}\n")
     return [approved, call("list", "--json"), call("run", "srv")]
 
 
