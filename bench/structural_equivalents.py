@@ -20,6 +20,11 @@ _NO_LOCK = ("the writer's lock not had when the cache's folder is not there yet 
 _TEMP = 'fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)'
 _TEMP_NAME = ("only the new cache's temporary name changes (it is renamed into place or "
               "removed)")
+_GIT_ENV = ('env.update(GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=os.devnull, '
+            'GIT_TERMINAL_PROMPT="0",')
+_NO_PAGER = ("git pages only to a terminal, and its output here is a pipe")
+_NO_ASKPASS = ("the askpass programs run only for a remote's credentials: no command mcpctl "
+               "runs contacts a remote, and the caller's `GIT_*` are dropped anyway")
 EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("mcpctl/paths.py", "prefix-starts",
      'if not (platform.startswith("linux") or platform == "darwin") or _android(environ):'):
@@ -55,6 +60,23 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
      'env = {key: value for key, value in environ.items() if not key.startswith("GIT_")}'):
         "this environment goes to git alone: a variable that starts `GIT` but not `GIT_` "
         "(`GITHUB_TOKEN`) means nothing to git, kept or dropped",
+    ("mcpctl/pinning/git.py", "drop-keyword", _GIT_ENV + " #3"):
+        "`GIT_TERMINAL_PROMPT`: git prompts only for a remote's credentials, and no "
+        "command mcpctl runs contacts a remote (stdin is /dev/null besides)",
+    ("mcpctl/pinning/git.py", "drop-keyword",
+     'GIT_PAGER="cat", PAGER="cat", GIT_ASKPASS="", SSH_ASKPASS="",'): _NO_PAGER,
+    ("mcpctl/pinning/git.py", "drop-keyword",
+     'GIT_PAGER="cat", PAGER="cat", GIT_ASKPASS="", SSH_ASKPASS="", #2'): _NO_PAGER,
+    ("mcpctl/pinning/git.py", "drop-keyword",
+     'GIT_PAGER="cat", PAGER="cat", GIT_ASKPASS="", SSH_ASKPASS="", #3'): _NO_ASKPASS,
+    ("mcpctl/pinning/git.py", "drop-keyword",
+     'GIT_PAGER="cat", PAGER="cat", GIT_ASKPASS="", SSH_ASKPASS="", #4'): _NO_ASKPASS,
+    ("mcpctl/pinning/git.py", "drop-keyword", 'GIT_OPTIONAL_LOCKS="0", LC_ALL="C")'):
+        "no command mcpctl runs takes an optional lock: none of them is `status`, the one "
+        "that refreshes the index as it reads it",
+    ("mcpctl/pinning/git.py", "drop-keyword", 'GIT_OPTIONAL_LOCKS="0", LC_ALL="C") #2'):
+        "only the language of a git error mcpctl quotes changes: its paths come NUL- or "
+        "line-separated and unquoted whatever the locale",
     ("mcpctl/pinning/git.py", "widen-bound", "_CHUNK = 1024 * 1024"):
         COST + "git's output read 16 MiB at a time: the same bytes, the same bound",
     ("mcpctl/pinning/digest_cache.py", "widen-bound", "SCHEMA_VERSION = 3"):
