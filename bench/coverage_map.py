@@ -135,14 +135,15 @@ def save(root: Path, coverage_map: dict[str, object]) -> None:
     os.replace(temporary, path)
 
 
-def load(root: Path) -> dict[str, object] | None:
-    """The saved map if it was made from the sources as they are now, else None."""
+def load(root: Path, *, stale: bool = False) -> dict[str, object] | None:
+    """The saved map if it was made from the sources as they are now (with `stale`,
+    whatever they were: for a report, never to choose a mutant's tests), else None."""
     try:
         coverage_map = json.loads((root / MAP_FILE).read_text())
     except (OSError, ValueError):
         return None
-    if not isinstance(coverage_map, dict) or coverage_map.get("digest") != \
-            source_digest(root):
+    if not isinstance(coverage_map, dict) or (not stale and coverage_map.get("digest") !=
+                                              source_digest(root)):
         return None
     return coverage_map
 

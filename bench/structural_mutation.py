@@ -789,6 +789,9 @@ def main() -> int:
                              "the same --seed and sources): the score is then an estimate, "
                              "printed with its 95 %% interval")
     parser.add_argument("--seed", type=int, default=30, help="the draw's seed (default 30)")
+    parser.add_argument("--report", action="store_true",
+                        help="run nothing: the report of the verdicts kept so far (a "
+                             "survivor whose reaching tests changed since counts as not run)")
     parser.add_argument("--reaching-only", action="store_true",
                         help="run only the tests that reach each mutant (needs a map): a "
                              "mutant they do not kill counts as a survivor, unconfirmed")
@@ -816,6 +819,13 @@ def main() -> int:
                          key=mutants.index)
         print(f"a sample of {len(mutants)} of {population} mutants (seed {options.seed})",
               flush=True)
+    if options.report:
+        outcomes, pending = stored_verdicts(mutants, texts, load_results(options.results),
+                                            coverage_map.load(REPO, stale=True), True)
+        code = report(outcomes)
+        print(f"{len(outcomes)} of {len(mutants)} mutants judged; {len(pending)} not run "
+              "with the tests as they are now")
+        return code
     started = time.monotonic()
     outcomes = run_all(mutants, texts, max(1, options.jobs), options.results,
                        make_map=options.map, reaching_only=options.reaching_only)
