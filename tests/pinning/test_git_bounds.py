@@ -8,7 +8,16 @@ from pathlib import Path
 
 import pytest
 
-from mcpctl.pinning.git import MAX_OUTPUT, TIMEOUT, GitUnavailable, _git_outputs
+from mcpctl.pinning.git import (
+    IGNORED,
+    MAX_OUTPUT,
+    TIMEOUT,
+    UNTRACKED,
+    GitUnavailable,
+    _git_outputs,
+    work_tree_files,
+)
+from tests.pinning.repos import git_repo
 
 # `-C FOLDER` and the neutral options come first: the command's own words follow them.
 ARGS = "shift 14"
@@ -76,3 +85,40 @@ def test_each_command_gets_its_own_output_and_an_error_is_quoted(tmp_path: Path)
         _git_outputs(tmp_path, [["one"], ["fail"]], env)
     assert all(gone(pid) for pid in pids(tmp_path))
 
+
+
+def open_descriptors() -> set[str]:
+    return set(os.listdir("/proc/self/fd"))
+
+
+def test_a_git_that_cannot_be_started_is_unavailable_and_leaks_nothing(
+        tmp_path: Path) -> None:
+    """An executable `git` the kernel will not run (no interpreter line): the spawn fails,
+    and the caller walks the folder. Planted by hand: the spawn's error swallowed (the
+    listing ended in an internal error), and the pipes of a failed spawn left open."""
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    (folder / "git").write_bytes(b"\x00not a program\n")
+    (folder / "git").chmod(0o755)
+    env = {"PATH": str(folder)}
+    before = open_descriptors()
+    for _ in range(3):
+        with pytest.raises(GitUnavailable, match="Exec format error"):
+            _git_outputs(tmp_path, [["a"], ["b"]], env)
+    assert open_descriptors() == before
+
+
+def test_git_reads_the_default_excludes_of_the_environment_it_is_given(
+        tmp_path: Path) -> None:
+    """git's own default excludes file (`$XDG_CONFIG_HOME/git/ignore`) comes from the
+    environment mcpctl was given, as the rules' digest does (`git.rules_of`). Planted by
+    hand: git given the process's environment instead (the file was untracked)."""
+    root = git_repo(tmp_path / "repo", {"a.js": "a\n"})
+    (root / "notes.log").write_text("x\n")
+    config = tmp_path / "xdg"
+    (config / "git").mkdir(parents=True)
+    (config / "git" / "ignore").write_text("*.log\n")
+    without = {key: value for key, value in os.environ.items() if key != "XDG_CONFIG_HOME"}
+    assert work_tree_files(root, without)["notes.log"] == UNTRACKED
+    assert work_tree_files(root, {**without, "XDG_CONFIG_HOME": str(config)})[
+        "notes.log"] == IGNORED
