@@ -80,10 +80,13 @@ def test_a_git_that_fails_beside_one_that_hangs_still_ends_at_the_timeout(
 def test_each_command_gets_its_own_output_and_an_error_is_quoted(tmp_path: Path) -> None:
     env = fake_git(tmp_path, f'{ARGS}\nif [ "$1" = fail ]; then echo "no such repo" >&2; '
                              'exit 3; fi\nprintf "%s" "$1"')
+    before = open_descriptors()
     assert _git_outputs(tmp_path, [["one"], ["two"]], env) == [b"one", b"two"]
     with pytest.raises(GitUnavailable, match="no such repo"):
         _git_outputs(tmp_path, [["one"], ["fail"]], env)
     assert all(gone(pid) for pid in pids(tmp_path))
+    # Planted by hand: the pipes a git was read through left open when it ended.
+    assert open_descriptors() == before
 
 
 
