@@ -42,6 +42,10 @@ def gone(pid: int) -> bool:
     return False
 
 
+def open_descriptors() -> set[str]:
+    return set(os.listdir("/proc/self/fd"))
+
+
 def pids(tmp_path: Path) -> list[int]:
     return [int(line) for line in (tmp_path / "pids").read_text().split()]
 
@@ -50,10 +54,13 @@ def pids(tmp_path: Path) -> list[int]:
 @pytest.mark.timeout(15)
 def test_a_git_that_hangs_is_stopped_at_the_timeout(tmp_path: Path) -> None:
     env = fake_git(tmp_path, "exec sleep 600")
+    before = open_descriptors()
     with pytest.raises(GitUnavailable, match=r"did not finish within 0\.5 s"):
         _git_outputs(tmp_path, [["a"], ["b"]], env, timeout=0.5)
     assert len(pids(tmp_path)) == 2
     assert all(gone(pid) for pid in pids(tmp_path))
+    # Planted by hand: the pipes of a git stopped at the timeout left open.
+    assert open_descriptors() == before
     assert TIMEOUT == 30.0  # the bound this test shortens, as docs/design.md states it
 
 
@@ -80,18 +87,11 @@ def test_a_git_that_fails_beside_one_that_hangs_still_ends_at_the_timeout(
 def test_each_command_gets_its_own_output_and_an_error_is_quoted(tmp_path: Path) -> None:
     env = fake_git(tmp_path, f'{ARGS}\nif [ "$1" = fail ]; then echo "no such repo" >&2; '
                              'exit 3; fi\nprintf "%s" "$1"')
-    before = open_descriptors()
     assert _git_outputs(tmp_path, [["one"], ["two"]], env) == [b"one", b"two"]
     with pytest.raises(GitUnavailable, match="no such repo"):
         _git_outputs(tmp_path, [["one"], ["fail"]], env)
     assert all(gone(pid) for pid in pids(tmp_path))
-    # Planted by hand: the pipes a git was read through left open when it ended.
-    assert open_descriptors() == before
 
-
-
-def open_descriptors() -> set[str]:
-    return set(os.listdir("/proc/self/fd"))
 
 
 def test_a_git_that_cannot_be_started_is_unavailable_and_leaks_nothing(
