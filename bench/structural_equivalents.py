@@ -77,6 +77,10 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("mcpctl/pinning/git.py", "drop-keyword", 'GIT_OPTIONAL_LOCKS="0", LC_ALL="C") #2'):
         "only the language of a git error mcpctl quotes changes: its paths come NUL- or "
         "line-separated and unquoted whatever the locale",
+    ("mcpctl/pinning/git.py", "drop-call", "poller.unregister(finished)"):
+        COST + "a closed pipe left in the poller: poll reports it invalid at once and it "
+        "is skipped, so the wait spins until the other gits end; nothing opens a new "
+        "descriptor meanwhile that could take its number",
     ("mcpctl/pinning/git.py", "widen-bound", "_CHUNK = 1024 * 1024"):
         COST + "git's output read 16 MiB at a time: the same bytes, the same bound",
     ("mcpctl/pinning/digest_cache.py", "widen-bound", "SCHEMA_VERSION = 3"):
