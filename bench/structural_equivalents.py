@@ -81,6 +81,9 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         COST + "a closed pipe left in the poller: poll reports it invalid at once and it "
         "is skipped, so the wait spins until the other gits end; nothing opens a new "
         "descriptor meanwhile that could take its number",
+    ("mcpctl/pinning/git.py", "skip-loop", "for run in runs: #2"):
+        "the gits left unreaped when the pipes end are reaped by the caller's `finally` "
+        "(`_Run.stop` kills what still runs and reaps)",
     ("mcpctl/pinning/git.py", "widen-bound", "_CHUNK = 1024 * 1024"):
         COST + "git's output read 16 MiB at a time: the same bytes, the same bound",
     ("mcpctl/pinning/digest_cache.py", "widen-bound", "SCHEMA_VERSION = 3"):

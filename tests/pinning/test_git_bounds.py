@@ -75,6 +75,18 @@ def test_a_git_that_floods_is_stopped_at_the_output_bound(tmp_path: Path, body: 
     assert MAX_OUTPUT == 256 * 1024 * 1024  # the bound this test lowers, as documented
 
 
+@pytest.mark.timeout(15)
+def test_a_git_that_floods_then_hangs_is_stopped_at_the_bound_not_waited_for(
+        tmp_path: Path) -> None:
+    """Past the output bound git is killed there and then: one that wrote too much and
+    then stopped writing would otherwise be waited for until it ended. Planted by
+    hand: the kill at the bound left out (the test ran into its timeout)."""
+    env = fake_git(tmp_path, "head -c 200000 /dev/zero\nexec sleep 600")
+    with pytest.raises(GitUnavailable):
+        _git_outputs(tmp_path, [["a"]], env, timeout=60, max_output=100_000)
+    assert all(gone(pid) for pid in pids(tmp_path))
+
+
 def test_a_git_that_fails_beside_one_that_hangs_still_ends_at_the_timeout(
         tmp_path: Path) -> None:
     env = fake_git(tmp_path, f'{ARGS}\nif [ "$1" = fail ]; then exit 3; fi\nexec sleep 60')
