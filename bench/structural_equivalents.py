@@ -22,6 +22,8 @@ _TEMP_NAME = ("only the new cache's temporary name changes (it is renamed into p
               "removed)")
 _GIT_ENV = ('env.update(GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=os.devnull, '
             'GIT_TERMINAL_PROMPT="0",')
+_REAPED = ("the gits left unreaped when the pipes end are reaped by the caller's `finally` "
+           "(`_Run.stop` kills what still runs and reaps)")
 _NO_PAGER = ("git pages only to a terminal, and its output here is a pipe")
 _NO_ASKPASS = ("the askpass programs run only for a remote's credentials: no command mcpctl "
                "runs contacts a remote, and the caller's `GIT_*` are dropped anyway")
@@ -81,9 +83,12 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         COST + "a closed pipe left in the poller: poll reports it invalid at once and it "
         "is skipped, so the wait spins until the other gits end; nothing opens a new "
         "descriptor meanwhile that could take its number",
-    ("mcpctl/pinning/git.py", "skip-loop", "for run in runs: #2"):
-        "the gits left unreaped when the pipes end are reaped by the caller's `finally` "
-        "(`_Run.stop` kills what still runs and reaps)",
+    ("mcpctl/pinning/git.py", "skip-loop", "for run in runs: #2"): _REAPED,
+    ("mcpctl/pinning/git.py", "drop-if", "if run.status is None:"): _REAPED,
+    ("mcpctl/pinning/git.py", "drop-call", "run.reap()"): _REAPED,
+    ("mcpctl/pinning/git.py", "if-true", "if run.status is None:"):
+        "only a git stopped at the output bound is reaped already; reaping it again fails "
+        "(ECHILD), which ends in GitUnavailable, as that bound does anyway",
     ("mcpctl/pinning/git.py", "widen-bound", "_CHUNK = 1024 * 1024"):
         COST + "git's output read 16 MiB at a time: the same bytes, the same bound",
     ("mcpctl/pinning/digest_cache.py", "widen-bound", "SCHEMA_VERSION = 3"):

@@ -12,6 +12,7 @@ from mcpctl.pinning.git import (
     IGNORED,
     MAX_OUTPUT,
     TIMEOUT,
+    TRACKED,
     UNTRACKED,
     GitUnavailable,
     _git_outputs,
@@ -134,6 +135,8 @@ def test_git_reads_the_default_excludes_of_the_environment_it_is_given(
     (config / "git").mkdir(parents=True)
     (config / "git" / "ignore").write_text("*.log\n")
     without = {key: value for key, value in os.environ.items() if key != "XDG_CONFIG_HOME"}
-    assert work_tree_files(root, without)["notes.log"] == UNTRACKED
-    assert work_tree_files(root, {**without, "XDG_CONFIG_HOME": str(config)})[
-        "notes.log"] == IGNORED
+    # The whole listing, nothing more: each of git's lists ends in a NUL, which names
+    # no path (planted by hand: an empty path read from that end).
+    assert work_tree_files(root, without) == {"a.js": TRACKED, "notes.log": UNTRACKED}
+    assert work_tree_files(root, {**without, "XDG_CONFIG_HOME": str(config)}) == {
+        "a.js": TRACKED, "notes.log": IGNORED}
