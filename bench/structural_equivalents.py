@@ -89,6 +89,11 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("mcpctl/pinning/git.py", "if-true", "if run.status is None:"):
         "only a git stopped at the output bound is reaped already; reaping it again fails "
         "(ECHILD), which ends in GitUnavailable, as that bound does anyway",
+    ("mcpctl/pinning/git.py", "if-false", 'if text.count("\\t") == text.count("\\0"):'):
+        COST + "every listing split entry by entry, as one holding a tab in a path is: the "
+        "same paths, more slowly",
+    ("mcpctl/pinning/git.py", "prefix-eq", 'if text.count("\\t") == text.count("\\0"):'):
+        "two counts, never strings: the helper compares them whole",
     ("mcpctl/pinning/git.py", "widen-bound", "_CHUNK = 1024 * 1024"):
         COST + "git's output read 16 MiB at a time: the same bytes, the same bound",
     ("mcpctl/pinning/digest_cache.py", "widen-bound", "SCHEMA_VERSION = 3"):

@@ -17,6 +17,7 @@ from mcpctl.pinning.git import (
     GitUnavailable,
     _git_outputs,
     work_tree_files,
+    work_tree_listing,
 )
 from tests.pinning.repos import git_repo
 
@@ -140,3 +141,7 @@ def test_git_reads_the_default_excludes_of_the_environment_it_is_given(
     assert work_tree_files(root, without) == {"a.js": TRACKED, "notes.log": UNTRACKED}
     assert work_tree_files(root, {**without, "XDG_CONFIG_HOME": str(config)}) == {
         "a.js": TRACKED, "notes.log": IGNORED}
+    # The rules' digest, which the fast path compares, reads the same environment.
+    # Planted by hand: `rules_of` given the process's environment.
+    assert work_tree_listing(root, without).rules != work_tree_listing(
+        root, {**without, "XDG_CONFIG_HOME": str(config)}).rules
