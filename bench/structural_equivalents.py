@@ -13,6 +13,8 @@ from __future__ import annotations
 # marks a mutant that is only slower or holds a resource longer, never wrong: the
 # report counts those apart, and gives the score with and without them.
 COST = "cost only: "
+_BUILTIN = ("the interpreters mcpctl runs on here have the builtin module, so `builtin` is "
+            "never None; the branch is for a Python built without it")
 _UNCLOSED = ("a cache left open is closed when the command ends; it is read-only and "
              "immutable, so nothing is lost")
 _NO_LOCK = ("the writer's lock not had when the cache's folder is not there yet (a first "
@@ -35,11 +37,9 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         "only which module hashes input of 64 KiB to 1 MiB changes: the same digest at "
         "another speed (speed is the bench's, and the tests take LONG from the module)",
     ("mcpctl/sha256.py", "drop-if", "if builtin is not None:"):
-        "the interpreters mcpctl runs on here have the builtin module, so `builtin` is "
-        "never None; the branch is for a Python built without it",
+        _BUILTIN,
     ("mcpctl/sha256.py", "if-true", "if builtin is not None:"):
-        "the interpreters mcpctl runs on here have the builtin module, so `builtin` is "
-        "never None; the branch is for a Python built without it",
+        _BUILTIN,
     ("mcpctl/pinning/candidates.py", "if-true", "if value:"):
         "an empty env value as a candidate: joined to the cwd or the root it names that "
         "folder, which is no file (`paths.inside`), and its one token is the same empty text",

@@ -57,6 +57,7 @@ from __future__ import annotations
 import argparse
 import ast
 import dataclasses
+import hashlib
 import json
 import os
 import py_compile
@@ -69,6 +70,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench import coverage_contexts, coverage_map
@@ -516,12 +518,11 @@ def first_failure(output: str) -> str:
 
 
 def digest_of(text: str) -> str:
-    import hashlib  # noqa: PLC0415 - only here
-
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def load_results(path: Path) -> dict[str, str]:
+def load_results(path: Path) -> dict[str, Any]:
+    """A JSON object kept by `save_results` (the verdicts, the killers), or {}."""
     try:
         data = json.loads(path.read_text())
     except (OSError, ValueError):
@@ -587,14 +588,6 @@ def likely_killers(killers: dict[str, list[list[object]]], mutant: Mutant,
     return found
 
 
-def load_killers(path: Path) -> dict[str, list[list[object]]]:
-    try:
-        data = json.loads(path.read_text())
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
 class TestFiles:
     """Digests of the test files a verdict depended on. A survivor's verdict is kept with
     the digest of the files of the tests that reach it, and of every helper and
@@ -611,8 +604,6 @@ class TestFiles:
 
     def _digest(self, name: str) -> bytes:
         if name not in self._digests:
-            import hashlib  # noqa: PLC0415 - only here
-
             try:
                 self._digests[name] = hashlib.sha256((self.root / name).read_bytes()).digest()
             except OSError:
@@ -620,8 +611,6 @@ class TestFiles:
         return self._digests[name]
 
     def of(self, chosen: list[str]) -> str:
-        import hashlib  # noqa: PLC0415 - only here
-
         files = sorted({test.split("::", 1)[0] for test in chosen})
         digest = hashlib.sha256()
         for name in [*self.helpers, *files]:
@@ -677,7 +666,7 @@ def run_all(mutants: list[Mutant], texts: dict[str, str], jobs: int, results_fil
         if pending and run_suite(copies[0], ["tests"], MUTANT_TIMEOUT * 2)[0] != "survived":
             raise SystemExit("structural_mutation: the suite fails unmutated; fix it first")
         free = list(copies)
-        killers = load_killers(KILLERS)
+        killers: dict[str, list[list[object]]] = load_results(KILLERS)
         files = TestFiles(copies[0])  # the tests every copy runs
 
         def one(mutant: Mutant) -> tuple[Mutant, str, str]:
