@@ -63,32 +63,61 @@ def git_program(environ: Mapping[str, str]) -> str:
 def _git_outputs(folder: Path, commands: Sequence[list[str]], environ: Mapping[str, str],
                  *, timeout: float = TIMEOUT, max_output: int = MAX_OUTPUT,
                  index_files: Sequence[str | None] = ()) -> list[bytes]:
-    """Each command's stdout. The commands run side by side (each git takes a few
-    milliseconds to start, and `list` needs three), all within one `timeout`; an output
-    past `max_output` stops its git. Spawned with `os.posix_spawn`: importing
-    `subprocess` (and the threading, signal, selectors and locale modules it brings)
-    would cost `list` 15 M instructions, 6 ms here (issue 15). `index_files[i]`, if
-    given, is the index command i reads instead of the repo's (`GIT_INDEX_FILE`)."""
-    program, env = git_program(environ), git_environment(environ)
-    deadline = time.monotonic() + timeout
-    runs: list[_Run] = []
-    try:
-        for number, args in enumerate(commands):  # one at a time: `finally` stops those
-            index = index_files[number] if number < len(index_files) else None  # started
-            own = env if index is None else {**env, "GIT_INDEX_FILE": index}  # before a failure
-            runs.append(_Run([program, "-C", str(folder), *_NEUTRAL, *args], own))
-        _read_all(runs, deadline, max_output)
-    except TimeoutError:
-        raise GitUnavailable(f"git did not finish within {timeout:g} s") from None
-    except OSError as error:
-        raise GitUnavailable(str(error)) from None
-    finally:
-        for run in runs:  # none is left running, whatever ended the wait
+    """Each command's stdout (`GitRound`)."""
+    with GitRound(folder, commands, environ, timeout=timeout, max_output=max_output,
+                  index_files=index_files) as round_:
+        return round_.outputs()
+
+
+class GitRound:
+    """Gits started side by side (each takes a few milliseconds to start, and `list`
+    needs three), all within one `timeout`; the caller may do other work before it
+    asks for their `outputs`. An output past `max_output` stops its git. Spawned with
+    `os.posix_spawn`: importing `subprocess` (and the threading, signal, selectors and
+    locale modules it brings) would cost `list` 15 M instructions, 6 ms here (issue
+    15). `index_files[i]`, if given, is the index command i reads instead of the
+    repo's (`GIT_INDEX_FILE`). Leaving the `with` stops every git still running."""
+
+    def __init__(self, folder: Path, commands: Sequence[list[str]],
+                 environ: Mapping[str, str], *, timeout: float = TIMEOUT,
+                 max_output: int = MAX_OUTPUT,
+                 index_files: Sequence[str | None] = ()) -> None:
+        program, env = git_program(environ), git_environment(environ)
+        self.timeout, self.max_output = timeout, max_output
+        self.deadline = time.monotonic() + timeout
+        self.runs: list[_Run] = []
+        try:
+            for number, args in enumerate(commands):  # one at a time: those started
+                index = index_files[number] if number < len(index_files) else None
+                own = env if index is None else {**env, "GIT_INDEX_FILE": index}
+                self.runs.append(_Run([program, "-C", str(folder), *_NEUTRAL, *args], own))
+        except OSError as error:
+            self.stop()  # before a failure are not left running
+            raise GitUnavailable(str(error)) from None
+
+    def __enter__(self) -> "GitRound":
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.stop()
+
+    def outputs(self) -> list[bytes]:
+        try:
+            _read_all(self.runs, self.deadline, self.max_output)
+        except TimeoutError:
+            raise GitUnavailable(f"git did not finish within {self.timeout:g} s") from None
+        except OSError as error:
+            raise GitUnavailable(str(error)) from None
+        finally:
+            self.stop()  # none is left running, whatever ended the wait
+        for run in self.runs:
+            if run.status != 0 or len(run.out) > self.max_output:
+                raise GitUnavailable(bytes(run.err).decode("utf-8", "replace").strip()[:200])
+        return [bytes(run.out) for run in self.runs]
+
+    def stop(self) -> None:
+        for run in self.runs:
             run.stop()
-    for run in runs:
-        if run.status != 0 or len(run.out) > max_output:
-            raise GitUnavailable(bytes(run.err).decode("utf-8", "replace").strip()[:200])
-    return [bytes(run.out) for run in runs]
 
 
 class _Run:
@@ -321,49 +350,62 @@ class Since(NamedTuple):
     inside: str = ""  # the folder's path from the repo's top (`Listing.inside`)
 
 
-def changes_since(folder: Path, index: Path, environ: Mapping[str, str],
-                  known: tuple[list[int], str] | None = None, *, walk: bool = True) -> Since:
-    """One bounded round of git (side by side, as `git status` costs): `ls-files -m -d
-    -o` against the private index, the ignored paths present, `rev-parse`, and the repo's
-    own tracked list (its index's paths only: its stat data is never used) — unless
-    `known` says (the index's stat, the list's digest) and the index is as it was.
-    Without `walk` (no folder changed since git last walked them, `folder_snapshot`),
-    only `diff-files`: what differs from the private index or is gone."""
-    private = str(index)
-    before = index_stat(folder)
-    skip = known is not None and before == known[0]
-    # One git reads the private index once for both: `-m -d` what differs from it (by
-    # stat, mode and type; a racily clean entry by content, which never matches),
-    # `-o` what is not in it and not ignored (`x/`: a repository inside).
-    # Without a walk, `diff-files` says the same as `ls-files -m -d` (a path whose stat,
-    # mode or type differs from its entry, or that is gone; `--relative`: from this
-    # folder and within it, as `ls-files` names them), but stats the entries over the
-    # cores as `git status` does (`core.preloadIndex`); `ls-files` stats them one by
-    # one. Names only: no diff is made, so no diff program or textconv runs.
-    modified = ([*_STAT_RULES, "ls-files", "-z", "-m", "-d", "-o", "--exclude-standard"]
-                if walk else
-                [*_STAT_RULES, "-c", "core.preloadIndex=true", "diff-files", "-z",
-                 "--name-only", "--relative", "--ignore-submodules=all", "--no-ext-diff",
-                 "--no-textconv"])
-    commands = [REV_PARSE, modified]
-    if walk:  # against the repo's index, as the exact pass lists them
-        commands.append(IGNORED_LISTING)
-    if not skip:
-        commands.append(["ls-files", "-z"])
-    outputs = _git_outputs(folder, commands, environ, index_files=[None, private])
-    top, listed = outputs[:2]
-    git_dir, inside = _check_top(folder, top)
-    if known is not None and skip:
-        digest = known[1]
-    else:
-        digest = tracked_digest(dict.fromkeys(
-            name for name in outputs[-1].decode("utf-8", "surrogateescape").split("\0") if name))
-    names = [name.decode("utf-8", "surrogateescape") for name in listed.split(b"\0") if name]
-    return Since(digest, rules_of(git_dir, environ),
-                 [name for name in names if not name.endswith("/")],
-                 [name for name in names if name.endswith("/")], before,
-                 tuple(name.decode("utf-8", "surrogateescape")
-                       for name in outputs[2].split(b"\0") if name) if walk else (), inside)
+class Changes:
+    """One bounded round of git (side by side, as `git status` costs), started by
+    `__init__` and read by `since`: `ls-files -m -d -o` against the private index, the
+    ignored paths present, `rev-parse`, and the repo's own tracked list (its index's
+    paths only: its stat data is never used) — unless `known` says (the index's stat,
+    the list's digest) and the index is as it was. Without `walk` (no folder changed
+    since git last walked them, `folder_snapshot`), only `diff-files`: what differs
+    from the private index or is gone. Leaving the `with` stops the gits."""
+
+    def __init__(self, folder: Path, index: Path, environ: Mapping[str, str],
+                 known: tuple[list[int], str] | None = None, *, walk: bool = True) -> None:
+        self.folder, self.environ, self.walk = folder, environ, walk
+        self.before = index_stat(folder)
+        self.known = known[1] if known is not None and self.before == known[0] else None
+        # One git reads the private index once for both: `-m -d` what differs from it
+        # (by stat, mode and type; a racily clean entry by content, which never
+        # matches), `-o` what is not in it and not ignored (`x/`: a repository inside).
+        # Without a walk, `diff-files` says the same as `ls-files -m -d` (a path whose
+        # stat, mode or type differs from its entry, or that is gone; `--relative`: from
+        # this folder and within it, as `ls-files` names them), but stats the entries
+        # over the cores as `git status` does (`core.preloadIndex`); `ls-files` stats
+        # them one by one. Names only: no diff is made, so no diff program or textconv
+        # runs.
+        modified = ([*_STAT_RULES, "ls-files", "-z", "-m", "-d", "-o", "--exclude-standard"]
+                    if walk else
+                    [*_STAT_RULES, "-c", "core.preloadIndex=true", "diff-files", "-z",
+                     "--name-only", "--relative", "--ignore-submodules=all", "--no-ext-diff",
+                     "--no-textconv"])
+        commands = [REV_PARSE, modified]
+        if walk:  # against the repo's index, as the exact pass lists them
+            commands.append(IGNORED_LISTING)
+        if self.known is None:
+            commands.append(["ls-files", "-z"])
+        self.round = GitRound(folder, commands, environ, index_files=[None, str(index)])
+
+    def __enter__(self) -> "Changes":
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.round.stop()
+
+    def since(self) -> Since:
+        outputs = self.round.outputs()
+        top, listed = outputs[:2]
+        git_dir, inside = _check_top(self.folder, top)
+        digest = self.known if self.known is not None else tracked_digest(dict.fromkeys(
+            name for name in outputs[-1].decode("utf-8", "surrogateescape").split("\0")
+            if name))
+        names = [name.decode("utf-8", "surrogateescape") for name in listed.split(b"\0")
+                 if name]
+        return Since(digest, rules_of(git_dir, self.environ),
+                     [name for name in names if not name.endswith("/")],
+                     [name for name in names if name.endswith("/")], self.before,
+                     tuple(name.decode("utf-8", "surrogateescape")
+                           for name in outputs[2].split(b"\0") if name) if self.walk else (),
+                     inside)
 
 
 def ignores(tree: Path, relative: str, environ: Mapping[str, str],

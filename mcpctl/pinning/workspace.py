@@ -43,9 +43,9 @@ from mcpctl.pinning.git import (
     NESTED,
     TRACKED,
     UNTRACKED,
+    Changes,
     GitUnavailable,
     Listing,
-    changes_since,
     work_tree_listing,
 )
 from mcpctl.pinning.git import index_stat as repo_index_stat
@@ -276,12 +276,19 @@ def _fast(real_root: str, cache: digest_cache.Cache, environ: Mapping[str, str],
         later = cache.recall(f"snapshot:{prefix}")
         kept = folder_snapshot.loads(later if later is not None
                                      else cache.meta(f"snapshot:{prefix}"))
-        quiet = folder_snapshot.unchanged(str(folder), kept) if kept is not None else None
+        stat_known = (seen, tracked) if isinstance(seen, list) else None
         began = time.time_ns()
         try:
-            since = changes_since(folder, index, environ,
-                                  (seen, tracked) if isinstance(seen, list) else None,
-                                  walk=quiet is None)
+            # git stats every file while the folders are compared with the snapshot:
+            # both read the same folders, which a cold disk makes each wait for.
+            with Changes(folder, index, environ, stat_known, walk=kept is None) as asked:
+                quiet = folder_snapshot.unchanged(str(folder), kept) \
+                    if kept is not None else None
+                since = None if kept is not None and quiet is None else asked.since()
+            if since is None:  # a folder changed: git walks them all
+                began = time.time_ns()
+                with Changes(folder, index, environ, stat_known) as asked:
+                    since = asked.since()
         except GitUnavailable:
             return None  # a missing or corrupted index, git missing or failing: exact pass
         found = sorted(path.rstrip("/") for path in since.others if path.endswith("/"))
