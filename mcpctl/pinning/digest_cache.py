@@ -160,8 +160,11 @@ class Cache(Memo):
             "SELECT * FROM rows WHERE path >= ? AND path < ?", (low, high)))}
 
     def unsettled(self) -> list[Row]:
-        return [_row(found) for found in
-                self._db.execute("SELECT * FROM rows WHERE flag != 0 ORDER BY path")]
+        """The rows not settled, from their own index: without `INDEXED BY`, SQLite
+        scans the whole table in path order rather than sort a few rows (every start
+        read 14 MB at 100,000 files)."""
+        return [_row(found) for found in self._db.execute(
+            "SELECT * FROM rows INDEXED BY flagged WHERE flag != 0 ORDER BY path")]
 
     def close(self) -> None:
         self._db.close()

@@ -423,6 +423,41 @@ def test_a_change_report_made_from_the_cache_keeps_its_line_counts(mcpctl_home: 
                                 "  lib/a.js modified (1 → 3 lines)\n"), again.out
 
 
+def test_a_cache_page_unreadable_in_a_change_report_is_removed_and_rebuilt(
+        mcpctl_home: Path, tmp_path: Path) -> None:
+    """A start answered from the cache, then one of its pages found unreadable while the
+    change report reads the set from it: a one-line error, the cache removed, and the
+    next command rebuilds it and reports the change. Fails with the removal left out
+    (structural mutant: every later command stopped at the same page), and with the
+    unsettled rows read without their index: the start then read every row, found
+    the page, and ran the exact pass (at 100,000 files, 14 MB read on every start)."""
+    server = {"mcpServers": {"srv": {"command": "true"}}}
+    files = {f"lib/m{number:03d}.js": f"{number}\n" for number in range(600)}
+    root = git_repo(tmp_path / "repo", {**files, ".mcp.json": json.dumps(server)})
+    time.sleep(SETTLED_NS / 1e9 + 0.2)  # else every row is watched, read at each start
+    assert cli(root, "trust", "srv", "--yes").code == 0
+    (root / "lib" / "m000.js").write_text("changed\nhere\n")
+    assert cli(root, "list").code == 0  # the cache now holds the changed file
+    (cache,) = mcpctl_home.rglob("pins/*.db")
+    data = bytearray(cache.read_bytes())
+    page = sqlite3.connect(cache).execute("PRAGMA page_size").fetchone()[0]
+    damaged = {offset // page for offset in range(len(data))
+               if data.startswith(b"lib/m300.js", offset)}  # the row's page, its key's page
+    assert damaged and 0 not in damaged
+    for number in damaged:
+        data[number * page:(number + 1) * page] = b"\xff" * page
+    cache.write_bytes(bytes(data))
+    broken = cli(root, "trust", "srv", "--yes", "--accept-changed")
+    assert broken.code == 3, broken
+    assert broken.err == (f"mcpctl: error: the digest cache {cache} was unreadable and is "
+                          "removed; run the command again (it is rebuilt)\n"), broken.err
+    assert not cache.exists()
+    again = cli(root, "trust", "srv", "--yes", "--accept-changed")
+    assert again.code == 0, again.err
+    assert again.out.startswith("1 file changed in the workspace since the last approval:\n"
+                                "  lib/m000.js modified (1 → 2 lines)\n"), again.out
+
+
 def test_a_file_newly_ignored_is_reported_removed_exactly(approved: Callable[[str], Path],
                                                            tmp_path: Path) -> None:
     """A `.gitignore` change moves files out of the set without touching them: the
