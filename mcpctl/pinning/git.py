@@ -87,12 +87,12 @@ class GitRound:
         self.deadline = time.monotonic() + timeout
         self.runs: list[_Run] = []
         try:
-            for number, args in enumerate(commands):  # one at a time: those started
+            for number, args in enumerate(commands):
                 index = index_files[number] if number < len(index_files) else None
                 own = env if index is None else {**env, "GIT_INDEX_FILE": index}
                 self.runs.append(_Run([program, "-C", str(folder), *_NEUTRAL, *args], own))
         except OSError as error:
-            self.stop()  # before a failure are not left running
+            self.stop()  # those started before the failure are not left running
             raise GitUnavailable(str(error)) from None
 
     def __enter__(self) -> "GitRound":
