@@ -157,6 +157,23 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("mcpctl/pinning/digest_cache.py", "drop-call", "os.close(fd)"):
         COST + "the descriptor of a lock another writer holds is left open until the "
         "command ends (one a command)",
+    ("mcpctl/trust/fingerprint.py", "drop-if", "if not files:"):
+        COST + "no files: `PinSet` is imported, `()` is not one, and `(None, ())` is "
+        "returned as before; a user-tier server's fingerprint loads the pin-set module",
+    ("mcpctl/trust/gate.py", "os-environ",
+     "status = status_of(definition, root, {}, environ, home)"):
+        "the definition is the user tier's, for which `status_of` returns before it reads "
+        "`environ` (nothing of the user tier is pinned)",
+    ("mcpctl/trust/gate.py", "prefix-eq",
+     "if states is None or states.root != root or states.trust_file != trust_file:"):
+        "shared states made for another folder judge a workspace definition by its own "
+        "file's folder (`TrustStates.root_of`) and read that folder's approvals, as new "
+        "states would (`test_shared_states_of_another_workspace_are_not_used`)",
+    ("mcpctl/trust/gate.py", "drop-raise",
+     'raise TrustRefused(f"server {name!r} is {status.state}; not started")'):
+        "the fail-closed default of the match is not reached: a workspace definition's "
+        "status is trusted, untrusted, changed or unpinnable (`status_of`, `state_of`), "
+        "each with its own case",
 }
 # Whatever the module: a block only the type checker reads (`from __future__ import
 # annotations` everywhere, so no annotation is evaluated at run time).

