@@ -99,6 +99,28 @@ def test_an_unreadable_store_refuses_even_approved_servers(
     assert trust_file.read_text() == text
 
 
+def test_a_malformed_record_refuses_with_the_stores_own_error(
+    cli: Cli, ws: Path, trust_file: Path, user_config: Path
+) -> None:
+    """A record of this workspace the store cannot read is the store's error, said as
+    such and before any status is computed; the file is left as it is. Fails with the
+    workspace's approvals not read when the states are made (structural mutant): the
+    server was then refused as never approved, which sends the user to approve it
+    again over the broken record."""
+    cli("trust", "tasks", "--yes", "-w", str(ws))
+    store = json.loads(trust_file.read_text())
+    (key,) = store["workspaces"]
+    store["workspaces"][key]["tasks"]["definition"] = "not a definition"
+    write(trust_file, json.dumps(store))
+    text = trust_file.read_text()
+    with pytest.raises(TrustRefused) as raised:
+        admit_here(server(ws, "tasks", user_config), ws, trust_file)
+    assert str(raised.value) == (
+        f"server 'tasks' not started: the trust store's record of 'tasks' in {key} is "
+        "malformed; it was left in place and nothing is trusted until it is fixed or removed")
+    assert trust_file.read_text() == text
+
+
 def test_user_tier_is_admitted_without_the_store(ws: Path, trust_file: Path,
                                                  user_config: Path) -> None:
     write(user_config, '[servers.tasks]\ncommand = "mine"\n')
