@@ -174,6 +174,9 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         "the fail-closed default of the match is not reached: a workspace definition's "
         "status is trusted, untrusted, changed or unpinnable (`status_of`, `state_of`), "
         "each with its own case",
+    ("mcpctl/trust/view.py", "if-true", "if root not in self._approvals:"):
+        COST + "a folder's approvals taken from the store in memory again for each "
+        "status (`approvals_in` is pure over the store read once)",
 }
 # Whatever the module: a block only the type checker reads (`from __future__ import
 # annotations` everywhere, so no annotation is evaluated at run time).

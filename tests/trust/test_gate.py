@@ -104,9 +104,9 @@ def test_a_malformed_record_refuses_with_the_stores_own_error(
 ) -> None:
     """A record of this workspace the store cannot read is the store's error, said as
     such and before any status is computed; the file is left as it is. Fails with the
-    workspace's approvals not read when the states are made (structural mutant): the
-    server was then refused as never approved, which sends the user to approve it
-    again over the broken record."""
+    workspace's approvals not read when the states are made, and with the read's error
+    not kept as the store's (structural mutants): the server was then refused as never
+    approved, which sends the user to approve it again over the broken record."""
     cli("trust", "tasks", "--yes", "-w", str(ws))
     store = json.loads(trust_file.read_text())
     (key,) = store["workspaces"]
