@@ -19,6 +19,7 @@ from mcpctl.trust.actions import approve
 from mcpctl.trust.state import TrustState
 from mcpctl.trust.status import FileChange, Status, status_of
 from mcpctl.trust.store import approvals_in, load_manifest, read_store
+from tests.pinning.repos import git_repo
 from tests.tier_files import make_workspace, write, write_servers
 
 BEFORE = Entry("sha256:" + "1" * 64, size=12, lines=3)
@@ -174,3 +175,27 @@ def test_a_client_tier_definition_is_never_user_tier(tmp_path: Path, user_config
     assert status.state is TrustState.UNTRUSTED
     assert status.pins is not None
     assert status.files == [("server.js", status.pins.files["server.js"])]
+
+
+def test_a_status_lists_the_workspace_with_the_git_of_the_environment_it_is_given(
+        tmp_path: Path, user_config: Path) -> None:
+    """`status_of` without a command's shared lookups lists the workspace with git run in
+    the environment it is given, the one the launch will have: a file the user's own
+    excludes file there ignores is not pinned. Fails with that git given no environment
+    or the process's (structural mutants): the file was pinned."""
+    root = git_repo(tmp_path / "repo", {"server.js": "s\n"})
+    write_servers(root, {"s": {"command": "node", "args": ["server.js"]}})
+    write(root / "notes.txt", "mine\n")
+    xdg = tmp_path / "xdg"
+    write(xdg / "git" / "ignore", "notes.txt\n")
+    server = find(load_view(root, user_config).servers, "s")
+    assert server is not None
+    given = status_of(server.winner, root, {}, {**os.environ, "XDG_CONFIG_HOME": str(xdg)},
+                      Path.home())
+    assert given.pins is not None
+    assert "server.js" in given.pins.files
+    assert "notes.txt" not in given.pins.files
+    unset = status_of(server.winner, root, {}, {**os.environ, "XDG_CONFIG_HOME": ""},
+                      Path.home())
+    assert unset.pins is not None
+    assert "notes.txt" in unset.pins.files
