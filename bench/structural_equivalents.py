@@ -177,6 +177,14 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("mcpctl/trust/view.py", "if-true", "if root not in self._approvals:"):
         COST + "a folder's approvals taken from the store in memory again for each "
         "status (`approvals_in` is pure over the store read once)",
+    ("mcpctl/trust/status.py", "prefix-eq", 'and old.get("pinSet") == pins.kind:'):
+        "no two kinds of pin set share their first 8 characters (`workspace`, `npx`, "
+        "`uvx`, `remote`); only a hand-edited store could hold another, and then only the "
+        "report's form changes (a file list where a pinSet line was)",
+    ("mcpctl/trust/status.py", "if-false",
+     "if known is not None:  # this very change was reported from this cache before"):
+        COST + "a change report kept in the cache's memo made again from the approved "
+        "manifest (the same list; with that manifest lost, the line that says so)",
 }
 # Whatever the module: a block only the type checker reads (`from __future__ import
 # annotations` everywhere, so no annotation is evaluated at run time).
