@@ -185,6 +185,15 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
      "if known is not None:  # this very change was reported from this cache before"):
         COST + "a change report kept in the cache's memo made again from the approved "
         "manifest (the same list; with that manifest lost, the line that says so)",
+    ("mcpctl/trust/status.py", "drop-if",
+     "if pins.memo is not None and len(file_changes) <= _KEPT_CHANGES:"):
+        COST + "a change report never kept in the memo: made again from the manifest",
+    ("mcpctl/trust/status.py", "drop-call",
+     "pins.memo.remember(memo_key, _encoded(file_changes))"):
+        COST + "a change report never kept in the memo: made again from the manifest",
+    ("mcpctl/trust/status.py", "widen-bound",
+     "_KEPT_CHANGES = 1000  # a longer report is computed again each time"):
+        COST + "reports of up to 16,000 changes kept in the memo: a larger memo file",
 }
 # Whatever the module: a block only the type checker reads (`from __future__ import
 # annotations` everywhere, so no annotation is evaluated at run time).
