@@ -121,6 +121,27 @@ def test_a_malformed_record_refuses_with_the_stores_own_error(
     assert trust_file.read_text() == text
 
 
+def test_trust_leaves_a_malformed_record_in_place_and_approves_nothing(
+    cli: Cli, ws: Path, trust_file: Path
+) -> None:
+    """`trust --yes` over a store whose record of this workspace is malformed approves
+    nothing, writes nothing and says why, with no review first. Fails with the store's
+    error not checked before the statuses are made (structural mutants): the server was
+    reviewed as never approved, and its new approval written over the broken record."""
+    cli("trust", "tasks", "--yes", "-w", str(ws))
+    store = json.loads(trust_file.read_text())
+    (key,) = store["workspaces"]
+    store["workspaces"][key]["tasks"]["definition"] = "not a definition"
+    write(trust_file, json.dumps(store))
+    text = trust_file.read_text()
+    result = cli("trust", "tasks", "--yes", "-w", str(ws))
+    assert (result.code, result.out) == (3, "")
+    assert result.err == (
+        f"mcpctl: error: the trust store's record of 'tasks' in {key} is malformed; it was "
+        "left in place and nothing is trusted until it is fixed or removed\n")
+    assert trust_file.read_text() == text
+
+
 def test_user_tier_is_admitted_without_the_store(ws: Path, trust_file: Path,
                                                  user_config: Path) -> None:
     write(user_config, '[servers.tasks]\ncommand = "mine"\n')
