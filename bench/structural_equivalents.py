@@ -194,6 +194,10 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("mcpctl/trust/status.py", "widen-bound",
      "_KEPT_CHANGES = 1000  # a longer report is computed again each time"):
         COST + "reports of up to 16,000 changes kept in the memo: a larger memo file",
+    ("mcpctl/trust/status.py", "prefix-eq",
+     "after = {path: short(digest) for path, digest in pins.files.items() if digest != ABSENT}"):
+        "no digest but `absent` itself begins with `absent` (the others begin with "
+        "`sha256:` or a marker before it)",
 }
 # Whatever the module: a block only the type checker reads (`from __future__ import
 # annotations` everywhere, so no annotation is evaluated at run time).

@@ -12,6 +12,7 @@ import pytest
 
 from mcpctl.config.merge import find
 from mcpctl.config.view import load_view
+from mcpctl.errors import TrustRefused
 from mcpctl.model import Tier
 from mcpctl.pinning.pin_set import ABSENT
 from mcpctl.pinning.workspace import Entry
@@ -199,3 +200,21 @@ def test_a_status_lists_the_workspace_with_the_git_of_the_environment_it_is_give
                       Path.home())
     assert unset.pins is not None
     assert "notes.txt" in unset.pins.files
+
+
+def test_an_unpinnable_status_is_never_approved(tmp_path: Path, user_config: Path) -> None:
+    """`approve` itself refuses a status that is unpinnable, pin set or not, and writes
+    nothing: `trust` never hands it one, and no later caller may. Fails with that check
+    or its raise left out (structural mutants): the approval was written."""
+    root = workspace(tmp_path, {"command": "node", "args": ["server.js"]}, {"server.js": "s\n"})
+    store = Store(tmp_path)
+    status = store.status(root, user_config)
+    server = find(load_view(root, user_config).servers, "s")
+    assert server is not None
+    assert status.pins is not None
+    reason = "2,000,000 files in the workspace; mcpctl pins at most 1,500,000"
+    for unpinnable in (status._replace(state=TrustState.UNPINNABLE, unpinned=reason),
+                       status._replace(pins=None)):
+        with pytest.raises(TrustRefused, match=r"^server 's' is unpinnable: "):
+            approve(server, unpinnable, root, store.trust_file)
+    assert not store.trust_file.exists()
