@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import pty
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -262,6 +263,25 @@ def test_rename_orphans_the_old_record_and_the_new_name_is_untrusted(
         {"workspace": str(ws.resolve()), "name": "docs", "reason": "orphaned",
          "detail": "no longer defined in the workspace"}], "running_servers_stopped": False}
     assert trust_store(mcpctl_home)["workspaces"] == {}
+
+
+def test_a_workspace_folder_gone_orphans_its_records_and_says_why(
+    cli: Cli, ws: Path, tmp_path: Path, mcpctl_home: Path
+) -> None:
+    """A workspace whose folder is gone is not read as one that defines nothing: its
+    records are orphaned with that reason. Fails with the folder's check left out
+    (structural mutant: "no longer defined in the workspace"). The approval's time is
+    kept to the second: fails with the full precision (structural mutant)."""
+    other = make_workspace(tmp_path, {}, name="gone")
+    write_servers(other, {"x": {"command": "x"}})
+    cli("trust", "x", "--yes", "-w", str(other))
+    (record,) = trust_store(mcpctl_home)["workspaces"][str(other.resolve())].values()
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00", record["approved_at"])
+    shutil.rmtree(other)
+    result = cli("revoke", "--stale", "--json")
+    assert json.loads(result.out)["revoked"] == [
+        {"workspace": str(other.resolve()), "name": "x", "reason": "orphaned",
+         "detail": "workspace folder is gone"}]
 
 
 def test_two_workspaces_with_the_same_server_keep_separate_trust(
