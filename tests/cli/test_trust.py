@@ -284,6 +284,26 @@ def test_a_workspace_folder_gone_orphans_its_records_and_says_why(
          "detail": "workspace folder is gone"}]
 
 
+def test_a_subfolders_record_is_not_kept_by_the_parents_definition(
+    cli: Cli, tmp_path: Path, mcpctl_home: Path
+) -> None:
+    """An approval recorded for a subfolder is of that folder's own definition: once the
+    subfolder no longer defines the name, a definition of it in the repo's top file does
+    not keep the record. Fails with the folders compared by a prefix of their paths
+    (structural mutant: the top's definition was found for the name, and the record
+    stayed)."""
+    top = make_workspace(tmp_path, {}, name="top")
+    write_servers(top, {"x": {"command": "from-top"}})
+    sub = top / "sub"
+    write_servers(sub, {"x": {"command": "from-sub"}})
+    assert cli("trust", "x", "--yes", "-w", str(sub)).code == 0
+    write_servers(sub, {"other": {"command": "from-sub"}})
+    result = cli("revoke", "--stale", "--json")
+    assert json.loads(result.out)["revoked"] == [
+        {"workspace": str(sub.resolve()), "name": "x", "reason": "orphaned",
+         "detail": "no longer defined in the workspace"}]
+
+
 def test_two_workspaces_with_the_same_server_keep_separate_trust(
     cli: Cli, ws: Path, tmp_path: Path
 ) -> None:
