@@ -29,6 +29,13 @@ _REAPED = ("the gits left unreaped when the pipes end are reaped by the caller's
 _NO_PAGER = ("git pages only to a terminal, and its output here is a pipe")
 _NO_ASKPASS = ("the askpass programs run only for a remote's credentials: no command mcpctl "
                "runs contacts a remote, and the caller's `GIT_*` are dropped anyway")
+_PATHS = ("both sides are `Path`s: the prefix mutant compares what is not a string whole, "
+          "as the original does (the same comparison by a prefix of the text, planted by "
+          "hand, is killed by the test its line names in docs/design.md)")
+_GATE_STATES = ("if states is None or states.root != root "
+                "or states.trust_file != trust_file:")
+_FILE_LINE = ("no change line but a file's begins with `file` (the others begin with a "
+              "field's name: `transport`, `command`, `args[`, `env `, `header `, ...)")
 EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("mcpctl/paths.py", "prefix-starts",
      'if not (platform.startswith("linux") or platform == "darwin") or _android(environ):'):
@@ -83,7 +90,7 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         COST + "a closed pipe left in the poller: poll reports it invalid at once and it "
         "is skipped, so the wait spins until the other gits end; nothing opens a new "
         "descriptor meanwhile that could take its number",
-    ("mcpctl/pinning/git.py", "skip-loop", "for run in runs: #2"): _REAPED,
+    ("mcpctl/pinning/git.py", "skip-loop", "for run in runs:"): _REAPED,
     ("mcpctl/pinning/git.py", "drop-if", "if run.status is None:"): _REAPED,
     ("mcpctl/pinning/git.py", "drop-call", "run.reap()"): _REAPED,
     ("mcpctl/pinning/git.py", "if-true", "if run.status is None:"):
@@ -164,11 +171,18 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
      "status = status_of(definition, root, {}, environ, home)"):
         "the definition is the user tier's, for which `status_of` returns before it reads "
         "`environ` (nothing of the user tier is pinned)",
-    ("mcpctl/trust/gate.py", "prefix-eq",
-     "if states is None or states.root != root or states.trust_file != trust_file:"):
-        "shared states made for another folder judge a workspace definition by its own "
-        "file's folder (`TrustStates.root_of`) and read that folder's approvals, as new "
-        "states would (`test_shared_states_of_another_workspace_are_not_used`)",
+    ("mcpctl/trust/gate.py", "prefix-eq", _GATE_STATES): _PATHS,
+    ("mcpctl/trust/gate.py", "prefix-eq", _GATE_STATES + " #2"): _PATHS,
+    ("mcpctl/trust/actions.py", "prefix-eq",
+     "return [d for d in read if folder_of(d.source, here) == here]"): _PATHS,
+    ("mcpctl/trust/state.py", "prefix-eq", "if old.get(label, []) != new.get(label, []):"):
+        "both sides are lists: the prefix mutant compares what is not a string whole",
+    ("mcpctl/trust/state.py", "prefix-starts",
+     'files = [change.removeprefix("file ") for change in changes '
+     'if change.startswith("file ")]'): _FILE_LINE,
+    ("mcpctl/trust/state.py", "prefix-starts",
+     'others = [change for change in changes if not change.startswith("file ")]'):
+        _FILE_LINE,
     ("mcpctl/trust/gate.py", "drop-raise",
      'raise TrustRefused(f"server {name!r} is {status.state}; not started")'):
         "the fail-closed default of the match is not reached: a workspace definition's "

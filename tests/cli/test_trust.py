@@ -289,9 +289,9 @@ def test_a_subfolders_record_is_not_kept_by_the_parents_definition(
 ) -> None:
     """An approval recorded for a subfolder is of that folder's own definition: once the
     subfolder no longer defines the name, a definition of it in the repo's top file does
-    not keep the record. Fails with the folders compared by a prefix of their paths
-    (structural mutant: the top's definition was found for the name, and the record
-    stayed)."""
+    not keep the record. Fails with the folders compared by the first 8 characters of
+    their paths (planted by hand): the top's definition was found for the name, and the
+    record stayed."""
     top = make_workspace(tmp_path, {}, name="top")
     write_servers(top, {"x": {"command": "from-top"}})
     sub = top / "sub"

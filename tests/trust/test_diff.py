@@ -93,6 +93,21 @@ def test_a_pinned_file_whose_digest_changes_either_way(old: str, new: str) -> No
         "file s.sh modified"]
 
 
+def test_a_value_changed_after_its_first_characters_is_a_change() -> None:
+    """An env or header value, or an argument, that differs only past its start is
+    named as changed. Fails with the env map's values compared by their first 8
+    characters (structural mutant): the line was left out, and a change with no other
+    line reads only "fingerprint differs (approved by another mcpctl version or edited
+    store)"."""
+    old = changed(env={"MODE": "readonly-1"}, headers={"X-Env": "production-a"},
+                  args=["--config=/etc/a"])
+    new = changed(env={"MODE": "readonly-2"}, headers={"X-Env": "production-b"},
+                  args=["--config=/etc/b"])
+    assert diff(old, new) == ['args[0]: "--config=/etc/a" → "--config=/etc/b"',
+                              'env MODE: "readonly-1" → "readonly-2"',
+                              'header X-Env: "production-a" → "production-b"']
+
+
 def test_non_ascii_values_are_shown_as_written() -> None:
     assert diff(BASE, changed(command="café", args=["-y", "pkg", "--ro", "日本"])) == [
         'command: "npx" → "café"', 'args[3] added: "日本"']
