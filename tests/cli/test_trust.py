@@ -304,6 +304,22 @@ def test_a_subfolders_record_is_not_kept_by_the_parents_definition(
          "detail": "no longer defined in the workspace"}]
 
 
+def test_the_store_is_read_as_utf8_whatever_the_locale(tmp_path: Path) -> None:
+    """A store holding a non-ASCII name is read as UTF-8 by a process whose locale
+    says ASCII (a script run with `LC_ALL=C` and Python's locale coercion off). Fails
+    with the store read in the locale's encoding (structural mutant): the store could
+    not be read, and nothing was trusted."""
+    root = make_workspace(tmp_path, {}, name="w")
+    write_servers(root, {"café": {"command": "true"}})
+    assert run_mcpctl(["trust", "café", "--yes", "-w", str(root)]).code == 0
+    ascii_locale = {"LC_ALL": "C", "LANG": "C", "PYTHONCOERCECLOCALE": "0",
+                    "PYTHONUTF8": "0", "PYTHONIOENCODING": "utf-8"}
+    listed = run_mcpctl(["list", "-w", str(root), "--json"], env=ascii_locale)
+    assert (listed.code, listed.err) == (0, "")
+    assert [(row["name"], row["state"]) for row in json.loads(listed.out)["servers"]] == [
+        ("café", "trusted")]
+
+
 def test_two_workspaces_with_the_same_server_keep_separate_trust(
     cli: Cli, ws: Path, tmp_path: Path
 ) -> None:
