@@ -21,8 +21,12 @@ def test_a_record_that_is_not_an_object_is_malformed_not_a_crash(tmp_path: Path,
 
 
 def test_a_record_without_a_fingerprint_approves_nothing(tmp_path: Path) -> None:
+    """Whatever else it holds: a record with no fingerprint is skipped, not read as a
+    malformed approval. Fails with that skip left out (structural mutant: the record
+    whose definition is not an object made the whole store malformed)."""
     store: Any = {"schema_version": 1, "workspaces": {workspace_key(tmp_path): {
-        "a": {"approved_at": "x"}, "b": {"fingerprint": "sha256:" + "1" * 64}}}}
+        "a": {"approved_at": "x"}, "b": {"fingerprint": "sha256:" + "1" * 64},
+        "c": {"approved_at": 5, "definition": "not an object"}}}}
     approvals = approvals_in(store, tmp_path)
     assert list(approvals) == ["b"]
     assert (approvals["b"].approved_at, dict(approvals["b"].definition)) == ("", {})
