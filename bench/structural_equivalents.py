@@ -212,6 +212,13 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
      "after = {path: short(digest) for path, digest in pins.files.items() if digest != ABSENT}"):
         "no digest but `absent` itself begins with `absent` (the others begin with "
         "`sha256:` or a marker before it)",
+    ("mcpctl/trust/store.py", "drop-if", "if path.exists():"):
+        COST + "a manifest already there written again: it is named by the digest of its "
+        "content, so the same bytes replace it",
+    ("mcpctl/trust/store.py", "prefix-starts",
+     'token = of_file[7:23] if len(of_file) == 71 and of_file.startswith("sha256:") \\'):
+        "a digest of 71 characters is `sha256:` and 64 hex digits: none begins with "
+        "`sha256` without the colon",
 }
 # Whatever the module: a block only the type checker reads (`from __future__ import
 # annotations` everywhere, so no annotation is evaluated at run time).
