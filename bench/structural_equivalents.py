@@ -219,6 +219,9 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
      'token = of_file[7:23] if len(of_file) == 71 and of_file.startswith("sha256:") \\'):
         "a digest of 71 characters is `sha256:` and 64 hex digits: none begins with "
         "`sha256` without the colon",
+    ("mcpctl/trust/store.py", "drop-keyword", "atomic_write_bytes(path, data, mode=0o600)"):
+        "a new file is made 0600 anyway (`files/atomic.py`), and a manifest already there "
+        "is never written again",
 }
 # Whatever the module: a block only the type checker reads (`from __future__ import
 # annotations` everywhere, so no annotation is evaluated at run time).

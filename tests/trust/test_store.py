@@ -77,8 +77,16 @@ def test_the_store_written_by_trust(cli: Cli, ws: Path, store: Path) -> None:
     # The per-path digests sit in a compact manifest beside the store, named by the set's.
     saved = load_manifest(store, manifest_digest(whole))
     assert saved == {"run.sh": Entry(short(run_sh), 10, 1)}
-    assert f"{manifest_digest(whole).removeprefix('sha256:')}.bin" in os.listdir(
-        store.parent / "approved-files")
+    manifest = store.parent / "approved-files" / \
+        f"{manifest_digest(whole).removeprefix('sha256:')}.bin"
+    # The user's alone, as the store is.
+    assert manifest.stat().st_mode & 0o777 == 0o600
+    # Another format's header is not this one's, whatever follows: fails with the header
+    # not checked (structural mutant: a manifest of format 4 was read as format 3).
+    data = manifest.read_bytes()
+    assert data.startswith(b"mcpctl approved files 3\n")
+    manifest.write_bytes(data.replace(b" 3\n", b" 4\n", 1))
+    assert load_manifest(store, manifest_digest(whole)) is None
     assert records["web"]["definition"]["headers"] == {
         "Authorization": {"sha256": hashlib.sha256(f"Bearer {TOKEN}".encode()).hexdigest()},
         "X-Team": "core"}
