@@ -222,6 +222,8 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("mcpctl/trust/store.py", "drop-keyword", "atomic_write_bytes(path, data, mode=0o600)"):
         "a new file is made 0600 anyway (`files/atomic.py`), and a manifest already there "
         "is never written again",
+    ("mcpctl/trust/store.py", "prefix-starts", "if not data.startswith(_MAGIC):"):
+        "the header is bytes: the mutant shortens only a string, so nothing changes",
 }
 # Whatever the module: a block only the type checker reads (`from __future__ import
 # annotations` everywhere, so no annotation is evaluated at run time).
