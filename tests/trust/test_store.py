@@ -242,3 +242,29 @@ def test_a_malformed_record_makes_the_store_corrupt_not_a_crash(
         approvals_in(read_store(path), tmp_path)
     assert approvals_in(read_store(path), tmp_path / "elsewhere") == {}
     assert path.read_text() == text
+
+
+def test_an_older_json_manifest_is_read_only_when_it_hashes_to_its_name(tmp_path: Path) -> None:
+    """A manifest an older mcpctl wrote (JSON, full digests) is read when its files hash
+    to the digest it is named by, and not otherwise, even when the two digests share
+    their first characters. Fails with that check left out, always taken, or made on a
+    prefix of the digests (structural mutants)."""
+    store = tmp_path / "trust.json"
+    files = {"run.sh": "sha256:" + "1" * 64, "lib/é.js": "sha256:" + "2" * 64}
+    digest = manifest_digest(files)
+    path = tmp_path / "approved-files" / f"{digest.removeprefix('sha256:')}.json"
+    path.parent.mkdir()
+
+    def write_rows(rows: dict[str, str]) -> None:
+        path.write_text(json.dumps({"files": {name: [value, 10, 1] for name, value in
+                                              rows.items()}}, ensure_ascii=False),
+                        encoding="utf-8")
+
+    write_rows(files)
+    assert load_manifest(store, digest) == {name: Entry(value, 10, 1)
+                                            for name, value in files.items()}
+    # Another set whose digest begins as this one's does (found in a bounded search).
+    other = next(rows for rows in ({**files, "run.sh": f"sha256:{n:064x}"} for n in range(4096))
+                 if manifest_digest(rows)[:8] == digest[:8] and rows != files)
+    write_rows(other)
+    assert load_manifest(store, digest) is None
