@@ -99,6 +99,17 @@ def test_an_unreadable_store_refuses_even_approved_servers(
     assert trust_file.read_text() == text
 
 
+def broken_record(cli: Cli, ws: Path, trust_file: Path) -> tuple[str, str]:
+    """`tasks` approved, then its record's definition made malformed: the workspace's
+    key in the store, and the store's text."""
+    cli("trust", "tasks", "--yes", "-w", str(ws))
+    store = json.loads(trust_file.read_text())
+    (key,) = store["workspaces"]
+    store["workspaces"][key]["tasks"]["definition"] = "not a definition"
+    write(trust_file, json.dumps(store))
+    return key, trust_file.read_text()
+
+
 def test_a_malformed_record_refuses_with_the_stores_own_error(
     cli: Cli, ws: Path, trust_file: Path, user_config: Path
 ) -> None:
@@ -107,12 +118,7 @@ def test_a_malformed_record_refuses_with_the_stores_own_error(
     workspace's approvals not read when the states are made, and with the read's error
     not kept as the store's (structural mutants): the server was then refused as never
     approved, which sends the user to approve it again over the broken record."""
-    cli("trust", "tasks", "--yes", "-w", str(ws))
-    store = json.loads(trust_file.read_text())
-    (key,) = store["workspaces"]
-    store["workspaces"][key]["tasks"]["definition"] = "not a definition"
-    write(trust_file, json.dumps(store))
-    text = trust_file.read_text()
+    key, text = broken_record(cli, ws, trust_file)
     with pytest.raises(TrustRefused) as raised:
         admit_here(server(ws, "tasks", user_config), ws, trust_file)
     assert str(raised.value) == (
@@ -128,12 +134,7 @@ def test_trust_leaves_a_malformed_record_in_place_and_approves_nothing(
     nothing, writes nothing and says why, with no review first. Fails with the store's
     error not checked before the statuses are made (structural mutants): the server was
     reviewed as never approved, and its new approval written over the broken record."""
-    cli("trust", "tasks", "--yes", "-w", str(ws))
-    store = json.loads(trust_file.read_text())
-    (key,) = store["workspaces"]
-    store["workspaces"][key]["tasks"]["definition"] = "not a definition"
-    write(trust_file, json.dumps(store))
-    text = trust_file.read_text()
+    key, text = broken_record(cli, ws, trust_file)
     result = cli("trust", "tasks", "--yes", "-w", str(ws))
     assert (result.code, result.out) == (3, "")
     assert result.err == (
