@@ -268,3 +268,23 @@ def test_an_older_json_manifest_is_read_only_when_it_hashes_to_its_name(tmp_path
                  if manifest_digest(rows)[:8] == digest[:8] and rows != files)
     write_rows(other)
     assert load_manifest(store, digest) is None
+
+
+def test_an_older_json_manifest_is_read_as_utf8_whatever_the_locale(tmp_path: Path) -> None:
+    """An older JSON manifest naming a non-ASCII path is read as UTF-8 by a process whose
+    locale says ASCII (`LC_ALL=C`, Python's locale coercion off). Fails with it read in
+    the locale's encoding (structural mutant): the list was lost."""
+    files = {"lib/é.js": "sha256:" + "2" * 64}
+    digest = manifest_digest(files)
+    path = tmp_path / "approved-files" / f"{digest.removeprefix('sha256:')}.json"
+    path.parent.mkdir()
+    path.write_text(json.dumps({"files": {"lib/é.js": [files["lib/é.js"], 10, 1]}},
+                               ensure_ascii=False), encoding="utf-8")
+    code = ("import sys; from pathlib import Path; from mcpctl.trust.store import load_manifest;"
+            " print(ascii(sorted(load_manifest(Path(sys.argv[1]), sys.argv[2]) or {})))")
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path / "trust.json"), digest],
+        cwd=Path(__file__).resolve().parents[2], capture_output=True, text=True, timeout=60,
+        env={**os.environ, "LC_ALL": "C", "LANG": "C", "PYTHONCOERCECLOCALE": "0",
+             "PYTHONUTF8": "0"}, check=False)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "['lib/\\xe9.js']\n", "")
