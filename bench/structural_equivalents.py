@@ -224,6 +224,8 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         "is never written again",
     ("mcpctl/trust/store.py", "prefix-starts", "if not data.startswith(_MAGIC):"):
         "the header is bytes: the mutant shortens only a string, so nothing changes",
+    ("mcpctl/trust/store.py", "prefix-eq", "if _checksum(digest, body) != data[head:head + 64]:"):
+        "both sides are bytes: the prefix mutant compares what is not a string whole",
 }
 # Whatever the module: a block only the type checker reads (`from __future__ import
 # annotations` everywhere, so no annotation is evaluated at run time).

@@ -218,3 +218,24 @@ def test_an_unpinnable_status_is_never_approved(tmp_path: Path, user_config: Pat
         with pytest.raises(TrustRefused, match=r"^server 's' is unpinnable: "):
             approve(server, unpinnable, root, store.trust_file)
     assert not store.trust_file.exists()
+
+
+def test_an_older_json_manifest_reports_only_the_files_that_changed(
+        tmp_path: Path, user_config: Path) -> None:
+    """An approval whose file list an older mcpctl kept as JSON (full digests, no
+    compact one beside it) names only the file that changed. Fails with a full digest
+    taken for a short one (structural mutant: `startswith` of an empty prefix, so every
+    file read as modified)."""
+    root = workspace(tmp_path, {"command": "node", "args": ["server.js"]},
+                     {"server.js": "s\n", "lib.js": "l\n"})
+    store = Store(tmp_path)
+    approved = store.approve(root, user_config)
+    assert approved.pins is not None
+    name = approved.pins.digest.removeprefix("sha256:")
+    folder = store.trust_file.parent / "approved-files"
+    (folder / f"{name}.bin").unlink()
+    (folder / f"{name}.json").write_text(json.dumps({"files": {
+        path: [digest, 2, 1] for path, digest in approved.pins.files.items()}}))
+    write(root / "server.js", "t\n")
+    status = store.status(root, user_config)
+    assert status.changes == ["file server.js modified"]
