@@ -36,6 +36,7 @@ _GATE_STATES = ("if states is None or states.root != root "
                 "or states.trust_file != trust_file:")
 _FILE_LINE = ("no change line but a file's begins with `file` (the others begin with a "
               "field's name: `transport`, `command`, `args[`, `env `, `header `, ...)")
+_MEMO_UNKEPT = COST + "a change report never kept in the memo: made again from the manifest"
 EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("mcpctl/paths.py", "prefix-starts",
      'if not (platform.startswith("linux") or platform == "darwin") or _android(environ):'):
@@ -201,10 +202,10 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         "manifest (the same list; with that manifest lost, the line that says so)",
     ("mcpctl/trust/status.py", "drop-if",
      "if pins.memo is not None and len(file_changes) <= _KEPT_CHANGES:"):
-        COST + "a change report never kept in the memo: made again from the manifest",
+        _MEMO_UNKEPT,
     ("mcpctl/trust/status.py", "drop-call",
      "pins.memo.remember(memo_key, _encoded(file_changes))"):
-        COST + "a change report never kept in the memo: made again from the manifest",
+        _MEMO_UNKEPT,
     ("mcpctl/trust/status.py", "widen-bound",
      "_KEPT_CHANGES = 1000  # a longer report is computed again each time"):
         COST + "reports of up to 16,000 changes kept in the memo: a larger memo file",

@@ -33,6 +33,9 @@ from tests.secret_service import SecretService, connect, running_secret_service
 
 REPO = Path(__file__).resolve().parent.parent
 REAL_HOME = Path.home()
+# A process whose locale says ASCII: `LC_ALL=C` with Python's locale coercion and UTF-8
+# mode off, so `open()` without an encoding reads ASCII (a script run on a bare system).
+ASCII_LOCALE = {"LC_ALL": "C", "LANG": "C", "PYTHONCOERCECLOCALE": "0", "PYTHONUTF8": "0"}
 
 # Hypothesis times each example (a 200 ms deadline) and the generation of the data (the
 # too_slow health check): clock budgets that fail for the machine's load, not for a

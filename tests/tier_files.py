@@ -9,6 +9,16 @@ from typing import Any
 SCHEMAS = Path(__file__).resolve().parent.parent / "schemas"
 
 
+def json_manifest(trust_file: Path, named_by: str, files: dict[str, str]) -> None:
+    """A manifest as an older mcpctl wrote it beside `trust_file`: JSON, named by
+    `named_by`, each path with its full digest, 10 bytes and 1 line."""
+    path = trust_file.parent / "approved-files" / f"{named_by.removeprefix('sha256:')}.json"
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(json.dumps({"files": {name: [digest, 10, 1] for name, digest in
+                                          files.items()}}, ensure_ascii=False),
+                    encoding="utf-8")
+
+
 def write(path: Path, text: str) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")

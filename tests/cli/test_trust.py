@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import Cli, run_mcpctl
+from tests.conftest import ASCII_LOCALE, Cli, run_mcpctl
 from tests.processes import read_until_closed, started
 from tests.tier_files import make_workspace, write, write_servers
 
@@ -312,9 +312,8 @@ def test_the_store_is_read_as_utf8_whatever_the_locale(tmp_path: Path) -> None:
     root = make_workspace(tmp_path, {}, name="w")
     write_servers(root, {"café": {"command": "true"}})
     assert run_mcpctl(["trust", "café", "--yes", "-w", str(root)]).code == 0
-    ascii_locale = {"LC_ALL": "C", "LANG": "C", "PYTHONCOERCECLOCALE": "0",
-                    "PYTHONUTF8": "0", "PYTHONIOENCODING": "utf-8"}
-    listed = run_mcpctl(["list", "-w", str(root), "--json"], env=ascii_locale)
+    listed = run_mcpctl(["list", "-w", str(root), "--json"],
+                        env={**ASCII_LOCALE, "PYTHONIOENCODING": "utf-8"})
     assert (listed.code, listed.err) == (0, "")
     assert [(row["name"], row["state"]) for row in json.loads(listed.out)["servers"]] == [
         ("café", "trusted")]

@@ -21,7 +21,7 @@ from mcpctl.trust.state import TrustState
 from mcpctl.trust.status import FileChange, Status, status_of
 from mcpctl.trust.store import approvals_in, load_manifest, read_store
 from tests.pinning.repos import git_repo
-from tests.tier_files import make_workspace, write, write_servers
+from tests.tier_files import json_manifest, make_workspace, write, write_servers
 
 BEFORE = Entry("sha256:" + "1" * 64, size=12, lines=3)
 AFTER = Entry("sha256:" + "2" * 64, size=20, lines=5)
@@ -232,10 +232,8 @@ def test_an_older_json_manifest_reports_only_the_files_that_changed(
     approved = store.approve(root, user_config)
     assert approved.pins is not None
     name = approved.pins.digest.removeprefix("sha256:")
-    folder = store.trust_file.parent / "approved-files"
-    (folder / f"{name}.bin").unlink()
-    (folder / f"{name}.json").write_text(json.dumps({"files": {
-        path: [digest, 2, 1] for path, digest in approved.pins.files.items()}}))
+    (store.trust_file.parent / "approved-files" / f"{name}.bin").unlink()
+    json_manifest(store.trust_file, approved.pins.digest, dict(approved.pins.files))
     write(root / "server.js", "t\n")
     status = store.status(root, user_config)
     assert status.changes == ["file server.js modified"]

@@ -26,9 +26,15 @@ from mcpctl.trust.store import (
     update_store,
     workspace_key,
 )
-from tests.conftest import Cli
+from tests.conftest import ASCII_LOCALE, REPO, Cli
 from tests.processes import started
-from tests.tier_files import assert_valid, make_workspace, write, write_servers
+from tests.tier_files import (
+    assert_valid,
+    json_manifest,
+    make_workspace,
+    write,
+    write_servers,
+)
 
 TOKEN = "ghp_" + "Ab1Cd2Ef3Gh4Ij5Kl6Mn7Op8Qr9St0"
 
@@ -252,21 +258,13 @@ def test_an_older_json_manifest_is_read_only_when_it_hashes_to_its_name(tmp_path
     store = tmp_path / "trust.json"
     files = {"run.sh": "sha256:" + "1" * 64, "lib/é.js": "sha256:" + "2" * 64}
     digest = manifest_digest(files)
-    path = tmp_path / "approved-files" / f"{digest.removeprefix('sha256:')}.json"
-    path.parent.mkdir()
-
-    def write_rows(rows: dict[str, str]) -> None:
-        path.write_text(json.dumps({"files": {name: [value, 10, 1] for name, value in
-                                              rows.items()}}, ensure_ascii=False),
-                        encoding="utf-8")
-
-    write_rows(files)
+    json_manifest(store, digest, files)
     assert load_manifest(store, digest) == {name: Entry(value, 10, 1)
                                             for name, value in files.items()}
     # Another set whose digest begins as this one's does (found in a bounded search).
     other = next(rows for rows in ({**files, "run.sh": f"sha256:{n:064x}"} for n in range(4096))
                  if manifest_digest(rows)[:8] == digest[:8] and rows != files)
-    write_rows(other)
+    json_manifest(store, digest, other)
     assert load_manifest(store, digest) is None
 
 
@@ -276,15 +274,11 @@ def test_an_older_json_manifest_is_read_as_utf8_whatever_the_locale(tmp_path: Pa
     the locale's encoding (structural mutant): the list was lost."""
     files = {"lib/é.js": "sha256:" + "2" * 64}
     digest = manifest_digest(files)
-    path = tmp_path / "approved-files" / f"{digest.removeprefix('sha256:')}.json"
-    path.parent.mkdir()
-    path.write_text(json.dumps({"files": {"lib/é.js": [files["lib/é.js"], 10, 1]}},
-                               ensure_ascii=False), encoding="utf-8")
+    json_manifest(tmp_path / "trust.json", digest, files)
     code = ("import sys; from pathlib import Path; from mcpctl.trust.store import load_manifest;"
             " print(ascii(sorted(load_manifest(Path(sys.argv[1]), sys.argv[2]) or {})))")
     done = subprocess.run(
         [sys.executable, "-c", code, str(tmp_path / "trust.json"), digest],
-        cwd=Path(__file__).resolve().parents[2], capture_output=True, text=True, timeout=60,
-        env={**os.environ, "LC_ALL": "C", "LANG": "C", "PYTHONCOERCECLOCALE": "0",
-             "PYTHONUTF8": "0"}, check=False)
+        cwd=REPO, capture_output=True, text=True, timeout=60,
+        env={**os.environ, **ASCII_LOCALE}, check=False)
     assert (done.returncode, done.stdout, done.stderr) == (0, "['lib/\\xe9.js']\n", "")
