@@ -29,7 +29,7 @@ runs `pytest -x` over the whole suite, the tests of the module's own folder firs
 mutant is killed when a run fails (or hangs past the timeout), survived when the whole
 suite passes. `--reaching-only` stops after the first run and counts a mutant it left
 alive as an unconfirmed survivor, so the score it prints is a lower bound.
-Results are kept in a file keyed by the module's content and the mutant, so a run
+Results are kept in a committed file keyed by the module's content and the mutant, so a run
 stopped half-way resumes where it was, and a later commit re-runs only what changed: a
 module that changed, or a survivor whose reaching tests did (its verdict is kept with a
 digest of their files). The equivalents judged by hand (`structural_equivalents.py`)
@@ -37,7 +37,7 @@ are not run.
 
 Most mutants die at the first test that fails, and that test is usually one that
 killed a mutant a few lines away. So the test that killed each mutant is kept too
-(`bench/.structural-killers.json`, a hint, never a verdict), and a mutant first runs
+(`bench/structural-killers.json`, a hint, never a verdict), and a mutant first runs
 alone the few reaching tests that killed its module's nearest mutants; only if they
 pass do the other reaching tests run. A killed mutant then costs one short pytest run.
 
@@ -83,10 +83,12 @@ PACKAGE = REPO / "mcpctl"
 SCOPE = ("pinning", "trust", "launch.py", "cli/hand_parse.py", "cli/run_start.py",
          "cli/list_start.py", "clients/guarded.py", "clients/write", "credentials",
          "protocol", "sha256.py", "paths.py")
-RESULTS = REPO / "bench" / ".structural-mutation.json"  # git-ignored (bench/.*)
-# Which test killed which mutant: module → [line, node id] (git-ignored too). Only the
-# order tests run in comes from it, so a stale one costs time, never a verdict.
-KILLERS = REPO / "bench" / ".structural-killers.json"
+# Both files are committed: the whole scope takes longer than any one sitting, so each
+# run adds to the verdicts of the runs before it, on any later checkout.
+RESULTS = REPO / "bench" / "structural-verdicts.json"
+# Which test killed which mutant: module → [line, node id]. Only the order tests run in
+# comes from it, so a stale one costs time, never a verdict.
+KILLERS = REPO / "bench" / "structural-killers.json"
 FIRST_TRIES = 4  # the nearest mutants' killers a mutant runs alone first
 MUTANT_TIMEOUT = 900.0
 MAP_TIMEOUT = 7200.0  # the whole suite under coverage, once

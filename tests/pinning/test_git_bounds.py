@@ -45,7 +45,15 @@ def gone(pid: int) -> bool:
 
 
 def open_descriptors() -> set[str]:
-    return set(os.listdir("/proc/self/fd"))
+    """The pipes this process holds open (only pipes: another thread of the test process
+    may open a file meanwhile, and a count would see it)."""
+    named = set()
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            named.add(os.readlink(f"/proc/self/fd/{fd}"))
+        except OSError:
+            continue  # closed since it was listed (the listing's own descriptor)
+    return {name for name in named if name.startswith("pipe:")}
 
 
 def pids(tmp_path: Path) -> list[int]:
