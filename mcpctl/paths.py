@@ -57,7 +57,9 @@ class Paths(NamedTuple):
             # `~` from the environment mcpctl was handed, as the rest of the paths are.
             if home == "~" or home.startswith("~/"):
                 home = _home(environ).rstrip("/") + home[1:]
-            root = Path(home).expanduser()
+            elif home.startswith("~"):
+                home = _user_home(home)
+            root = Path(home)
             return cls(root / "config", root / "data", root / "cache")
         if not (platform.startswith("linux") or platform == "darwin") or _android(environ):
             return _platformdirs()
@@ -83,6 +85,20 @@ def _home(environ: Mapping[str, str]) -> str:
     import pwd  # noqa: PLC0415 - only without a usable HOME
 
     return pwd.getpwuid(os.getuid()).pw_dir.rstrip("/") or "/"
+
+
+def _user_home(home: str) -> str:
+    """`~name/rest` with the account `name`'s home, as a shell reads it. An unknown name
+    is an error: a shell would leave the word as it is, and mcpctl would then make a
+    folder named `~name` in whatever folder it was started from."""
+    expanded = os.path.expanduser(home)
+    if expanded == home:
+        from mcpctl.errors import ConfigError  # noqa: PLC0415 - only for this error
+
+        user = home[1:].split("/", 1)[0]
+        raise ConfigError(f"MCPCTL_HOME={home} names the home of {user!r}, an account "
+                          "this machine does not have; give the folder's full path")
+    return expanded
 
 
 def _android(environ: Mapping[str, str]) -> bool:

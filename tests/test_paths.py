@@ -16,6 +16,7 @@ from platformdirs.macos import MacOS
 from platformdirs.unix import Unix
 
 from mcpctl.paths import Paths
+from tests.conftest import run_mcpctl
 
 XDG = ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME")
 ACCOUNT_HOME = pwd.getpwuid(os.getuid()).pw_dir
@@ -111,6 +112,30 @@ def test_mcpctl_home_with_a_tilde_is_under_home() -> None:
     paths = Paths.from_environment({"HOME": "/home/ada", "MCPCTL_HOME": "~/m"}, "linux")
     assert paths == Paths(Path("/home/ada/m/config"), Path("/home/ada/m/data"),
                           Path("/home/ada/m/cache"))
+
+
+def test_mcpctl_home_under_a_named_account_is_that_accounts_home() -> None:
+    """`MCPCTL_HOME=~name/m` is the account `name`'s `m`, as a shell reads it, never
+    HOME's `namem`. Planted by hand, `startswith("~/")` shortened to `startswith("~")`
+    read it as HOME's, and this failed."""
+    account = pwd.getpwuid(os.getuid())
+    paths = Paths.from_environment({"HOME": "/home/ada", "MCPCTL_HOME": f"~{account.pw_name}/m"},
+                                   "linux")
+    assert paths.config_dir == Path(account.pw_dir) / "m" / "config"
+
+
+@pytest.mark.parametrize("command", [["list"], ["run", "s"], ["doctor"]])
+def test_mcpctl_home_under_an_unknown_account_is_a_one_line_error(
+        isolated_home: Path, tmp_path: Path, command: list[str]) -> None:
+    """A `~name` no account has stops every command with exit 3 and one line, and makes
+    no folder. Before, `Path.expanduser` raised, and the crash handler, asking the same
+    paths for its log, raised again: two tracebacks."""
+    result = run_mcpctl(command, cwd=tmp_path, env={"MCPCTL_HOME": "~no-such-account-here/m"})
+    assert (result.code, result.err) == (3, (
+        "mcpctl: error: MCPCTL_HOME=~no-such-account-here/m names the home of "
+        "'no-such-account-here', an account this machine does not have; give the folder's "
+        "full path\n"))
+    assert not (tmp_path / "~no-such-account-here").exists()
 
 
 def test_an_empty_mcpctl_home_is_the_same_as_none() -> None:

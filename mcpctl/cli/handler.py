@@ -88,15 +88,15 @@ def unexpected(error: BaseException, *, as_json: bool = False) -> int:
 
     from mcpctl.paths import Paths  # noqa: PLC0415
 
-    log = Paths.from_environment(os.environ).log_file
     try:
+        log = Paths.from_environment(os.environ).log_file
         log.parent.mkdir(parents=True, exist_ok=True)
         # 0600: a traceback may quote what a server or config held.
         fd = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
         with os.fdopen(fd, "a", encoding="utf-8") as handle:
             handle.write(crash_header() + "".join(traceback.format_exception(error)))
         where = f"details in {log}"
-    except OSError:
+    except (OSError, McpctlError):  # no folder for it, or none MCPCTL_HOME can name
         where = "no log could be written"
     return fail(f"unexpected {type(error).__name__}: {error} ({where})",
                 int(ExitCode.INTERNAL), as_json=as_json)
