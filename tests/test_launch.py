@@ -95,6 +95,23 @@ def test_an_http_server_resolves_url_and_headers(cli: Cli, ws: Path, user_config
         str(ws))
 
 
+def test_variables_are_read_from_the_environment_handed_in(
+    cli: Cli, ws: Path, user_config: Path, isolated_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`${env:X}` is the environment the caller hands `resolve_launch` (a probe's, a
+    client's), never this process's. Planted by hand, the context built from
+    `os.environ` instead, this failed."""
+    monkeypatch.setenv("GREETING", "this process's")
+    write(user_config, '[servers.mine]\ncommand = "echo"\nargs = ["${env:GREETING}"]\n')
+    merged = find(load_view(ws, user_config).servers, "mine")
+    assert merged is not None
+    handed = {**os.environ, "GREETING": "handed in"}
+    admission = admit(merged, ws, user_config.parent.parent / "data" / "trust.json",
+                      environ=handed, home=isolated_home)
+    assert resolve_launch(admission, handed, isolated_home, SECRETS.get).argv == (
+        "echo", "handed in")
+
+
 def test_a_file_the_resolved_launch_reaches_that_was_never_pinned_is_refused(
     cli: Cli, ws: Path, user_config: Path, isolated_home: Path
 ) -> None:

@@ -57,6 +57,8 @@ def option_before(args: list[Any], index: int) -> str | None:
 # `mysql -pSECRET` / `-p SECRET`, `curl -u user:SECRET` / `--user user:SECRET`.
 _MYSQL_PROGRAMS = frozenset({"mysql", "mysqldump", "mysqladmin", "mysqlsh", "mariadb",
                              "mariadb-dump", "mysqlimport", "mysqlcheck"})
+# MySQL 8.0.27 added a password per authentication factor beside `--password`.
+_MYSQL_PASSWORD_OPTIONS = frozenset({"--password", "--password1", "--password2", "--password3"})
 _USER_PASSWORD_PROGRAMS = frozenset({"curl", "wget"})
 _MAX_WORDS = 4096  # a command line's words; a longer one is judged by its start
 
@@ -89,8 +91,9 @@ def _carried(program: str, word: str, following: str) -> tuple[str, bool]:
             return word[2:], False
         if word in {"-p", "--password"}:
             return following, True
-        if word.startswith("--password="):
-            return word.partition("=")[2], False
+        option, equals, value = word.partition("=")
+        if equals and option in _MYSQL_PASSWORD_OPTIONS:
+            return value, False
     if program in _USER_PASSWORD_PROGRAMS:
         if word.startswith("-u") and ":" in word[2:]:
             return word[2:].partition(":")[2], False

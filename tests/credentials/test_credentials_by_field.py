@@ -143,6 +143,27 @@ def test_each_mysql_password_form_is_read_from_the_arguments(args: list[str]) ->
         "Harb4471q"]
 
 
+@pytest.mark.parametrize(("argv", "found"), [
+    (["mysql", "--password2=Harb4471q", "app"], ["Harb4471q"]),
+    (["curl", "-uadmin:Harb4471q", "https://example.test"], ["Harb4471q"]),
+    (["curl", "-p", "https://example.test"], []),
+    (["mysql", "--host=db.internal", "app"], []),
+    (["mysql", "--user=report:ro", "app"], []),
+    (["curl", "--header=Accept:json", "https://example.test"], []),
+    (["curl", "--user-agent=probe:2", "https://example.test"], []),
+], ids=["mysql-second-factor", "curl-joined-user", "curl-proxytunnel-flag",
+        "mysql-other-option", "mysql-user-with-colon", "curl-header", "curl-user-agent"])
+def test_a_password_is_read_only_from_its_own_programs_options(argv: list[str],
+                                                               found: list[str]) -> None:
+    """Each program's password options, and none of its others. Each case failed with
+    one of these planted by hand: MySQL's `--password2=` not read (before this test, it
+    was not); `-uUSER:PASS` of curl not read; `-p` read as MySQL's for curl (then the URL
+    after it is the password) or `--host=` read as `--password=`; curl's `user:password`
+    read from MySQL's `--user=`; `-u` or `--user=` matched by a shorter prefix
+    (`--header=`, `--user-agent=`)."""
+    assert [value for _, value in argv_credentials(argv)] == found
+
+
 @pytest.mark.usefixtures("secret_service")
 def test_add_moves_a_token_out_of_a_list_under_a_field_it_does_not_know(
         user_config: Path) -> None:
