@@ -112,6 +112,41 @@ def test_variables_are_read_from_the_environment_handed_in(
         "echo", "handed in")
 
 
+@pytest.mark.parametrize("field", ["args", "env", "url", "headers"])
+def test_a_nul_byte_only_a_keyring_value_brings_is_refused(
+    cli: Cli, ws: Path, user_config: Path, isolated_home: Path, field: str
+) -> None:
+    """A secret that holds a NUL byte expands into a value no exec (or HTTP header) can
+    carry: a clear refusal before anything starts. Planted by hand, `_refuse_nul`'s call,
+    its `if` or its `raise` dropped, or the function returning at once, this failed."""
+    entry: dict[str, Any] = {"command": "echo"}
+    if field == "args":
+        entry["args"] = ["${secret:nul}"]
+    elif field == "env":
+        entry["env"] = {"TOKEN": "${secret:nul}"}
+    else:
+        entry = {"type": "http", "url": "https://h.test/${secret:nul}"} if field == "url" \
+            else {"type": "http", "url": "https://h.test/", "headers": {"A": "${secret:nul}"}}
+    write_servers(ws, {"s": entry})
+    admission = admitted(cli, ws, user_config)
+    with pytest.raises(ConfigError, match=r"^server 's': a value it expands to holds a NUL "
+                       "byte, which no launch can pass on$"):
+        resolve_launch(admission, os.environ, isolated_home, {"nul": "ab\0cd"}.get)
+
+
+def test_the_bytecode_folder_is_under_the_mcpctl_home_handed_in(
+    cli: Cli, ws: Path, user_config: Path, isolated_home: Path, tmp_path: Path
+) -> None:
+    """A workspace server's bytecode goes to the cache of the environment the caller hands
+    in. Planted by hand, `_bytecode_folder` or its caller reading `os.environ`, this
+    failed."""
+    write_servers(ws, {"s": {"command": "echo"}})
+    handed = {**os.environ, "MCPCTL_HOME": str(tmp_path / "elsewhere")}
+    launch = resolve_launch(admitted(cli, ws, user_config), handed, isolated_home,
+                            SECRETS.get)
+    assert launch.bytecode == str(tmp_path / "elsewhere" / "cache" / "bytecode")
+
+
 def test_a_file_the_resolved_launch_reaches_that_was_never_pinned_is_refused(
     cli: Cli, ws: Path, user_config: Path, isolated_home: Path
 ) -> None:
