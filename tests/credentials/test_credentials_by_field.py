@@ -166,8 +166,8 @@ def test_a_password_is_read_only_from_its_own_programs_options(argv: list[str],
 
 def test_a_command_line_is_read_up_to_its_word_bound() -> None:
     """Words past `_MAX_WORDS` (4,096, as the comment beside it says) are not read, so a
-    line of any length costs at most that. Planted by hand, the bound ×16: the password
-    at word 5,000 was read, and this failed."""
+    line of any length costs at most that. Planted by hand, the bound multiplied by 16:
+    the password in the 4,097th word was read, and this failed."""
     filler = ["db"] * 4094
     assert argv_credentials(["mysql", *filler, "-pHarb4471q"]) == [(4095, "Harb4471q")]
     assert argv_credentials(["mysql", *filler, "db", "-pHarb4471q"]) == []
