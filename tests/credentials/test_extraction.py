@@ -1,0 +1,70 @@
+"""`extract_secrets`, the one function `add` and `import` move credentials out of an
+entry with, read case by case: what stays in the entry, and exactly what goes to the
+keyring. Each case names the mutant it was shown to fail with, planted by hand."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from mcpctl.credentials.extraction import extract_secrets
+
+TOKEN = "ghp_" + "a1B2c3D4e5" * 3 + "f6G7h8"
+
+
+@pytest.mark.parametrize(("entry", "kept", "moved"), [
+    # `if isinstance(entry.get("command"), str)` dropped: the token stayed in the command.
+    ({"command": f"TOKEN={TOKEN} srv"}, {"command": "TOKEN=${secret:s-command} srv"},
+     {"s-command": TOKEN}),
+    # The non-string check of the args, or its `kept.append`, dropped: an exception, or
+    # the number lost.
+    ({"command": "srv", "args": ["--port", 3]}, {"command": "srv", "args": ["--port", 3]}, {}),
+    # `--option=value` judged by the option's name: with that branch never taken, a short
+    # password was judged without its field and stayed.
+    ({"command": "srv", "args": ["--password=Harb4471q"]},
+     {"command": "srv", "args": ["--password=${secret:s-arg0}"]}, {"s-arg0": "Harb4471q"}),
+    # Two passwords carried in one shell line, one inside the other: the longer replaced
+    # first. Sorted shortest first (`key=len` or `reverse=True` dropped), the short one's
+    # reference was also put inside the long one, which then stayed half in clear.
+    ({"command": "sh", "args": ["-c", "mysql -pab12cd34 ; curl -u u:ab12cd34xyz"]},
+     {"command": "sh", "args": ["-c", "mysql -p${secret:s-arg1-password-2} ; curl -u "
+                                "u:${secret:s-arg1-password}"]},
+     {"s-arg1-password": "ab12cd34xyz", "s-arg1-password-2": "ab12cd34"}),
+    # A carried password the token reading had already moved is not a second secret
+    # (`if replaced:` made true: the same token stored twice).
+    ({"command": "mysql", "args": [f"-p{TOKEN}"]},
+     {"command": "mysql", "args": ["${secret:s-arg0}"]}, {"s-arg0": f"-p{TOKEN}"}),
+    # A query's blank values are kept (`keep_blank_values` dropped: `empty=` lost).
+    ({"command": "srv", "url": f"https://h.test/x?empty=&token={TOKEN}"},
+     {"command": "srv", "url": "https://h.test/x?empty=&token=${secret:s-url-token}"},
+     {"s-url-token": TOKEN}),
+    # A URL with nothing to move is left byte for byte (the rebuild made unconditional:
+    # `%20` became `+`).
+    ({"command": "srv", "url": "https://h.test/x?q=a%20b"},
+     {"command": "srv", "url": "https://h.test/x?q=a%20b"}, {}),
+    # A userinfo password, judged as a password: its check dropped, its `name=` dropped,
+    # the netloc compared by its first 8 characters, or `netloc=` left out of the
+    # rebuild, and it stayed in clear.
+    ({"command": "srv", "url": "https://longusername:Harb4471q@h.test/"},
+     {"command": "srv", "url": "https://longusername:${secret:s-url-password}@h.test/"},
+     {"s-url-password": "Harb4471q"}),
+], ids=["command", "number-arg", "option-equals", "nested-carried", "carried-moved",
+        "blank-query", "untouched-url", "userinfo-password"])
+def test_what_stays_and_what_moves(entry: dict[str, Any], kept: dict[str, Any],
+                                   moved: dict[str, str]) -> None:
+    assert extract_secrets("s", entry) == (kept, moved)
+
+
+def test_a_field_nested_past_the_bound_is_returned_not_recursed_into() -> None:
+    """An unknown field nested 900 levels deep ends in its own bound (`_MAX_DEPTH`,
+    100), far below the interpreter's recursion limit. With the bound's check dropped, or
+    the bound multiplied by 16, this ended in a RecursionError. What lies past the bound
+    is not read; no such entry is written either, since the writer refuses one nested
+    more than 64 levels (`test_add_refuses_an_entry_nested_too_deeply`)."""
+    deep: Any = [TOKEN]
+    for _ in range(900):
+        deep = [deep]
+    kept, moved = extract_secrets("s", {"command": "srv", "extraThing": deep})
+    assert kept == {"command": "srv", "extraThing": deep}
+    assert moved == {}
