@@ -20,17 +20,20 @@ TOKEN = "ghp_" + "a1B2c3D4e5" * 3 + "f6G7h8"
     # The non-string check of the args, or its `kept.append`, dropped: an exception, or
     # the number lost.
     ({"command": "srv", "args": ["--port", 3]}, {"command": "srv", "args": ["--port", 3]}, {}),
-    # `--option=value` judged by the option's name: with that branch never taken, a short
-    # password was judged without its field and stayed.
-    ({"command": "srv", "args": ["--password=Harb4471q"]},
-     {"command": "srv", "args": ["--password=${secret:s-arg0}"]}, {"s-arg0": "Harb4471q"}),
+    # `--option=value`: the value after `=` judged whole, by the option's name. With that
+    # branch never taken, the arg was read as text and only the passphrase's first word
+    # moved; the rest stayed in clear.
+    ({"command": "srv", "args": ["--password=correct horse battery"]},
+     {"command": "srv", "args": ["--password=${secret:s-arg0}"]},
+     {"s-arg0": "correct horse battery"}),
     # Two passwords carried in one shell line, one inside the other: the longer replaced
-    # first. Sorted shortest first (`key=len` or `reverse=True` dropped), the short one's
+    # first. Sorted otherwise (`key=len` or `reverse=True` dropped), the short one's
     # reference was also put inside the long one, which then stayed half in clear.
-    ({"command": "sh", "args": ["-c", "mysql -pab12cd34 ; curl -u u:ab12cd34xyz"]},
+    # (In reverse order of their letters alone, `zz12cd34` comes first here.)
+    ({"command": "sh", "args": ["-c", "mysql -pzz12cd34 ; curl -u u:abzz12cd34"]},
      {"command": "sh", "args": ["-c", "mysql -p${secret:s-arg1-password-2} ; curl -u "
                                 "u:${secret:s-arg1-password}"]},
-     {"s-arg1-password": "ab12cd34xyz", "s-arg1-password-2": "ab12cd34"}),
+     {"s-arg1-password": "abzz12cd34", "s-arg1-password-2": "zz12cd34"}),
     # A carried password the token reading had already moved is not a second secret
     # (`if replaced:` made true: the same token stored twice).
     ({"command": "mysql", "args": [f"-p{TOKEN}"]},
