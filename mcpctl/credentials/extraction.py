@@ -107,7 +107,10 @@ def _args_without_secrets(server: str, args: list[Any], found: dict[str, str],
             continue
         secret = secret_name_for(server, f"arg{index}")
         option, equals, value = arg.partition("=")
-        if equals and option.startswith("-") and find_secret(value, name=option):
+        # `--option=value`, or `NAME=value` as `env` takes it: the value judged whole,
+        # by its name (a passphrase's later words are the secret too).
+        named = option.startswith("-") or option.isidentifier()
+        if equals and named and find_secret(value, name=option):
             moved = f"{option}={_moved(value, option, secret, found)}"
         else:
             moved = _moved(arg, option_before(args, index), secret, found)

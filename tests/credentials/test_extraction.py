@@ -26,6 +26,10 @@ TOKEN = "ghp_" + "a1B2c3D4e5" * 3 + "f6G7h8"
     ({"command": "srv", "args": ["--password=correct horse battery"]},
      {"command": "srv", "args": ["--password=${secret:s-arg0}"]},
      {"s-arg0": "correct horse battery"}),
+    # `NAME=value` as `env` takes it, judged the same way: before, only "correct" moved.
+    ({"command": "env", "args": ["DB_PASSWORD=correct horse battery", "srv"]},
+     {"command": "env", "args": ["DB_PASSWORD=${secret:s-arg0}", "srv"]},
+     {"s-arg0": "correct horse battery"}),
     # Two passwords carried in one shell line, one inside the other: the longer replaced
     # first. Sorted otherwise (`key=len` or `reverse=True` dropped), the short one's
     # reference was also put inside the long one, which then stayed half in clear.
@@ -52,8 +56,8 @@ TOKEN = "ghp_" + "a1B2c3D4e5" * 3 + "f6G7h8"
     ({"command": "srv", "url": "https://longusername:Harb4471q@h.test/"},
      {"command": "srv", "url": "https://longusername:${secret:s-url-password}@h.test/"},
      {"s-url-password": "Harb4471q"}),
-], ids=["command", "number-arg", "option-equals", "nested-carried", "carried-moved",
-        "blank-query", "untouched-url", "userinfo-password"])
+], ids=["command", "number-arg", "option-equals", "env-assignment", "nested-carried",
+        "carried-moved", "blank-query", "untouched-url", "userinfo-password"])
 def test_what_stays_and_what_moves(entry: dict[str, Any], kept: dict[str, Any],
                                    moved: dict[str, str]) -> None:
     assert extract_secrets("s", entry) == (kept, moved)
