@@ -38,6 +38,12 @@ TOKEN = "ghp_" + "a1B2c3D4e5" * 3 + "f6G7h8"
      {"command": "sh", "args": ["-c", "mysql -p${secret:s-arg1-password-2} ; curl -u "
                                 "u:${secret:s-arg1-password}"]},
      {"s-arg1-password": "abzz12cd34", "s-arg1-password-2": "zz12cd34"}),
+    # A short password is replaced where it stands alone, not inside the host's name
+    # (the fallback that replaces every occurrence made unconditional: the URL broke).
+    ({"command": "sh", "args": ["-c", "curl -u u:ab12 https://ab12cd.test"]},
+     {"command": "sh", "args": ["-c", "curl -u u:${secret:s-arg1-password} "
+                                "https://ab12cd.test"]},
+     {"s-arg1-password": "ab12"}),
     # A carried password the token reading had already moved is not a second secret
     # (`if replaced:` made true: the same token stored twice).
     ({"command": "mysql", "args": [f"-p{TOKEN}"]},
@@ -57,7 +63,7 @@ TOKEN = "ghp_" + "a1B2c3D4e5" * 3 + "f6G7h8"
      {"command": "srv", "url": "https://longusername:${secret:s-url-password}@h.test/"},
      {"s-url-password": "Harb4471q"}),
 ], ids=["command", "number-arg", "option-equals", "env-assignment", "nested-carried",
-        "carried-moved", "blank-query", "untouched-url", "userinfo-password"])
+        "short-beside-host", "carried-moved", "blank-query", "untouched-url", "userinfo-password"])
 def test_what_stays_and_what_moves(entry: dict[str, Any], kept: dict[str, Any],
                                    moved: dict[str, str]) -> None:
     assert extract_secrets("s", entry) == (kept, moved)
