@@ -37,7 +37,61 @@ _GATE_STATES = ("if states is None or states.root != root "
 _FILE_LINE = ("no change line but a file's begins with `file` (the others begin with a "
               "field's name: `transport`, `command`, `args[`, `env `, `header `, ...)")
 _MEMO_UNKEPT = COST + "a change report never kept in the memo: made again from the manifest"
+_APP_AUTHOR = ("platformdirs reads `appauthor` only in its Windows class (there it keeps "
+               "the folder `mcpctl`, not `mcpctl\\mcpctl`); on Linux and macOS, where "
+               "mcpctl and this suite run, the folders are the same with or without it")
+_KIND = ("a pin set's kind is `workspace`, `remote`, `absent` or a runner's name (`npx`, "
+         "`uvx`, ...): no other kind begins with `workspac`, so the first 8 characters "
+         "decide as the whole does")
+_TUPLE_PREFIXES = ("`startswith` is given a tuple there, which the operator (it shortens "
+                   "a string) leaves as it is: the mutant is the original")
+_CHAINER = ("no keyring backend class but keyring's own chainer is named with "
+            "`ChainerB` first, so the first 8 characters decide as the whole name does")
+_WHOLE = ("neither side is a string (lists, `Path`s): the prefix mutant compares them whole, "
+          "as the original does")
 EQUIVALENT: dict[tuple[str, str, str], str] = {
+    ("mcpctl/clients/guarded.py", "prefix-eq", "if client_id != GUARDED_CLIENT:"):
+        "the client ids are `claude-code`, `claude-desktop`, `gemini`, `codex`, `vscode`, "
+        "`cursor`, `windsurf`: none other begins `claude-c`",
+    ("mcpctl/clients/guarded.py", "prefix-eq",
+     "return any(without_key(line[1:]) == list(GUARD_ARGS) and key_in(line) is not None"):
+        _WHOLE,
+    ("mcpctl/clients/guarded.py", "drop-keyword", "os_key=machine.os_key)"):
+        "`os_key` defaults to `linux`, which `machine.os_key` is on Linux, where this suite "
+        "runs; on macOS the keyword names the managed-settings file under /Library",
+    ("mcpctl/clients/guarded.py", "prefix-eq",
+     "start = here if here == root or root in here.parents else root"): _WHOLE,
+    ("mcpctl/clients/guarded.py", "prefix-eq", "if folder == root or not path.is_file():"):
+        _WHOLE,
+    ("mcpctl/credentials/keyring_store.py", "prefix-starts",
+     "if type(backend).__module__.startswith(_NO_KEYRING) or _is_empty_chainer(backend):"):
+        _TUPLE_PREFIXES,
+    ("mcpctl/credentials/keyring_store.py", "prefix-starts",
+     'if kind.__module__.startswith(_FILE_BACKENDS) or hasattr(kind, "file_path") \\'):
+        _TUPLE_PREFIXES,
+    ("mcpctl/credentials/keyring_store.py", "prefix-eq",
+     'chained = getattr(backend, "backends", None) if type(backend).__name__ == '
+     '"ChainerBackend" \\'): _CHAINER,
+    ("mcpctl/credentials/keyring_store.py", "prefix-eq",
+     'return type(backend).__name__ == "ChainerBackend" and not getattr(backend, '
+     '"backends", [1])'): _CHAINER,
+    ("mcpctl/credentials/keyring_store.py", "prefix-starts",
+     'if name.startswith("keyring.backends.SecretService"):'):
+        "no keyring backend module begins `keyring.backends.SecretServic` but the Secret "
+        "Service's own",
+    ("mcpctl/credentials/keyring_store.py", "prefix-eq", 'if state == "unreachable":'):
+        "the collection's states are `ok`, `locked`, `absent` and `unreachable`: none "
+        "other begins `unreacha`",
+    ("mcpctl/launch.py", "prefix-eq", "whole = pins is not None and pins.kind == WORKSPACE"):
+        _KIND,
+    ("mcpctl/launch.py", "prefix-eq", "whole = pins is not None and pins.kind == WORKSPACE #2"):
+        _KIND,
+    ("mcpctl/paths.py", "drop-keyword",
+     "platformdirs.user_config_path(APP, appauthor=False),"): _APP_AUTHOR,
+    ("mcpctl/paths.py", "drop-keyword",
+     "platformdirs.user_data_path(APP, appauthor=False),"): _APP_AUTHOR,
+    ("mcpctl/paths.py", "drop-keyword",
+     "platformdirs.user_cache_path(APP, appauthor=False),"): _APP_AUTHOR,
     ("mcpctl/paths.py", "prefix-starts",
      'if not (platform.startswith("linux") or platform == "darwin") or _android(environ):'):
         "`sys.platform` is never a string that starts with `linu` but not `linux`",

@@ -26,6 +26,7 @@ from typing import Any
 
 import pytest
 
+from mcpctl.clients.guarded import BY_POLICY, GUARDED, NOT_GUARDED
 from tests.clients import TOKEN_SERVER, codex_app, guard_key, mcpctl_shim, write_config
 from tests.clients.real_clients import (
     CLAUDE_LINE,
@@ -335,3 +336,49 @@ def test_codex_requirements_start_only_the_users_servers(tmp_path: Path,
         f'[mcp_servers.repo.identity]\ncommand = "{sys.executable}"\n'
     assert json.loads(done[12]["out"])["repo"] == [], done[12]
     assert not marker.exists()
+
+
+# Each step writes one managed-settings file, then asks `guard_state` what guards Claude
+# Code under it (the user's own allowlist holds the guard's line, so only the managed
+# file decides between "guarded by policy" and the rest).
+STATE_OF_MANAGED = r'''
+import json, sys
+from pathlib import Path
+from mcpctl.clients.guarded import guard_state
+Path("/etc/claude-code").mkdir(exist_ok=True)
+Path("/etc/claude-code/managed-settings.json").write_text(sys.argv[1])
+state = guard_state("claude-code", synced=True, root=Path(sys.argv[2]),
+                    home=Path(sys.argv[3]), environ={})
+print(json.dumps([state.state, state.how]))
+'''
+
+
+def test_what_a_managed_allowlist_guards_is_read_line_by_line(tmp_path: Path) -> None:
+    """Managed settings with only keyed guard lines guard by policy; one keyless
+    `mcpctl run` line among them does not (a clone's entry can reuse it with its own
+    environment), and neither does a list without `allowManagedMcpServersOnly`. Each
+    failed with one of these planted by hand in `guard_state`: the policy's check
+    dropped, its keyed-only test made true, or the keyless line's test made true or
+    false."""
+    root, home = tmp_path / "repo", tmp_path / "home"
+    root.mkdir()
+    (home / ".claude").mkdir(parents=True)
+    guard = ["mcpctl", "run", "--guard", "--key", "k3y"]
+    (home / ".claude" / "settings.json").write_text(json.dumps(
+        {"allowedMcpServers": [{"serverCommand": guard}]}))
+    variants = [{"allowManagedMcpServersOnly": True,
+                 "allowedMcpServers": [{"serverCommand": guard}]},
+                {"allowManagedMcpServersOnly": True,
+                 "allowedMcpServers": [{"serverCommand": guard},
+                                       {"serverCommand": ["mcpctl", "run", "tool"]}]},
+                {"allowedMcpServers": [{"serverCommand": guard}]},
+                {"allowManagedMcpServersOnly": True, "allowedMcpServers": []}]
+    env = {"PATH": os.environ["PATH"], "PYTHONPATH": str(REPO), "HOME": str(home)}
+    done = _in_private_etc(tmp_path, [
+        {"argv": [sys.executable, "-c", STATE_OF_MANAGED, json.dumps(variant), str(root),
+                  str(home)], "cwd": str(root), "env": env} for variant in variants],
+        network=False)
+    states = [json.loads(step["out"]) if step["code"] == 0 else step for step in done]
+    assert [state[0] for state in states] == [BY_POLICY, NOT_GUARDED, GUARDED, GUARDED], states
+    assert states[1][1].startswith("managed settings allow an `mcpctl run` line without "
+                                   "the machine's guard key"), states[1]
