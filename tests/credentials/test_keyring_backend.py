@@ -102,3 +102,38 @@ def test_the_secret_service_is_accepted(mcpctl_home: Path) -> None:
     assert json.loads(listed.out)["secrets"] == [
         {"name": "api", "stored": True, "referenced_by": [], "unreferenced": True}]
     assert run_mcpctl(["secret", "rm", "api"], env=env).code == 0
+
+
+MEMORY_BACKEND = '''\
+"""An OS keyring other than the Secret Service, as the macOS Keychain or KWallet would
+be to mcpctl: in memory, so nothing reaches a file (a test fixture)."""
+from keyring.backend import KeyringBackend
+
+class Keyring(KeyringBackend):
+    priority = 1
+    stored = {}
+
+    def get_password(self, service, username):
+        return self.stored.get((service, username))
+
+    def set_password(self, service, username, password):
+        self.stored[(service, username)] = password
+
+    def delete_password(self, service, username):
+        self.stored.pop((service, username), None)
+'''
+
+
+def test_an_os_keyring_other_than_the_secret_service_is_checked_as_itself(
+    no_keyring: None, tmp_path: Path
+) -> None:
+    """`secret check` asks the Secret Service about its collection only when it is the
+    backend. Planted by hand, that test made true: another OS keyring was said to be
+    missing (no D-Bus session answers here), and this failed."""
+    write(tmp_path / "plugins" / "os_keyring.py", MEMORY_BACKEND)
+    env = {"PYTHONPATH": str(tmp_path / "plugins"),
+           "PYTHON_KEYRING_BACKEND": "os_keyring.Keyring"}
+    checked = run_mcpctl(["secret", "check", "--json"], env=env)
+    assert checked.code == 0, checked.err
+    assert json.loads(checked.out)["state"] == "ok"
+    assert json.loads(checked.out)["backend"] == "os_keyring.Keyring"
