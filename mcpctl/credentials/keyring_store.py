@@ -79,7 +79,8 @@ def check_keyring() -> KeyringCheck:
     try:
         name = backend_name()
     except KeyringUnavailable as error:
-        refused = _file_backend(keyring.get_keyring()) is not None
+        chosen = _chosen(keyring)
+        refused = chosen is not None and _file_backend(chosen) is not None
         return KeyringCheck(None, "refused" if refused else "missing", str(error))
     if name.startswith("keyring.backends.SecretService"):
         state = secret_service.collection_state()
@@ -101,7 +102,10 @@ def _backend() -> Any:
     import keyring  # noqa: PLC0415 - ~130 ms; only commands that touch secrets pay it
 
     _register_connections()
-    backend = keyring.get_keyring()
+    backend = _chosen(keyring)
+    if backend is None:
+        raise KeyringUnavailable(f"keyring could not load the backend it chose (a Secret "
+                                 f"Service needs a D-Bus session bus); {_FIX}")
     stored_in_file = _file_backend(backend)
     if stored_in_file is not None:
         raise KeyringUnavailable(
@@ -112,6 +116,16 @@ def _backend() -> Any:
             f"no OS keyring available (keyring chose {_name(backend)}); {_FIX}; mcpctl never "
             "stores secrets in a file")
     return backend
+
+
+def _chosen(keyring: Any) -> Any:
+    """keyring's backend, or None when loading it failed: keyring judges a backend named
+    by PYTHON_KEYRING_BACKEND by asking it, and the Secret Service's asking opens the
+    session bus, which raises where there is none."""
+    try:
+        return keyring.get_keyring()
+    except Exception:  # noqa: BLE001 - any backend's own failure to load
+        return None
 
 
 def _register_connections() -> None:

@@ -137,3 +137,22 @@ def test_an_os_keyring_other_than_the_secret_service_is_checked_as_itself(
     assert checked.code == 0, checked.err
     assert json.loads(checked.out)["state"] == "ok"
     assert json.loads(checked.out)["backend"] == "os_keyring.Keyring"
+
+
+@pytest.mark.parametrize("args", [["secret", "check", "--json"],
+                                  ["secret", "set", "api", "--stdin"]])
+def test_a_secret_service_named_where_no_bus_answers_is_a_missing_keyring(
+    no_keyring: None, mcpctl_home: Path, args: list[str]
+) -> None:
+    """PYTHON_KEYRING_BACKEND naming the Secret Service with no session bus: keyring
+    fails while loading it (the bus's socket is not there). Before, that failure ended
+    every secret command as an internal error (exit 70); now the keyring is missing,
+    exit 5, with the fix."""
+    env = {"PYTHON_KEYRING_BACKEND": "keyring.backends.SecretService.Keyring",
+           "DBUS_SESSION_BUS_ADDRESS": f"unix:path={mcpctl_home / 'no-bus'}"}
+    result = run_mcpctl(args, stdin="v4lue-Secret-123\n", env=env)
+    assert result.code == 5, result.err
+    said = json.loads(result.out)["message"] if result.out else result.err
+    assert "keyring could not load the backend it chose (a Secret Service needs a D-Bus " \
+        f"session bus); {FIX}" in said
+    assert not (mcpctl_home / "data" / "secrets.json").exists()
