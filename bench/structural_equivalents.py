@@ -50,6 +50,11 @@ _CHAINER = ("no keyring backend class but keyring's own chainer is named with "
 _WHOLE = ("neither side is a string (lists, `Path`s): the prefix mutant compares them whole, "
           "as the original does")
 EQUIVALENT: dict[tuple[str, str, str], str] = {
+    ("mcpctl/credentials/keyring_store.py", "drop-keyword",
+     'data = json.loads(index.read_text(encoding="utf-8"))'):
+        "the index is mcpctl's own: written by `json.dumps`, which escapes every character "
+        "past ASCII, of names `check_secret_name` keeps to ASCII; every locale encoding "
+        "reads ASCII alike",
     ("mcpctl/clients/guarded.py", "prefix-eq", "if client_id != GUARDED_CLIENT:"):
         "the client ids are `claude-code`, `claude-desktop`, `gemini`, `codex`, `vscode`, "
         "`cursor`, `windsurf`: none other begins `claude-c`",
