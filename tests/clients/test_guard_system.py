@@ -378,7 +378,8 @@ def test_what_a_managed_allowlist_guards_is_read_line_by_line(tmp_path: Path) ->
         {"argv": [sys.executable, "-c", STATE_OF_MANAGED, json.dumps(variant), str(root),
                   str(home)], "cwd": str(root), "env": env} for variant in variants],
         network=False)
-    states = [json.loads(step["out"]) if step["code"] == 0 else step for step in done]
+    assert [step["code"] for step in done] == [0] * len(variants), done
+    states = [json.loads(step["out"]) for step in done]
     assert [state[0] for state in states] == [BY_POLICY, NOT_GUARDED, GUARDED, GUARDED], states
     assert states[1][1].startswith("managed settings allow an `mcpctl run` line without "
                                    "the machine's guard key"), states[1]
