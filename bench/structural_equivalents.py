@@ -91,12 +91,8 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         _KIND,
     ("mcpctl/launch.py", "prefix-eq", "whole = pins is not None and pins.kind == WORKSPACE #2"):
         _KIND,
-    ("mcpctl/paths.py", "drop-keyword",
-     "platformdirs.user_config_path(APP, appauthor=False),"): _APP_AUTHOR,
-    ("mcpctl/paths.py", "drop-keyword",
-     "platformdirs.user_data_path(APP, appauthor=False),"): _APP_AUTHOR,
-    ("mcpctl/paths.py", "drop-keyword",
-     "platformdirs.user_cache_path(APP, appauthor=False),"): _APP_AUTHOR,
+    **{("mcpctl/paths.py", "drop-keyword", f"platformdirs.user_{kind}_path(APP, "
+        "appauthor=False),"): _APP_AUTHOR for kind in ("config", "data", "cache")},
     ("mcpctl/paths.py", "prefix-starts",
      'if not (platform.startswith("linux") or platform == "darwin") or _android(environ):'):
         "`sys.platform` is never a string that starts with `linu` but not `linux`",
