@@ -8,7 +8,8 @@ from __future__ import annotations
 
 # Lowest first. Packages on one row do not import each other.
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("__init__", "errors", "layers", "model", "paths", "sha256"),
+    ("errors",),  # the error types and exit codes, which any module may raise
+    ("__init__", "layers", "model", "paths", "sha256"),
     ("machine",),  # the invocation: mcpctl's Paths plus what the process was started with
     ("files", "syntax", "variables", "tokens"),
     # filtering: its store of judged answers writes through files/ (issue 29)
