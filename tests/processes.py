@@ -103,6 +103,19 @@ def ignored_signals(pid: int) -> set[int]:
     return set()
 
 
+def open_descriptor_targets() -> list[str]:
+    """What each of this process's open descriptors names (a path, `pipe:[N]`, ...). A
+    leak test looks at the names of what the code under test could leak: a bare count
+    would also see a descriptor another thread of the test process opened meanwhile."""
+    named = []
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            named.append(os.readlink(f"/proc/self/fd/{fd}"))
+        except OSError:
+            continue  # closed since it was listed (the listing's own descriptor)
+    return named
+
+
 def _state_and_parent(pid: str) -> tuple[str, int]:
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[-1].split()
     return fields[0], int(fields[1])

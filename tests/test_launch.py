@@ -112,21 +112,18 @@ def test_variables_are_read_from_the_environment_handed_in(
         "echo", "handed in")
 
 
-@pytest.mark.parametrize("field", ["args", "env", "url", "headers"])
+@pytest.mark.parametrize("entry", [
+    {"command": "echo", "args": ["${secret:nul}"]},
+    {"command": "echo", "env": {"TOKEN": "${secret:nul}"}},
+    {"type": "http", "url": "https://h.test/${secret:nul}"},
+    {"type": "http", "url": "https://h.test/", "headers": {"A": "${secret:nul}"}},
+], ids=["args", "env", "url", "headers"])
 def test_a_nul_byte_only_a_keyring_value_brings_is_refused(
-    cli: Cli, ws: Path, user_config: Path, isolated_home: Path, field: str
+    cli: Cli, ws: Path, user_config: Path, isolated_home: Path, entry: dict[str, Any]
 ) -> None:
     """A secret that holds a NUL byte expands into a value no exec (or HTTP header) can
     carry: a clear refusal before anything starts. Planted by hand, `_refuse_nul`'s call,
     its `if` or its `raise` dropped, or the function returning at once, this failed."""
-    entry: dict[str, Any] = {"command": "echo"}
-    if field == "args":
-        entry["args"] = ["${secret:nul}"]
-    elif field == "env":
-        entry["env"] = {"TOKEN": "${secret:nul}"}
-    else:
-        entry = {"type": "http", "url": "https://h.test/${secret:nul}"} if field == "url" \
-            else {"type": "http", "url": "https://h.test/", "headers": {"A": "${secret:nul}"}}
     write_servers(ws, {"s": entry})
     admission = admitted(cli, ws, user_config)
     with pytest.raises(ConfigError, match=r"^server 's': a value it expands to holds a NUL "

@@ -5,7 +5,6 @@ Real files in tmp_path and, for the lock, a second real process trying to take i
 
 from __future__ import annotations
 
-import os
 import stat
 import subprocess
 import sys
@@ -15,6 +14,7 @@ import pytest
 
 from mcpctl.errors import ConfigError
 from mcpctl.files.atomic import atomic_write_text, file_lock
+from tests.processes import open_descriptor_targets
 
 TRY_LOCK = """
 import fcntl, os, sys
@@ -133,15 +133,9 @@ def test_a_lock_that_cannot_be_made_is_an_error(tmp_path: Path) -> None:
 
 
 def descriptors_into(folder: Path) -> list[str]:
-    """What this process's open descriptors name inside `folder` (a count of all of them
-    would also see a descriptor another thread of the test process opened meanwhile)."""
-    named = []
-    for fd in os.listdir("/proc/self/fd"):
-        try:
-            named.append(os.readlink(f"/proc/self/fd/{fd}"))
-        except OSError:
-            continue  # closed since it was listed (the listing's own descriptor)
-    return [name for name in named if name == str(folder) or name.startswith(f"{folder}/")]
+    """What this process's open descriptors name inside `folder`."""
+    return [name for name in open_descriptor_targets()
+            if name == str(folder) or name.startswith(f"{folder}/")]
 
 
 def test_no_descriptor_is_left_open(tmp_path: Path) -> None:

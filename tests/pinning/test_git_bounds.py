@@ -20,6 +20,7 @@ from mcpctl.pinning.git import (
     work_tree_listing,
 )
 from tests.pinning.repos import git_repo
+from tests.processes import open_descriptor_targets
 
 # `-C FOLDER` and the neutral options come first: the command's own words follow them.
 ARGS = "shift 14"
@@ -45,15 +46,8 @@ def gone(pid: int) -> bool:
 
 
 def open_descriptors() -> set[str]:
-    """The pipes this process holds open (only pipes: another thread of the test process
-    may open a file meanwhile, and a count would see it)."""
-    named = set()
-    for fd in os.listdir("/proc/self/fd"):
-        try:
-            named.add(os.readlink(f"/proc/self/fd/{fd}"))
-        except OSError:
-            continue  # closed since it was listed (the listing's own descriptor)
-    return {name for name in named if name.startswith("pipe:")}
+    """The pipes this process holds open (a git's are what these tests could leak)."""
+    return {name for name in open_descriptor_targets() if name.startswith("pipe:")}
 
 
 def pids(tmp_path: Path) -> list[int]:
