@@ -13,8 +13,10 @@ in the processes a test starts (most of the suite runs mcpctl as a real process)
 is the test's node id, which `bench/coverage_contexts.py` puts in the environment and
 coverage's configuration reads as each process's static context. Every Python
 process is measured through the `.pth` file coverage installs
-(`COVERAGE_PROCESS_START`), and a process that `exec`s or calls `os._exit` saves its
-data first (`patch`).
+(`COVERAGE_PROCESS_START`), and a process that `exec`s, calls `os._exit` or is ended
+by SIGTERM (a bridge or server a test stops) saves its data first (`patch`, `sigterm`).
+The tests that start a real client hand the two variables on to it
+(`tests/clients/real_clients.py`), so the mcpctl the client starts is measured too.
 
 A mutant then runs first against the tests that reach its lines. A test the map
 missed (a process started with an environment of its own making, a process killed
@@ -46,6 +48,7 @@ parallel = true
 source = {source}
 context = ${{{variable}-}}
 dynamic_context = test_function
+sigterm = true
 patch =
     _exit
     execv

@@ -36,6 +36,9 @@ QUIET = {
 # What `mcpctl run` needs from the test: its own folders and the keyring's bus.
 MCPCTL_ENV = ("MCPCTL_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME",
               "DBUS_SESSION_BUS_ADDRESS")
+# Set only while bench/coverage_map.py makes its map: without them, the mcpctl a client
+# starts records no coverage, and its lines look reached by no test.
+MEASURED_ENV = ("COVERAGE_PROCESS_START", "STRUCTURAL_MUTATION_TEST")
 CLAUDE_LINE = re.compile(r"^(?P<name>[A-Za-z0-9_.-]+): .* - (?P<status>[✔✘⏸!].*)$")
 GEMINI_LINE = re.compile(r"^\S+ (?P<name>[A-Za-z0-9_.-]+)(?: \(from [^)]*\))?: .* - "
                          r"(?P<status>Connected|Disconnected|Disabled|Blocked|Connecting)$")
@@ -52,7 +55,8 @@ def client(name: str) -> Path:
 def client_env(home: Path, extra: Mapping[str, str] | None = None) -> dict[str, str]:
     node = Path(shutil.which("node") or "/usr/bin/node").parent
     env = {**QUIET, "HOME": str(home), "PATH": f"{BIN}{os.pathsep}{node}{os.pathsep}/usr/bin:/bin"}
-    env.update({key: os.environ[key] for key in MCPCTL_ENV if key in os.environ})
+    env.update({key: os.environ[key] for key in (*MCPCTL_ENV, *MEASURED_ENV)
+                if key in os.environ})
     env.update(extra or {})
     return env
 
