@@ -78,18 +78,24 @@ def build(root: Path, environment: dict[str, str], jobs: int, timeout: float,
     env = {**environment, "COVERAGE_PROCESS_START": str(rc)}
     env.pop(VARIABLE, None)
     python = str(root / ".venv" / "bin" / "python")
+    durations = root / ".coverage-map" / "durations.json"
     done = subprocess.run(
         [python, "-m", "coverage", "run", f"--rcfile={rc}", "-m", "pytest", "-q",
          "-p", "no:cacheprovider", "-p", "bench.coverage_contexts", "-n", str(jobs),
-         *tests], cwd=root, env=env, timeout=timeout, capture_output=True, text=True,
-        check=False)
+         f"--test-durations={durations}", *tests], cwd=root, env=env, timeout=timeout,
+        capture_output=True, text=True, check=False)
     failed = [line for line in done.stdout.splitlines() if line.startswith("FAILED ")]
     print(f"coverage map: the suite ended with {done.returncode}: "
           f"{(done.stdout.strip().splitlines() or ['(no output)'])[-1]}", *failed,
           sep="\n", flush=True)
     subprocess.run([python, "-m", "coverage", "combine", f"--rcfile={rc}", "-q"],
                    cwd=root, env=env, timeout=timeout, check=True)
-    return read(root, data)
+    made = read(root, data)
+    try:
+        made["seconds"] = json.loads(durations.read_text())
+    except (OSError, ValueError):
+        made["seconds"] = {}  # no order but the listing's: slower, never wrong
+    return made
 
 
 def read(root: Path, data_file: Path) -> dict[str, object]:
@@ -148,16 +154,32 @@ def load(root: Path, *, stale: bool = False) -> dict[str, object] | None:
     if not isinstance(coverage_map, dict) or (not stale and coverage_map.get("digest") !=
                                               source_digest(root)):
         return None
+    seconds = coverage_map.get("seconds")
+    coverage_map["seconds"] = _with_functions(seconds if isinstance(seconds, dict) else {})
     return coverage_map
 
 
 def tests_reaching(coverage_map: dict[str, object], module: str, lines: Iterable[int]
                    ) -> list[str]:
-    """The node ids of the tests that executed any of `lines` of `module`, sorted."""
+    """The node ids of the tests that executed any of `lines` of `module`, quickest
+    first (as the map's run timed them; a test without a time last), then by name."""
     table = coverage_map["lines"]
     names = coverage_map["tests"]
+    seconds = coverage_map.get("seconds") or {}
     assert isinstance(table, dict)
     assert isinstance(names, list)
+    assert isinstance(seconds, dict)
     rows = table.get(module, {})
-    chosen = {index for line in lines for index in rows.get(str(line), ())}
-    return sorted(names[index] for index in chosen)
+    chosen = {names[index] for line in lines for index in rows.get(str(line), ())}
+    return sorted(chosen, key=lambda test: (seconds.get(test, float("inf")), test))
+
+
+def _with_functions(seconds: dict[str, float]) -> dict[str, float]:
+    """The times, and for each parametrized test its name without parameters (as the
+    test's own process records it) with its quickest parametrization's time."""
+    functions: dict[str, float] = {}
+    for name, value in seconds.items():
+        function = name.split("[", 1)[0]
+        if function != name:
+            functions[function] = min(value, functions.get(function, value))
+    return {**functions, **seconds}

@@ -37,9 +37,10 @@ are not run.
 
 Most mutants die at the first test that fails, and that test is usually one that
 killed a mutant a few lines away. So the test that killed each mutant is kept too
-(`bench/structural-killers.json`, a hint, never a verdict), and a mutant first runs
-alone the few reaching tests that killed its module's nearest mutants; only if they
-pass do the other reaching tests run. A killed mutant then costs one short pytest run.
+(`bench/structural-killers.json`, a hint, never a verdict), and a mutant's run starts
+with the few reaching tests that killed its module's nearest mutants, then the other
+reaching tests, quickest first (the map times each test), in one `pytest -x`: a killed
+mutant then costs the start of one process and the tests up to its killer.
 
     uv run python bench/structural_mutation.py --list               # count, run nothing
     uv run python bench/structural_mutation.py                      # every module (hours)
@@ -89,7 +90,7 @@ RESULTS = REPO / "bench" / "structural-verdicts.json"
 # Which test killed which mutant: module → [line, node id]. Only the order tests run in
 # comes from it, so a stale one costs time, never a verdict.
 KILLERS = REPO / "bench" / "structural-killers.json"
-FIRST_TRIES = 4  # the nearest mutants' killers a mutant runs alone first
+FIRST_TRIES = 4  # the nearest mutants' killers, run first
 MUTANT_TIMEOUT = 900.0
 MAP_TIMEOUT = 7200.0  # the whole suite under coverage, once
 UNCONFIRMED = "unconfirmed"  # alive under the tests that reach it; the rest not run
@@ -540,8 +541,8 @@ def save_results(path: Path, results: Mapping[str, object]) -> None:
 
 def run_selected(copy_root: Path, tests: list[str]) -> tuple[str, str]:
     """The tests the coverage map chose, in one process (a few tests gain nothing from
-    workers, whose start costs seconds): their files collected, the tests kept by the
-    plugin from a list in a file (they can be thousands)."""
+    workers, whose start costs seconds): their files collected, the tests kept and
+    ordered as `tests` lists them by the plugin, from a file (they can be thousands)."""
     listing = copy_root / ".mutant-tests"
     listing.write_text("".join(f"{test}\n" for test in tests), encoding="utf-8")
     files = sorted({test.split("::", 1)[0] for test in tests})
@@ -551,17 +552,15 @@ def run_selected(copy_root: Path, tests: list[str]) -> tuple[str, str]:
 
 def outcome_of(copy_root: Path, mutant: Mutant, chosen: list[str] | None, *,
                first: Sequence[str] = (), reaching_only: bool = False) -> tuple[str, str]:
-    """Killed by the tests that reach the mutant (`first` of them alone, first), else
+    """Killed by the tests that reach the mutant (`first` of them first), else
     judged by the whole suite; with `reaching_only`, "unconfirmed" instead (counted as
     a survivor: the score is then a lower bound, which a later run without it can only
     raise). With the verdict, the test that killed it as the map names it, if known."""
-    rest = [test for test in chosen or () if test not in first]
-    for tests in (list(first), rest):
-        if tests:
-            verdict, failed = run_selected(copy_root, tests)
-            if verdict == "killed":
-                return verdict, _named(coverage_contexts.portable(failed, str(copy_root)),
-                                       tests)
+    tests = [*first, *(test for test in chosen or () if test not in first)]
+    if tests:
+        verdict, failed = run_selected(copy_root, tests)
+        if verdict == "killed":
+            return verdict, _named(coverage_contexts.portable(failed, str(copy_root)), tests)
     if reaching_only and chosen is not None:
         return UNCONFIRMED, ""
     return run_suite(copy_root, first_tests(mutant.module), MUTANT_TIMEOUT)[0], ""
