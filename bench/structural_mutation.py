@@ -670,7 +670,8 @@ def run_all(mutants: list[Mutant], texts: dict[str, str], jobs: int, results_fil
         killers: dict[str, list[list[object]]] = load_results(KILLERS)
         files = TestFiles(copies[0])  # the tests every copy runs
 
-        def one(mutant: Mutant) -> tuple[Mutant, str, str]:
+        def one(mutant: Mutant) -> tuple[Mutant, str, str, float]:
+            started = time.monotonic()
             root = free.pop()
             target = root / mutant.module
             try:
@@ -686,10 +687,10 @@ def run_all(mutants: list[Mutant], texts: dict[str, str], jobs: int, results_fil
                 target.write_text(texts[mutant.module])
                 py_compile.compile(str(target), doraise=True)  # pristine bytecode again
                 free.append(root)
-            return mutant, outcome, killer
+            return mutant, outcome, killer, time.monotonic() - started
 
         with ThreadPoolExecutor(max_workers=jobs) as pool:
-            for mutant, stored, killer in pool.map(one, pending):
+            for mutant, stored, killer, seconds in pool.map(one, pending):
                 outcome = stored.partition(":")[0]
                 outcomes[mutant] = outcome
                 results[f"{digest_of(texts[mutant.module])}:{mutant.key}"] = stored
@@ -697,9 +698,10 @@ def run_all(mutants: list[Mutant], texts: dict[str, str], jobs: int, results_fil
                 if killer:
                     killers.setdefault(mutant.module, []).append([mutant.line, killer])
                     save_results(KILLERS, killers)
-                if outcome != "killed":
-                    print(f"  SURVIVED {mutant.module}:{mutant.line} {mutant.operator}: "
-                          f"{mutant.source}", flush=True)
+                # Every verdict with its time: where a run's hours go.
+                print(f"  {'killed' if outcome == 'killed' else 'SURVIVED':8} "
+                      f"{seconds:4.0f} s {mutant.module}:{mutant.line} {mutant.operator}: "
+                      f"{mutant.source}", flush=True)
     return outcomes
 
 
