@@ -244,6 +244,9 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         "the fail-closed default of the match is not reached: a workspace definition's "
         "status is trusted, untrusted, changed or unpinnable (`status_of`, `state_of`), "
         "each with its own case",
+    ("mcpctl/paths.py", "prefix-eq", "if expanded == home:"):
+        "`home` begins with `~`; `expanduser` either leaves it whole or gives an absolute "
+        "path, which begins with `/`: the first character already decides",
     ("mcpctl/trust/view.py", "if-true", "if root not in self._approvals:"):
         COST + "a folder's approvals taken from the store in memory again for each "
         "status (`approvals_in` is pure over the store read once)",

@@ -30,6 +30,19 @@ TOKEN = "ghp_" + "a1B2c3D4e5" * 3 + "f6G7h8"
     ({"command": "env", "args": ["DB_PASSWORD=correct horse battery", "srv"]},
      {"command": "env", "args": ["DB_PASSWORD=${secret:s-arg0}", "srv"]},
      {"s-arg0": "correct horse battery"}),
+    # A dotted or dashed setting, as Hydra or a properties line takes it, is a name too:
+    # with only identifiers read as names, "horse battery" stayed in the config.
+    ({"command": "app", "args": ["db.password=correct horse battery",
+                                 "db-passphrase=staple of paper"]},
+     {"command": "app", "args": ["db.password=${secret:s-arg0}",
+                                 "db-passphrase=${secret:s-arg1}"]},
+     {"s-arg0": "correct horse battery", "s-arg1": "staple of paper"}),
+    # A URL given as an argument is not a name: its token moves, its other query values
+    # stay (read as `NAME=value` whatever came before `=`, as when the check for a dash
+    # compared an empty prefix, `&mode=fast` went to the keyring with the token).
+    ({"command": "app", "args": ["https://h.test/p?token=abc123def&mode=fast"]},
+     {"command": "app", "args": ["https://h.test/p?token=${secret:s-arg0}&mode=fast"]},
+     {"s-arg0": "abc123def"}),
     # Two passwords carried in one shell line, one inside the other: the longer replaced
     # first. Sorted otherwise (`key=len` or `reverse=True` dropped), the short one's
     # reference was also put inside the long one, which then stayed half in clear.
@@ -62,7 +75,8 @@ TOKEN = "ghp_" + "a1B2c3D4e5" * 3 + "f6G7h8"
     ({"command": "srv", "url": "https://longusername:Harb4471q@h.test/"},
      {"command": "srv", "url": "https://longusername:${secret:s-url-password}@h.test/"},
      {"s-url-password": "Harb4471q"}),
-], ids=["command", "number-arg", "option-equals", "env-assignment", "nested-carried",
+], ids=["command", "number-arg", "option-equals", "env-assignment", "dotted-setting",
+         "url-argument", "nested-carried",
         "short-beside-host", "carried-moved", "blank-query", "untouched-url", "userinfo-password"])
 def test_what_stays_and_what_moves(entry: dict[str, Any], kept: dict[str, Any],
                                    moved: dict[str, str]) -> None:
