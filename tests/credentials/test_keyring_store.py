@@ -42,6 +42,18 @@ def test_the_index_keeps_each_name_and_when_it_was_made_never_the_value(
     assert keyring_store.get_secret(first) == "value-three-Secret-3"
 
 
+def test_an_index_left_readable_by_all_is_made_private_by_the_next_write(
+        tmp_path: Path) -> None:
+    """A copied or restored index (0644, as `cp` or an archive leaves it) names the
+    user's secrets to every account until it is written again: then it is 0600. With
+    the write's `mode=` left out, the file kept its 0644."""
+    index = tmp_path / "secrets.json"
+    index.write_text(json.dumps({"schema_version": 1, "names": {}}))
+    index.chmod(0o644)
+    keyring_store.set_secret(index, unique("restored"), "value-Secret-789")
+    assert stat.S_IMODE(index.stat().st_mode) == 0o600
+
+
 def test_delete_says_whether_the_keyring_or_the_index_had_it(tmp_path: Path) -> None:
     index = tmp_path / "secrets.json"
     name = unique("gone")
