@@ -259,3 +259,20 @@ def test_a_keyring_that_refuses_to_delete_is_unavailable(
     with pytest.raises(KeyringUnavailable, match=f"^keyring {name} failed to delete a "
                                                  "secret: denied; on Linux run"):
         keyring_store.delete_secret(tmp_path / "secrets.json", unique("d"))
+
+
+def test_the_connection_hook_is_installed_once_however_many_secrets_are_read(
+        tmp_path: Path) -> None:
+    """mcpctl wraps keyring's Secret Service connection once per process, so that each
+    new connection is pinged first. Wrapped again at each secret (its "already wrapped"
+    check dropped), every later connection was pinged once per secret read before it,
+    and a process reading about a thousand secrets nested past the recursion limit."""
+    import secretstorage  # noqa: PLC0415 - keyring's Secret Service backend, here for its hook
+
+    index = tmp_path / "secrets.json"
+    keyring_store.set_secret(index, unique("first"), "value-Secret-111")
+    hooked = secretstorage.dbus_init
+    assert getattr(hooked, "registers", False)
+    for _ in range(3):
+        keyring_store.set_secret(index, unique("again"), "value-Secret-222")
+    assert secretstorage.dbus_init is hooked
