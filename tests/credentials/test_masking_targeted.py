@@ -32,6 +32,21 @@ def test_a_value_is_judged_with_its_name() -> None:
                                                                "MODE": "safe"}
 
 
+def test_a_token_within_a_longer_one_is_masked_after_it() -> None:
+    """The longer of two tokens, one the start of the other, is masked first, then the
+    shorter: each shows its own first characters. Shortest first (`reverse=True` left
+    out), the longer one was no longer found as written, and the whole value was hidden."""
+    assert masked_value(f"x {TOKEN} {TOKEN}Q9") == "x ghp_*** ghp_***"
+
+
+def test_a_token_escaped_inside_json_hides_the_whole_value() -> None:
+    """A token found only once its JSON escape is read (`\\u0041` for `A`) is not in the
+    value as written, so it cannot be masked where it stands: the whole value is hidden.
+    With that check dropped, nothing was replaced and the token was shown, escaped."""
+    escaped = '{"token": "ghp_\\u0041' + TOKEN[5:] + '"}'
+    assert masked_value(escaped) == '{"to***'
+
+
 @pytest.mark.parametrize(("args", "shown"), [
     (["--token", SECRET], ["--token", "s3c***"]),
     (["--token=" + SECRET], ["--token=s3c***"]),
