@@ -8,6 +8,7 @@ the fix (most servers read their token from an env var).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -51,6 +52,22 @@ def option_before(args: list[Any], index: int) -> str | None:
     if not isinstance(before, str) or not before.startswith("-") or "=" in before:
         return None
     return None if isinstance(arg, str) and arg.startswith("-") else before
+
+
+# The name before `=` in an argument, other than an option's: `DB_PASSWORD` as `env`
+# takes it, or a dotted or dashed setting (`db.password=…`, `db-password=…`) as Hydra,
+# a properties line or a server's own parser takes it.
+_SETTING_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*")
+
+
+def named_value(arg: str) -> tuple[str, str] | None:
+    """`--option=value` or `NAME=value` as (name, value): the value is then judged whole,
+    by its name (a passphrase's later words are the secret too). Anything else (a URL
+    with a query, a shell line) is None: it is judged as text."""
+    name, equals, value = arg.partition("=")
+    if equals and (name.startswith("-") or _SETTING_NAME.fullmatch(name)):
+        return name, value
+    return None
 
 
 # Programs whose options carry a password in a way no option name says (issue 23):

@@ -16,17 +16,13 @@ import re
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from mcpctl.credentials.argv import argv_credentials, option_before
+from mcpctl.credentials.argv import argv_credentials, named_value, option_before
 from mcpctl.credentials.secretlike import find_secret, find_secrets
 
 # The fields mcpctl reads; everything else in an entry is walked as unknown.
 _KNOWN_FIELDS = frozenset({"command", "args", "env", "headers", "url", "cwd", "type",
                            "envFile", "timeout", "transport"})
 _MAX_DEPTH = 100  # unknown fields recurse once a level; far below the recursion limit
-# The name before `=` in an argument: `DB_PASSWORD` as `env` takes it, or a dotted or
-# dashed setting (`db.password=…`, `db-password=…`) as Hydra, a properties line or a
-# server's own parser takes it.
-_SETTING_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*")
 
 
 def secret_name_for(server: str, key: str) -> str:
@@ -110,11 +106,9 @@ def _args_without_secrets(server: str, args: list[Any], found: dict[str, str],
             kept.append(arg)
             continue
         secret = secret_name_for(server, f"arg{index}")
-        option, equals, value = arg.partition("=")
-        # `--option=value`, or `NAME=value` (`_SETTING_NAME`): the value judged whole,
-        # by its name (a passphrase's later words are the secret too).
-        named = option.startswith("-") or _SETTING_NAME.fullmatch(option) is not None
-        if equals and named and find_secret(value, name=option):
+        named = named_value(arg)
+        if named is not None and find_secret(named[1], name=named[0]):
+            option, value = named
             moved = f"{option}={_moved(value, option, secret, found)}"
         else:
             moved = _moved(arg, option_before(args, index), secret, found)

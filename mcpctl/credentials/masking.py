@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from mcpctl.credentials.argv import option_before
+from mcpctl.credentials.argv import named_value, option_before
 from mcpctl.credentials.secretlike import find_secrets, looks_secret, mask
 
 _MAX_DEPTH = 100  # masked_tree recurses once a level; far below the recursion limit
@@ -36,12 +36,13 @@ def masked_map(values: Mapping[str, str]) -> dict[str, str]:
 
 
 def masked_args(args: Sequence[str]) -> list[str]:
-    """Each argument judged with the option before it (`--token VALUE`) as context."""
+    """Each argument judged with the option before it (`--token VALUE`) as context, or
+    with its own name (`--token=VALUE`, `db.password=VALUE`)."""
     shown = []
     for index, arg in enumerate(args):
-        option, equals, value = arg.partition("=")
-        if equals and option.startswith("-") and looks_secret(value, name=option):
-            shown.append(f"{option}={mask(value)}")
+        named = named_value(arg)
+        if named is not None and looks_secret(named[1], name=named[0]):
+            shown.append(f"{named[0]}={mask(named[1])}")
         else:
             shown.append(masked_value(arg, option_before(list(args), index)))
     return shown

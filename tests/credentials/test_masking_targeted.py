@@ -56,6 +56,12 @@ def test_a_token_escaped_inside_json_hides_the_whole_value() -> None:
     ([SECRET, "--token"], [SECRET, "--token"]),
     (["plain", SECRET], ["plain", SECRET]),
     (["x=" + SECRET], ["x=" + SECRET]),
+    # A passphrase is masked whole, after an option or a setting's name: judged by its
+    # name only as text (`name=` left out), its later words were shown; so were they
+    # after `db.password=` while only an option's dash made a name.
+    (["--password=correct horse battery"], ["--password=corr***"]),
+    (["db.password=correct horse battery", "DB_PASS=staple of paper"],
+     ["db.password=corr***", "DB_PASS=sta***"]),
     (["-y", TOKEN], ["-y", "ghp_***"]),
     ([], []),
 ])
