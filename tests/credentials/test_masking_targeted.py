@@ -82,6 +82,12 @@ def test_arguments_take_the_option_before_them_as_context(args: list[str],
     (f"http://[::1/{TOKEN}", "http://[::1/ghp_***"),  # unparseable: the token part
     # Masking that changes nothing leaves the URL exactly as written (no "?" dropped).
     ("https://u:***@h/x?", "https://u:***@h/x?"),
+    # A user name of 8 characters or more: the netloc compared whole, not by its start
+    # (where the masked one and the original are alike, the password was shown).
+    ("https://longusername:pa55word@host/x", "https://longusername:***@host/x"),
+    # An empty password is nothing to mask (masked with no password there, it read as
+    # one).
+    ("https://user:@host/x", "https://user:@host/x"),
 ])
 def test_urls_mask_the_password_and_secret_query_values(url: str, shown: str) -> None:
     assert masked_url(url) == shown
