@@ -127,13 +127,16 @@ def test_lists_count_towards_the_depth_bound() -> None:
 
 
 def test_an_entry_masks_env_headers_args_and_url_and_keeps_the_rest() -> None:
-    entry = {"command": "npx", "env": {"API_KEY": SECRET, "N": 3},
+    """Each field by its own rule, a field mcpctl does not know by the keys inside it.
+    With the command's or the unknown fields' masking left out, their token was shown;
+    with the known fields also read as unknown ones, `--token`'s value lost its option."""
+    entry = {"command": f"TOKEN={TOKEN} npx", "env": {"API_KEY": SECRET, "N": 3},
              "headers": {"Authorization": "Bearer " + SECRET}, "args": ["--token", SECRET],
-             "url": f"https://h/?token={SECRET}", "cwd": SECRET}
+             "url": f"https://h/?token={SECRET}", "cwd": SECRET, "auth": {"token": SECRET}}
     assert masked_entry(entry) == {
-        "command": "npx", "env": {"API_KEY": "s3c***", "N": 3},
+        "command": "TOKEN=ghp_*** npx", "env": {"API_KEY": "s3c***", "N": 3},
         "headers": {"Authorization": "Bearer s3c***"}, "args": ["--token", "s3c***"],
-        "url": "https://h/?token=s3c***", "cwd": SECRET}
+        "url": "https://h/?token=s3c***", "cwd": SECRET, "auth": {"token": "s3c***"}}
     assert entry["env"] == {"API_KEY": SECRET, "N": 3}  # the caller's value is untouched
 
 
