@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from mcpctl.credentials.argv import argv_credentials
+from mcpctl.credentials.names import is_password_name
 from tests.conftest import Result, run_mcpctl
 from tests.credentials.leaks import leaks
 
@@ -130,6 +131,19 @@ def test_add_keeps_even_a_filler_pin_out_of_the_config(user_config: Path) -> Non
     config = user_config.read_text()
     assert "1111" not in config
     assert "${secret:" in config
+
+
+@pytest.mark.parametrize(("name", "password"), [
+    ("DB_PIN", True), ("PGPASSWORD", True), ("clientSecret", True), ("--passphrase", True),
+    # A password word in a name that is no credential's: the shell's working folder, a
+    # path to the password, its length. Judged by the word alone (the credential check
+    # before it dropped), each was a password's name, and any digits under it the secret.
+    ("PWD", False), ("DB_PASSWORD_FILE", False), ("PIN_LENGTH", False),
+    ("DB_PIN_URL", False),
+])
+def test_a_password_word_makes_a_password_name_only_in_a_credentials_name(
+        name: str, password: bool) -> None:
+    assert is_password_name(name) is password
 
 
 @pytest.mark.parametrize("args", [["-pHarb4471q"], ["-p", "Harb4471q"], ["--password", "Harb4471q"],
