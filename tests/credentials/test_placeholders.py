@@ -21,6 +21,8 @@ from mcpctl.credentials.placeholders import is_placeholder
     # the body compared with the value by their first 8 characters (alike here), the
     # hint was missed.
     "sk-sk-sk-sk-yourkeyhere",
+    # No word at all: with the check for none dropped, reading the first word raised.
+    "???",
 ])
 def test_a_stand_in_is_a_placeholder(value: str) -> None:
     assert is_placeholder(value) is True
