@@ -34,21 +34,25 @@ _MAX_FINDS = 64
 # is more likely an ordinary word): hidden whole, or left to the known values.
 SHORT_SECRET_CHARS = 8
 _MAX_DEPTH = 64
-# No credential is longer: text this far past a cut is masked together with what is kept.
+# Text this far past a cut (or as far as the longest known secret, if that is longer: a
+# service account's JSON key, a 4096-bit PEM key) is masked together with what is kept.
 SECRET_MARGIN = 2048
 
 
 def redact(text: str, secrets: Collection[str]) -> str:
     """`text` with each of `secrets` (any length: a 4-character keyring value is still
     a secret), then each `find_secret` hit, masked; a lone surrogate (not UTF-8, so
-    unprintable) becomes U+FFFD."""
+    unprintable) becomes U+FFFD. A hit that cannot be masked where it stands (escaped
+    inside JSON, say), or one past the first `_MAX_FINDS`, hides the whole text."""
     shown = re.sub(_SURROGATE, "\ufffd", hide_known(text, secrets))
-    for _ in range(_MAX_FINDS):
+    for _ in range(_MAX_FINDS + 1):
         found = next((m for m in find_secrets(shown) if _worth_masking(m.text)), None)
-        if found is None or found.text not in shown:
-            break
+        if found is None:
+            return shown
+        if found.text not in shown:
+            return mask(shown)
         shown = shown.replace(found.text, mask(found.text))
-    return shown
+    return mask(shown)  # a text this full of credentials is shown by its first characters
 
 
 def hide_known(text: str, secrets: Collection[str]) -> str:
@@ -89,7 +93,8 @@ def redact_prefix(text: str, secrets: Collection[str], limit: int) -> str:
     """At most `limit` characters of `text`, ending in "…" when cut, masked before the
     cut: a secret cut in two would leak its first part. Text past the margin is never
     scanned, so a server's 8 MiB line costs no more than a short one."""
-    shown = redact(text[: limit + SECRET_MARGIN], secrets)
+    margin = max([SECRET_MARGIN, *map(len, secrets)])
+    shown = redact(text[: limit + margin], secrets)
     return shown if len(shown) <= limit else shown[:limit] + "…"
 
 

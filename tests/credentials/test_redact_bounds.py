@@ -57,3 +57,31 @@ def test_text_exactly_at_the_limit_is_not_cut() -> None:
 
 def test_a_run_ends_where_a_literal_follows() -> None:
     assert substitutions("${env:A}${secret:b}-${env:C}", "AAAAxy-zzzz") == ["AAAAxy", "zzzz"]
+
+
+def test_a_65th_token_hides_the_whole_text() -> None:
+    """Past `_MAX_FINDS` (64) the detector is not asked again, so what it has not yet
+    masked would stay in clear: the whole text is hidden instead. Before, the 65th token
+    was shown; with the bound made 16 times wider, each was masked where it stands."""
+    tokens = [f"ghp_{i:02d}" + "A1b2C3d4E5" * 3 + "x1y2z3" for i in range(65)]
+    assert redact("log: " + " ".join(tokens), set()) == "log:***"
+
+
+def test_a_token_escaped_inside_json_hides_the_whole_text() -> None:
+    """A server's structured log line may quote its token JSON-escaped (`\\u0041` for
+    `A`): the detector reads it decoded, so it is not in the text as written and cannot
+    be masked where it stands. Before, redaction stopped there and showed it."""
+    escaped = '{"level": "error", "token": "ghp_\\u0041' + TOKEN[5:] + '"}'
+    assert redact(escaped, set()) == '{"le***'
+
+
+def test_a_known_secret_longer_than_the_margin_is_masked_across_the_cut() -> None:
+    """A `${secret:…}` value may be longer than `SECRET_MARGIN` (a service account's JSON
+    key is some 2,300 characters, a 4096-bit PEM key 3,200): the text is read as far past
+    the cut as the longest known secret. Before, only 2,048 characters were, so the
+    secret did not match whole and its first part was shown up to the cut."""
+    secret = "".join(f"{i:04x}" for i in range(800))  # 3,200 characters, none repeated
+    text = "key: " + secret + " end"
+    shown = redact_prefix(text, {secret}, 100)
+    assert shown == "key: " + secret[:4] + "*** end"
+    assert secret[4:20] not in shown
