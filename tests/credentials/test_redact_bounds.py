@@ -85,3 +85,13 @@ def test_a_known_secret_longer_than_the_margin_is_masked_across_the_cut() -> Non
     shown = redact_prefix(text, {secret}, 100)
     assert shown == "key: " + secret[:4] + "*** end"
     assert secret[4:20] not in shown
+
+
+def test_text_past_the_margin_is_never_read() -> None:
+    """What lies more than `SECRET_MARGIN` past the cut cannot change what is shown: here
+    ten more tokens there would make 70, past the bound where the whole text is hidden.
+    With the margin made 16 times wider, they were read, and the shown part was hidden."""
+    tokens = " ".join(f"ghp_{i:02d}" + "A1b2C3d4E5" * 3 + "x1y2z3" for i in range(60))
+    later = " ".join(f"ghp_{i:02d}" + "A1b2C3d4E5" * 3 + "x1y2z3" for i in range(60, 70))
+    shown = redact_prefix(tokens + " " + "a" * 2100 + " " + later, set(), 100)
+    assert shown == " ".join(["ghp_***"] * 60)[:100] + "…"
