@@ -3,7 +3,7 @@ mutation pass over `mcpctl/credentials/redact.py` found untested."""
 
 from __future__ import annotations
 
-from mcpctl.credentials.redact import redact, redact_prefix, substitutions
+from mcpctl.credentials.redact import redact, redact_known_tree, redact_prefix, substitutions
 
 TOKEN = "ghp_" + "A1b2C3d4E5" * 4
 
@@ -95,3 +95,19 @@ def test_text_past_the_margin_is_never_read() -> None:
     later = " ".join(f"ghp_{i:02d}" + "A1b2C3d4E5" * 3 + "x1y2z3" for i in range(60, 70))
     shown = redact_prefix(tokens + " " + "a" * 2100 + " " + later, set(), 100)
     assert shown == " ".join(["ghp_***"] * 60)[:100] + "…"
+
+
+def test_a_secret_nested_past_the_depth_bound_hides_its_whole_branch() -> None:
+    """A tool definition nested past `_MAX_DEPTH` (64) is not walked further: a branch
+    there that holds a known secret is hidden whole. With the bound 16 times wider, the
+    walk went on to the secret and masked it where it stands (and a definition nested a
+    thousand levels deep would have exhausted the stack)."""
+    secret = "k7Qz9Pw2Lm4xR8"
+    tree: object = {"token": secret}
+    for _ in range(100):
+        tree = [tree]
+    shown = redact_known_tree(tree, {secret})
+    for _ in range(65):
+        assert isinstance(shown, list)
+        shown = shown[0]
+    assert shown == "***"
