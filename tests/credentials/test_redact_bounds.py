@@ -3,7 +3,13 @@ mutation pass over `mcpctl/credentials/redact.py` found untested."""
 
 from __future__ import annotations
 
-from mcpctl.credentials.redact import redact, redact_known_tree, redact_prefix, substitutions
+from mcpctl.credentials.redact import (
+    hide_known,
+    redact,
+    redact_known_tree,
+    redact_prefix,
+    substitutions,
+)
 
 TOKEN = "ghp_" + "A1b2C3d4E5" * 4
 
@@ -110,4 +116,28 @@ def test_a_secret_nested_past_the_depth_bound_hides_its_whole_branch() -> None:
     for _ in range(65):
         assert isinstance(shown, list)
         shown = shown[0]
+    assert shown == "***"
+
+
+def test_a_secret_within_a_longer_one_is_masked_after_it() -> None:
+    """Known secrets are masked longest first: masked first, a short one inside a long
+    one (here after its first character) would leave the long one unmatched and its
+    last character shown. Sorted by text instead of length, or shortest first, `Z`
+    showed."""
+    long, short = "Aabcdefgh12Z", "abcdefgh12"
+    assert hide_known(f"got {long}.", {long, short}) == "got Aab***."
+
+
+def test_a_non_ascii_secret_nested_past_the_bound_is_found_as_written() -> None:
+    """Past the depth bound a branch is read as its JSON text, non-ASCII characters as
+    themselves: with them escaped (`\\u00e4`), the secret was not found in that text and
+    the branch was shown whole."""
+    secret = "pässwort-k7Qz9Pw2"
+    tree: object = {"key": secret}
+    for _ in range(70):
+        tree = {"next": tree}
+    shown = redact_known_tree(tree, {secret})
+    for _ in range(65):
+        assert isinstance(shown, dict)
+        shown = shown["next"]
     assert shown == "***"

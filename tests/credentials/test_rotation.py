@@ -48,6 +48,22 @@ def test_replace_with_a_new_value_replaces_the_keyring_entry_and_says_so(
 
 
 @pytest.mark.usefixtures("secret_service")
+def test_a_new_password_that_begins_like_the_old_one_is_not_taken_for_it(
+        user_config: Path) -> None:
+    """A rotated password often keeps its start (`…2024!` to `…2025!`). Without
+    --replace the new value is refused, never taken as the one already stored: compared
+    by its first 8 characters, the rotation was silently ignored and the old password
+    kept."""
+    name = f"rot{uuid.uuid4().hex[:6]}"
+    old, new = "Summer2024!q7" + name, "Summer2025!q7" + name
+    assert mcpctl("add", name, "--env", f"DB_PASSWORD={old}", "--", "srv").code == 0
+    refused = mcpctl("add", name, "--env", f"DB_PASSWORD={new}", "--", "srv")
+    assert (refused.code, refused.out) == (2, "")
+    assert "holds a different value than the one given; nothing was changed" in refused.err
+    assert secret(f"{name}-DB_PASSWORD") == old
+
+
+@pytest.mark.usefixtures("secret_service")
 def test_a_changed_definition_with_a_new_value_replaces_it_too(user_config: Path) -> None:
     old, new = token("Old"), token("New")
     assert mcpctl("add", "rot2", "--env", f"GITHUB_TOKEN={old}", "--", "srv", "1").code == 0
