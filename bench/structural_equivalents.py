@@ -49,6 +49,10 @@ _CHAINER = ("no keyring backend class but keyring's own chainer is named with "
             "`ChainerB` first, so the first 8 characters decide as the whole name does")
 _WHOLE = ("neither side is a string (lists, `Path`s): the prefix mutant compares them whole, "
           "as the original does")
+_SMALLER_CACHE = (COST + "a pure function's cache kept to 128 names (lru_cache's default) "
+                  "instead of 4,096: more names judged again, the same answers")
+_ANCHORED = ("`_PREFIX` begins with `^` (and no MULTILINE): it can match once at most, so "
+             "`count=1` changes nothing")
 EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("mcpctl/credentials/keyring_store.py", "drop-keyword",
      'data = json.loads(index.read_text(encoding="utf-8"))'):
@@ -244,6 +248,37 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         "the fail-closed default of the match is not reached: a workspace definition's "
         "status is trusted, untrusted, changed or unpinnable (`status_of`, `state_of`), "
         "each with its own case",
+    ("mcpctl/credentials/extraction.py", "prefix-eq",
+     "for text in sorted({t for i, t in carried if i == index}, key=len, reverse=True):"):
+        "both sides are argument numbers (ints): the prefix mutant compares them whole",
+    ("mcpctl/credentials/extraction.py", "prefix-eq",
+     "if netloc != parts.netloc or changed != query: #2"):
+        _WHOLE,
+    ("mcpctl/credentials/names.py", "drop-keyword", "@functools.lru_cache(maxsize=4096)"):
+        _SMALLER_CACHE,
+    ("mcpctl/credentials/names.py", "drop-keyword",
+     "@functools.lru_cache(maxsize=4096)  # a config repeats its key names thousands of "
+     "times"):
+        _SMALLER_CACHE,
+    ("mcpctl/credentials/names.py", "prefix-starts",
+     'return any(word in _PASSWORD_WORDS or word.removesuffix("s").endswith(_PASSWORD_STEMS)'):
+        _TUPLE_PREFIXES,
+    ("mcpctl/credentials/names.py", "prefix-starts",
+     "return singular.endswith(_STEMS) and singular not in _NOT_SECRET_WORDS"):
+        _TUPLE_PREFIXES,
+    ("mcpctl/credentials/placeholders.py", "drop-keyword",
+     "or _is_filler(re.sub(_PREFIX, \"\", value, count=1)):"):
+        _ANCHORED,
+    ("mcpctl/credentials/placeholders.py", "drop-keyword",
+     'body = re.sub(_PREFIX, "", value, count=1)'):
+        _ANCHORED,
+    ("mcpctl/credentials/redact.py", "drop-if", "if not secrets:"):
+        COST + "with no secret to hide the tree is walked anyway: each string, key and "
+        "branch past the bound comes back as it was (`hide_known` of no secrets is the "
+        "text itself)",
+    ("mcpctl/credentials/rotation.py", "drop-keyword", "@dataclass(frozen=True)"):
+        "no `SecretAction` is hashed or changed after it is made: "
+        "`frozen` forbids only what no code does",
     ("mcpctl/paths.py", "prefix-eq", "if expanded == home:"):
         "`home` begins with `~`; `expanduser` either leaves it whole or gives an absolute "
         "path, which begins with `/`: the first character already decides",
