@@ -53,6 +53,8 @@ _SMALLER_CACHE = (COST + "a pure function's cache kept to 128 names (lru_cache's
                   "instead of 4,096: more names judged again, the same answers")
 _ANCHORED = ("`_PREFIX` begins with `^` (and no MULTILINE): it can match once at most, so "
              "`count=1` changes nothing")
+_ACTIONS = ("a storage action is `stored`, `replaced` or `unchanged` (`removed`, `kept` "
+            "only when forgetting): none shares its first 8 characters with another")
 EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("mcpctl/credentials/keyring_store.py", "drop-keyword",
      'data = json.loads(index.read_text(encoding="utf-8"))'):
@@ -279,6 +281,16 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("mcpctl/credentials/rotation.py", "drop-keyword", "@dataclass(frozen=True)"):
         "no `SecretAction` is hashed or changed after it is made: "
         "`frozen` forbids only what no code does",
+    ("mcpctl/credentials/rotation.py", "prefix-eq", "if action == REPLACED and not replace:"):
+        _ACTIONS,
+    ("mcpctl/credentials/rotation.py", "prefix-eq", "if action.action != SAME:"):
+        _ACTIONS,
+    ("mcpctl/credentials/rotation.py", "if-true", "if action.action != SAME:"):
+        COST + "a secret the keyring already holds with this value written again: the same "
+        "value, and its index entry keeps its date (`set_secret`)",
+    ("mcpctl/credentials/scrub.py", "drop-keyword", "@dataclass(frozen=True)"):
+        "no `Scrubbed` is hashed or changed after it is made: `frozen` forbids only what no "
+        "code does",
     ("mcpctl/paths.py", "prefix-eq", "if expanded == home:"):
         "`home` begins with `~`; `expanduser` either leaves it whole or gives an absolute "
         "path, which begins with `/`: the first character already decides",
