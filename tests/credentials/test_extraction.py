@@ -43,6 +43,12 @@ TOKEN = "ghp_" + "a1B2c3D4e5" * 3 + "f6G7h8"
     ({"command": "app", "args": ["https://h.test/p?token=abc123def&mode=fast"]},
      {"command": "app", "args": ["https://h.test/p?token=${secret:s-arg0}&mode=fast"]},
      {"s-arg0": "abc123def"}),
+    # A token written JSON-escaped inside a value (`\u0061` for `a`) is found decoded,
+    # so it cannot be replaced where it stands: the whole value moves. With that check
+    # dropped, the decoded token went to the keyring and the escaped one stayed.
+    ({"command": "srv", "env": {"CONFIG": '{"token": "ghp_\\u0061' + TOKEN[5:] + '"}'}},
+     {"command": "srv", "env": {"CONFIG": "${secret:s-CONFIG}"}},
+     {"s-CONFIG": '{"token": "ghp_\\u0061' + TOKEN[5:] + '"}'}),
     # Two passwords carried in one shell line, one inside the other: the longer replaced
     # first. Sorted otherwise (`key=len` or `reverse=True` dropped), the short one's
     # reference was also put inside the long one, which then stayed half in clear.
@@ -76,7 +82,7 @@ TOKEN = "ghp_" + "a1B2c3D4e5" * 3 + "f6G7h8"
      {"command": "srv", "url": "https://longusername:${secret:s-url-password}@h.test/"},
      {"s-url-password": "Harb4471q"}),
 ], ids=["command", "number-arg", "option-equals", "env-assignment", "dotted-setting",
-         "url-argument", "nested-carried",
+         "url-argument", "escaped-in-json", "nested-carried",
         "short-beside-host", "carried-moved", "blank-query", "untouched-url", "userinfo-password"])
 def test_what_stays_and_what_moves(entry: dict[str, Any], kept: dict[str, Any],
                                    moved: dict[str, str]) -> None:
