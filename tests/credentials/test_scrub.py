@@ -33,3 +33,17 @@ def test_a_server_entry_inside_a_list_is_read_as_import_reads_it() -> None:
     done = scrub(text, toml=False)
     assert "Harb4471q" not in done.text
     assert "${secret:db-DB_PASSWORD}" in done.text
+
+
+def test_a_password_within_a_longer_one_is_taken_out_after_it() -> None:
+    """One server's password is another's between dashes. Taken out longest first, each
+    becomes its own reference; the shorter first (sorted by text, or shortest first),
+    it cut the longer one in pieces that stayed in the backup, `Xq7-` and `-battery`."""
+    text = json.dumps({"mcpServers": {
+        "a": {"command": "srv", "env": {"DB_PASSWORD": "Xq7-correct-horse-battery"}},
+        "b": {"command": "srv", "env": {"DB_PASSWORD": "correct-horse"}}}})
+    done = scrub(text, toml=False)
+    env = {name: entry["env"]["DB_PASSWORD"]
+           for name, entry in json.loads(done.text)["mcpServers"].items()}
+    assert env == {"a": "${secret:a-DB_PASSWORD}", "b": "${secret:b-DB_PASSWORD}"}
+    assert (done.replaced, done.complete) == (2, True)
