@@ -47,3 +47,25 @@ def test_a_password_within_a_longer_one_is_taken_out_after_it() -> None:
            for name, entry in json.loads(done.text)["mcpServers"].items()}
     assert env == {"a": "${secret:a-DB_PASSWORD}", "b": "${secret:b-DB_PASSWORD}"}
     assert (done.replaced, done.complete) == (2, True)
+
+
+def test_a_password_written_with_raw_non_ascii_and_an_escaped_quote_is_taken_out() -> None:
+    """Editors write `ä` as itself and `"` escaped: the value is found in that form too.
+    With only the all-ASCII escaped form tried, it stayed in the backup."""
+    password = 'pä"ss-k7Qz9'
+    text = json.dumps({"mcpServers": {"db": {"command": "srv",
+                                             "env": {"DB_PASSWORD": password}}}},
+                      ensure_ascii=False)
+    done = scrub(text, toml=False)
+    assert 'pä\\"ss' not in done.text
+    assert (done.replaced, done.complete) == (1, True)
+
+
+def test_a_short_password_outside_every_server_entry_is_judged_by_its_key() -> None:
+    """A client's own setting `dbPassword` holds a password only its key gives away:
+    judged without the key, it stayed in the backup."""
+    text = json.dumps({"tool": {"dbPassword": "Harb4471q"},
+                       "mcpServers": {"plain": {"command": "srv"}}})
+    done = scrub(text, toml=False)
+    assert json.loads(done.text)["tool"]["dbPassword"] == "${secret:redacted}"
+    assert (done.replaced, done.complete) == (1, True)
