@@ -69,3 +69,14 @@ def test_a_short_password_outside_every_server_entry_is_judged_by_its_key() -> N
     done = scrub(text, toml=False)
     assert json.loads(done.text)["tool"]["dbPassword"] == "${secret:redacted}"
     assert (done.replaced, done.complete) == (1, True)
+
+
+def test_a_short_password_leaves_the_same_letters_inside_a_longer_word_alone() -> None:
+    """The password is replaced where it stands alone; the same letters inside a longer
+    word elsewhere (here the server's command) are left. With the whole text compared
+    by its first characters, nothing seemed replaced, and every occurrence was."""
+    text = json.dumps({"mcpServers": {"db": {"command": "k7Qz9Pwtool",
+                                             "env": {"DB_PASSWORD": "k7Qz9Pw"}}}})
+    done = scrub(text, toml=False)
+    entry = json.loads(done.text)["mcpServers"]["db"]
+    assert entry == {"command": "k7Qz9Pwtool", "env": {"DB_PASSWORD": "${secret:db-DB_PASSWORD}"}}
