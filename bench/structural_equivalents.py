@@ -291,6 +291,9 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("mcpctl/credentials/scrub.py", "drop-keyword", "@dataclass(frozen=True)"):
         "no `Scrubbed` is hashed or changed after it is made: `frozen` forbids only what no "
         "code does",
+    ("mcpctl/credentials/scrub.py", "drop-if", "if not old or old not in text:"):
+        COST + "a value not in the text: the pattern then finds nothing and `replace` "
+        "replaces nothing; no form of a secret value is empty",
     ("mcpctl/paths.py", "prefix-eq", "if expanded == home:"):
         "`home` begins with `~`; `expanduser` either leaves it whole or gives an absolute "
         "path, which begins with `/`: the first character already decides",
