@@ -294,6 +294,9 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("mcpctl/credentials/scrub.py", "drop-if", "if not old or old not in text:"):
         COST + "a value not in the text: the pattern then finds nothing and `replace` "
         "replaces nothing; no form of a secret value is empty",
+    ("mcpctl/credentials/secret_service.py", "prefix-starts",
+     'if not sys.platform.startswith("linux") or not environ.get("DBUS_SESSION_BUS_ADDRESS"):'):
+        "no platform Python names begins with `linu` but not `linux`",
     ("mcpctl/paths.py", "prefix-eq", "if expanded == home:"):
         "`home` begins with `~`; `expanduser` either leaves it whole or gives an absolute "
         "path, which begins with `/`: the first character already decides",
