@@ -29,6 +29,21 @@ print("ready", flush=True)
 time.sleep(600)
 """
 
+# Answers the `Peer.Ping` every connection sends first (`register`), then nothing else.
+PING_ONLY_SERVICE = """\
+from jeepney import MessageType, new_method_return
+from jeepney.bus_messages import message_bus
+from jeepney.io.blocking import open_dbus_connection
+connection = open_dbus_connection(bus="SESSION")
+connection.send_and_get_reply(message_bus.RequestName("org.freedesktop.secrets"))
+print("ready", flush=True)
+for _ in range(1000):
+    message = connection.receive(timeout=600)
+    if message.header.message_type is MessageType.method_call \\
+            and message.header.fields.get(3) == "Ping":
+        connection.send_message(new_method_return(message))
+"""
+
 
 def stored(value: str) -> str:
     """A fresh secret name holding `value`, stored through keyring (`secret set`)."""
@@ -138,6 +153,24 @@ def test_a_hung_secret_service_is_given_five_seconds_then_keyring_decides(
             assert secret_service.read(SERVICE, "anything") is None
             waited = time.monotonic() - began
     assert waited >= 5.0  # a lower bound: load only lengthens the wait
+
+
+# A property read that never gave up would wait on the service (600 s) past this bound.
+@pytest.mark.timeout(60)
+def test_a_service_that_answers_only_the_ping_is_unreachable_after_five_seconds(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`secret check` asks whether the default collection is locked, after the ping.
+    A daemon that answers the ping and then hangs is "unreachable" once the read's
+    five seconds are up. With the read's `timeout=` left out, it waited for good."""
+    bus_argv = [require_program("dbus-daemon"), "--session", "--nofork", "--print-address=1"]
+    with started(bus_argv, stdout=subprocess.PIPE, text=True, cwd=tmp_path) as bus:
+        assert bus.stdout is not None
+        monkeypatch.setenv("DBUS_SESSION_BUS_ADDRESS", bus.stdout.readline().strip())
+        with started([sys.executable, "-c", PING_ONLY_SERVICE], stdout=subprocess.PIPE,
+                     text=True) as hung:
+            assert hung.stdout is not None
+            assert hung.stdout.readline() == "ready\n"
+            assert secret_service.collection_state() == "unreachable"
 
 
 def test_without_jeepney_the_read_leaves_it_to_keyring(monkeypatch: pytest.MonkeyPatch) -> None:
