@@ -55,6 +55,7 @@ _ANCHORED = ("`_PREFIX` begins with `^` (and no MULTILINE): it can match once at
              "`count=1` changes nothing")
 _ACTIONS = ("a storage action is `stored`, `replaced` or `unchanged` (`removed`, `kept` "
             "only when forgetting): none shares its first 8 characters with another")
+_SESSION_BUS = "jeepney's `open_dbus_connection` opens the session bus unless told otherwise"
 EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("mcpctl/credentials/keyring_store.py", "drop-keyword",
      'data = json.loads(index.read_text(encoding="utf-8"))'):
@@ -297,6 +298,12 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("mcpctl/credentials/secret_service.py", "prefix-starts",
      'if not sys.platform.startswith("linux") or not environ.get("DBUS_SESSION_BUS_ADDRESS"):'):
         "no platform Python names begins with `linu` but not `linux`",
+    ("mcpctl/credentials/secret_service.py", "drop-keyword",
+     'with open_dbus_connection(bus="SESSION") as connection:'):
+        _SESSION_BUS,
+    ("mcpctl/credentials/secret_service.py", "drop-keyword",
+     'with open_dbus_connection(bus="SESSION") as connection: #2'):
+        _SESSION_BUS,
     ("mcpctl/paths.py", "prefix-eq", "if expanded == home:"):
         "`home` begins with `~`; `expanduser` either leaves it whole or gives an absolute "
         "path, which begins with `/`: the first character already decides",
