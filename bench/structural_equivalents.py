@@ -56,6 +56,9 @@ _ANCHORED = ("`_PREFIX` begins with `^` (and no MULTILINE): it can match once at
 _ACTIONS = ("a storage action is `stored`, `replaced` or `unchanged` (`removed`, `kept` "
             "only when forgetting): none shares its first 8 characters with another")
 _SESSION_BUS = "jeepney's `open_dbus_connection` opens the session bus unless told otherwise"
+_LOCKED = (COST + "a locked collection or item read anyway: the Secret Service answers "
+           "`GetSecret` on it with the error `IsLocked` (the specification's), which the read "
+           "turns into None, as the check does; only calls are saved")
 EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("mcpctl/credentials/keyring_store.py", "drop-keyword",
      'data = json.loads(index.read_text(encoding="utf-8"))'):
@@ -304,6 +307,16 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("mcpctl/credentials/secret_service.py", "drop-keyword",
      'with open_dbus_connection(bus="SESSION") as connection: #2'):
         _SESSION_BUS,
+    ("mcpctl/credentials/secret_service.py", "drop-if",
+     "if locked(_DEFAULT, collection_interface):"):
+        _LOCKED,
+    ("mcpctl/credentials/secret_service.py", "drop-if",
+     'if not items or locked(items[0], "org.freedesktop.Secret.Item"):'):
+        _LOCKED,
+    ("mcpctl/credentials/secret_service.py", "drop-call",
+     'call(session, "org.freedesktop.Secret.Session", "Close")'):
+        COST + "the session is not closed by hand; it ends with the connection, which the "
+        "`with` around the read closes right after",
     ("mcpctl/paths.py", "prefix-eq", "if expanded == home:"):
         "`home` begins with `~`; `expanduser` either leaves it whole or gives an absolute "
         "path, which begins with `/`: the first character already decides",

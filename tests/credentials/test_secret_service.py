@@ -159,9 +159,10 @@ def test_a_hung_secret_service_is_given_five_seconds_then_keyring_decides(
 @pytest.mark.timeout(60)
 def test_a_service_that_answers_only_the_ping_is_unreachable_after_five_seconds(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """`secret check` asks whether the default collection is locked, after the ping.
-    A daemon that answers the ping and then hangs is "unreachable" once the read's
-    five seconds are up. With the read's `timeout=` left out, it waited for good."""
+    """`secret check` asks whether the default collection is locked, after the ping, and
+    so does a direct read. A daemon that answers the ping and then hangs is
+    "unreachable", and the read leaves it to keyring, each once its five seconds are up.
+    With either property read's `timeout=` left out, it waited for good."""
     bus_argv = [require_program("dbus-daemon"), "--session", "--nofork", "--print-address=1"]
     with started(bus_argv, stdout=subprocess.PIPE, text=True, cwd=tmp_path) as bus:
         assert bus.stdout is not None
@@ -171,6 +172,7 @@ def test_a_service_that_answers_only_the_ping_is_unreachable_after_five_seconds(
             assert hung.stdout is not None
             assert hung.stdout.readline() == "ready\n"
             assert secret_service.collection_state() == "unreachable"
+            assert secret_service.read(SERVICE, "anything") is None
 
 
 def test_without_jeepney_the_read_leaves_it_to_keyring(monkeypatch: pytest.MonkeyPatch) -> None:
