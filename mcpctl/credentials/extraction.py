@@ -17,7 +17,7 @@ from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from mcpctl.credentials.argv import argv_credentials, named_value, option_before
-from mcpctl.credentials.secretlike import find_secret, find_secrets
+from mcpctl.credentials.secretlike import MAX_MATCHES, find_secret, find_secrets
 
 # The fields mcpctl reads; everything else in an entry is walked as unknown.
 _KNOWN_FIELDS = frozenset({"command", "args", "env", "headers", "url", "cwd", "type",
@@ -62,9 +62,15 @@ def extract_secrets(server: str, entry: dict[str, Any]) -> tuple[dict[str, Any],
 
 def _moved(value: str, name: str | None, secret: str, found: dict[str, str]) -> str:
     """`value` with each credential in it (judged under `name`) replaced by a reference;
-    the second and later ones are `<secret>-2`, `<secret>-3`…"""
+    the second and later ones are `<secret>-2`, `<secret>-3`…; the whole value when they
+    are too many to be sure of all (`MAX_MATCHES`)."""
     shown = value
-    for number, match in enumerate(find_secrets(value, name=name), start=1):
+    matches = list(find_secrets(value, name=name))
+    if len(matches) >= MAX_MATCHES:
+        whole = _unique(secret, value, found)
+        found[whole] = value
+        return reference(whole)
+    for number, match in enumerate(matches, start=1):
         name_n = _unique(secret if number == 1 else f"{secret}-{number}"[:128], match.text,
                          found)
         shown, replaced = _replace_bounded(shown, match.text, reference(name_n))

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mcpctl.credentials.extraction import extract_secrets, reference
-from mcpctl.credentials.secretlike import find_secrets, keyed_strings
+from mcpctl.credentials.secretlike import MAX_MATCHES, find_secrets, keyed_strings
 from mcpctl.syntax.jsonc import JsonSyntaxError, blank_jsonc
 
 # The keys under which clients keep their servers (Claude, Cursor, VS Code, Codex, Zed).
@@ -35,15 +35,21 @@ class Scrubbed:
 def scrub(text: str, *, toml: bool) -> Scrubbed:
     """`text` with every credential value replaced by a reference. Found in the parsed
     document (each value judged under its key, entries as `import` would judge them)
-    and, if the text does not parse, by look alone."""
+    and, if the text does not parse, by look alone. Not complete when a string held as
+    many credentials as the detector gives (`MAX_MATCHES`): more may be left in it."""
     document = _parse(text, toml=toml)
-    values = _secret_values(document) if document is not None else {
-        match.text: UNOWNED for match in find_secrets(text)}
+    if document is not None:
+        values, overflow = _secret_values(document)
+    else:
+        matches = list(find_secrets(text))
+        values, overflow = {match.text: UNOWNED for match in matches}, \
+            len(matches) >= MAX_MATCHES
     scrubbed = text
     for value in sorted(values, key=len, reverse=True):
         for form in {value, json.dumps(value)[1:-1], json.dumps(value, ensure_ascii=False)[1:-1]}:
             scrubbed = _replace_bounded(scrubbed, form, reference(values[value]))
-    return Scrubbed(scrubbed, len(values), not any(value in scrubbed for value in values))
+    return Scrubbed(scrubbed, len(values),
+                    not overflow and not any(value in scrubbed for value in values))
 
 
 def _parse(text: str, *, toml: bool) -> Any:
@@ -55,17 +61,21 @@ def _parse(text: str, *, toml: bool) -> Any:
         return None
 
 
-def _secret_values(document: Any) -> dict[str, str]:
-    """Secret value → the name of the secret it becomes."""
+def _secret_values(document: Any) -> tuple[dict[str, str], bool]:
+    """Secret value → the name of the secret it becomes; and whether a string held as
+    many as the detector gives."""
     values: dict[str, str] = {}
+    overflow = False
     for server, entry in _entries(document):
         _, found = extract_secrets(server, entry)
         for name, value in found.items():
             values.setdefault(value, name)
     for key, text in keyed_strings(document):
-        for match in find_secrets(text, name=key):
+        matches = list(find_secrets(text, name=key))
+        overflow = overflow or len(matches) >= MAX_MATCHES
+        for match in matches:
             values.setdefault(match.text, UNOWNED)
-    return values
+    return values, overflow
 
 
 def _entries(document: Any) -> Iterator[tuple[str, dict[str, Any]]]:

@@ -77,7 +77,9 @@ _SRI_DIGEST = r"sha(?:256|384|512)-[A-Za-z0-9+/]{40,}={0,2}"
 # and walked, within bounds: a config string is short, a hostile one is not parsed.
 _MAX_JSON_CHARS = 256 * 1024
 _MAX_JSON_DEPTH = 3
-_MAX_MATCHES = 64
+# `find_secrets` yields at most this many: a caller given this many cannot know it has
+# them all, so it takes the whole value for one secret.
+MAX_MATCHES = 64
 
 
 class SecretMatch(NamedTuple):
@@ -105,7 +107,7 @@ def find_secrets(value: str, *, name: str | None = None,
                                        or _pin(match.text, name)):
             seen.add(match.text)
             yield match
-            if len(seen) >= _MAX_MATCHES:
+            if len(seen) >= MAX_MATCHES:
                 return
 
 

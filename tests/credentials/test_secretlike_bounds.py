@@ -1,13 +1,17 @@
-"""The detector's bounds on JSON held in a string, tested at the bound (issue 30): a
-string up to 256 KiB is parsed and each value judged under its key; a longer one is
-judged as text only, so a hostile value costs no parse. Each case names the mutant it
-was shown to fail with, planted by hand."""
+"""The detector's bounds, tested at the bound (issue 30). JSON held in a string up to
+256 KiB is parsed and each value judged under its key; a longer one is judged as text
+only, so a hostile value costs no parse. At most 64 matches come from one value; a
+caller that gets 64 takes the whole value for the secret. Each case names the mutant
+it was shown to fail with, planted by hand."""
 
 from __future__ import annotations
 
 import json
 
-from mcpctl.credentials.secretlike import find_secrets
+from mcpctl.credentials.extraction import extract_secrets
+from mcpctl.credentials.masking import masked_value
+from mcpctl.credentials.scrub import scrub
+from mcpctl.credentials.secretlike import MAX_MATCHES, find_secrets
 
 LIMIT = 256 * 1024
 
@@ -27,3 +31,30 @@ def test_json_up_to_the_bound_is_parsed_and_one_character_more_is_not() -> None:
     assert (len(at), len(past)) == (LIMIT, LIMIT + 1)
     assert [match.text for match in find_secrets(at)] == ["Harb4471q"]
     assert [match.text for match in find_secrets(past)] == []
+
+
+def tokens(count: int) -> str:
+    return " ".join(f"ghp_{i:02d}" + "A1b2C3d4E5" * 3 + "x1y2z3" for i in range(count))
+
+
+def test_the_detector_gives_at_most_64_matches() -> None:
+    """A hostile value costs at most 64 matches. Unbounded, all 70 came; stopped after
+    the first (the bound's test always true), two became one."""
+    assert len(list(find_secrets(tokens(70)))) == MAX_MATCHES == 64
+    assert len(list(find_secrets(tokens(2)))) == 2
+
+
+def test_a_value_with_more_credentials_than_the_detector_gives_is_one_secret() -> None:
+    """With 64 matches a caller cannot know it has them all, so `add` moves the whole
+    value, display masks it whole, and a backup holding it is not written (scrub says
+    it is not complete). Before, the first 64 were taken out and the rest stayed: in
+    config.toml, on screen, in the backup."""
+    value = tokens(70)
+    assert extract_secrets("s", {"command": "srv", "env": {"KEYS": value}}) == (
+        {"command": "srv", "env": {"KEYS": "${secret:s-KEYS}"}}, {"s-KEYS": value})
+    assert masked_value(value) == "ghp_***"
+    assert scrub(json.dumps({"keys": value}), toml=False).complete is False
+    assert scrub(value, toml=False).complete is False  # not JSON: judged by look alone
+    few = tokens(3)
+    assert masked_value(few) == "ghp_*** ghp_*** ghp_***"
+    assert scrub(json.dumps({"keys": few}), toml=False).complete is True
