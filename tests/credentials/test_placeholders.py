@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from mcpctl.credentials.placeholders import is_placeholder
+from mcpctl.credentials.secretlike import find_secret
 
 
 @pytest.mark.parametrize("value", [
@@ -31,3 +32,12 @@ def test_a_stand_in_is_a_placeholder(value: str) -> None:
 @pytest.mark.parametrize("value", ["k7Qz9Pw2Lm4x", "a8f3k2m9q1-Zt", "sk-7Hq2mZ9xLp4Wv8Rt"])
 def test_the_same_characters_outside_the_brackets_are_a_credential(value: str) -> None:
     assert is_placeholder(value) is False
+
+
+def test_check_is_given_the_placeholder_where_a_credential_goes_add_is_not() -> None:
+    """`check` asks for stand-ins (it reports them as blanks to fill in); `add` does not
+    (it would hide a hint still to be filled in in the keyring). With the choice not
+    passed on from `find_secret`, `check` was never given one."""
+    for value in ("AKIAIOSFODNN7EXAMPLE", "postgres://u:changeme@db/x"):
+        assert find_secret(value, placeholders=True) is not None
+        assert find_secret(value) is None
