@@ -58,3 +58,15 @@ def test_a_value_with_more_credentials_than_the_detector_gives_is_one_secret() -
     few = tokens(3)
     assert masked_value(few) == "ghp_*** ghp_*** ghp_***"
     assert scrub(json.dumps({"keys": few}), toml=False).complete is True
+
+
+def test_json_within_json_is_read_three_levels_deep_and_no_deeper() -> None:
+    """JSON held in a string inside JSON held in a string: three levels are parsed, the
+    fourth is not, so a hostile value nested a thousand times costs three parses. With
+    the depth not checked, the fourth level was parsed too."""
+    level: object = {"dbPassword": "Harb4471q"}
+    found = []
+    for _ in range(4):
+        found.append([match.text for match in find_secrets(json.dumps(level))])
+        level = {"cfg": json.dumps(level)}
+    assert found == [["Harb4471q"], ["Harb4471q"], ["Harb4471q"], []]
