@@ -317,6 +317,9 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
      'call(session, "org.freedesktop.Secret.Session", "Close")'):
         COST + "the session is not closed by hand; it ends with the connection, which the "
         "`with` around the read closes right after",
+    ("mcpctl/credentials/secretlike.py", "if-true", 'if "://" in literal:'):
+        COST + "the userinfo pattern is searched in every value: it holds `://` itself, so "
+        "it finds nothing where the check said there was nothing to find",
     ("mcpctl/paths.py", "prefix-eq", "if expanded == home:"):
         "`home` begins with `~`; `expanduser` either leaves it whole or gives an absolute "
         "path, which begins with `/`: the first character already decides",
