@@ -8,7 +8,6 @@ the fix (most servers read their token from an env var).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -54,20 +53,23 @@ def option_before(args: list[Any], index: int) -> str | None:
     return None if isinstance(arg, str) and arg.startswith("-") else before
 
 
-# The name before `=` in an argument, other than an option's: `DB_PASSWORD` as `env`
-# takes it, or a dotted or dashed setting (`db.password=…`, `db-password=…`) as Hydra,
-# a properties line or a server's own parser takes it.
-_SETTING_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*")
-
-
 def named_value(arg: str) -> tuple[str, str] | None:
     """`--option=value` or `NAME=value` as (name, value): the value is then judged whole,
-    by its name (a passphrase's later words are the secret too). Anything else (a URL
-    with a query, a shell line) is None: it is judged as text."""
+    by its name (a passphrase's later words are the secret too). A name is an option's,
+    or `DB_PASSWORD` as `env` takes it, or a dotted or dashed setting (`db.password=…`,
+    `db-password=…`) as Hydra, a properties line or a server's own parser takes it.
+    Anything else (a URL with a query, a shell line) is None: it is judged as text."""
     name, equals, value = arg.partition("=")
-    if equals and (name.startswith("-") or _SETTING_NAME.fullmatch(name)):
+    if equals and (name.startswith("-") or _setting_name(name)):
         return name, value
     return None
+
+
+def _setting_name(name: str) -> bool:
+    """ASCII letters, digits, `_`, `.` and `-`, not starting with a digit, `.` or `-`
+    (no pattern compiled: this module is on `list`'s path)."""
+    return name.isascii() and name[:1] not in (".", "-") \
+        and name.replace(".", "_").replace("-", "_").isidentifier()
 
 
 # Programs whose options carry a password in a way no option name says (issue 23):
