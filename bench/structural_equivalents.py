@@ -320,6 +320,10 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("mcpctl/credentials/secretlike.py", "if-true", 'if "://" in literal:'):
         COST + "the userinfo pattern is searched in every value: it holds `://` itself, so "
         "it finds nothing where the check said there was nothing to find",
+    ("mcpctl/credentials/secretlike.py", "if-true", 'if "@" in literal and "(" in literal:'):
+        COST + "the DSN pattern is searched in every value: it holds `@` and `(` itself",
+    ("mcpctl/credentials/secretlike.py", "if-true", 'if ":" in literal:'):
+        COST + "every value is read as a header: the header pattern holds `:` itself",
     ("mcpctl/paths.py", "prefix-eq", "if expanded == home:"):
         "`home` begins with `~`; `expanduser` either leaves it whole or gives an absolute "
         "path, which begins with `/`: the first character already decides",
