@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
 import time
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -137,21 +139,30 @@ def test_without_xdg_config_home_the_keyring_config_is_looked_for_in_home() -> N
     assert not secret_service.applies(base)
 
 
+@contextlib.contextmanager
+def service_on_a_private_bus(script: str, folder: Path,
+                             monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """A session bus of this test's own, with `script` owning the Secret Service's name
+    on it (until the block ends)."""
+    bus_argv = [require_program("dbus-daemon"), "--session", "--nofork", "--print-address=1"]
+    with started(bus_argv, stdout=subprocess.PIPE, text=True, cwd=folder) as bus:
+        assert bus.stdout is not None
+        monkeypatch.setenv("DBUS_SESSION_BUS_ADDRESS", bus.stdout.readline().strip())
+        with started([sys.executable, "-c", script], stdout=subprocess.PIPE,
+                     text=True) as service:
+            assert service.stdout is not None
+            assert service.stdout.readline() == "ready\n"
+            yield
+
+
 # A read that never gave up would wait on the hung service (600 s) past this bound.
 @pytest.mark.timeout(60)
 def test_a_hung_secret_service_is_given_five_seconds_then_keyring_decides(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    bus_argv = [require_program("dbus-daemon"), "--session", "--nofork", "--print-address=1"]
-    with started(bus_argv, stdout=subprocess.PIPE, text=True, cwd=tmp_path) as bus:
-        assert bus.stdout is not None
-        monkeypatch.setenv("DBUS_SESSION_BUS_ADDRESS", bus.stdout.readline().strip())
-        with started([sys.executable, "-c", HUNG_SERVICE], stdout=subprocess.PIPE,
-                     text=True) as hung:
-            assert hung.stdout is not None
-            assert hung.stdout.readline() == "ready\n"
-            began = time.monotonic()
-            assert secret_service.read(SERVICE, "anything") is None
-            waited = time.monotonic() - began
+    with service_on_a_private_bus(HUNG_SERVICE, tmp_path, monkeypatch):
+        began = time.monotonic()
+        assert secret_service.read(SERVICE, "anything") is None
+        waited = time.monotonic() - began
     assert waited >= 5.0  # a lower bound: load only lengthens the wait
 
 
@@ -163,16 +174,9 @@ def test_a_service_that_answers_only_the_ping_is_unreachable_after_five_seconds(
     so does a direct read. A daemon that answers the ping and then hangs is
     "unreachable", and the read leaves it to keyring, each once its five seconds are up.
     With either property read's `timeout=` left out, it waited for good."""
-    bus_argv = [require_program("dbus-daemon"), "--session", "--nofork", "--print-address=1"]
-    with started(bus_argv, stdout=subprocess.PIPE, text=True, cwd=tmp_path) as bus:
-        assert bus.stdout is not None
-        monkeypatch.setenv("DBUS_SESSION_BUS_ADDRESS", bus.stdout.readline().strip())
-        with started([sys.executable, "-c", PING_ONLY_SERVICE], stdout=subprocess.PIPE,
-                     text=True) as hung:
-            assert hung.stdout is not None
-            assert hung.stdout.readline() == "ready\n"
-            assert secret_service.collection_state() == "unreachable"
-            assert secret_service.read(SERVICE, "anything") is None
+    with service_on_a_private_bus(PING_ONLY_SERVICE, tmp_path, monkeypatch):
+        assert secret_service.collection_state() == "unreachable"
+        assert secret_service.read(SERVICE, "anything") is None
 
 
 def test_without_jeepney_the_read_leaves_it_to_keyring(monkeypatch: pytest.MonkeyPatch) -> None:
