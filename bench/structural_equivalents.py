@@ -59,6 +59,7 @@ _SESSION_BUS = "jeepney's `open_dbus_connection` opens the session bus unless to
 _LOCKED = (COST + "a locked collection or item read anyway: the Secret Service answers "
            "`GetSecret` on it with the error `IsLocked` (the specification's), which the read "
            "turns into None, as the check does; only calls are saved")
+_LINUX = "`sys.platform` is never a string that starts with `linu` but not `linux`"
 EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("mcpctl/credentials/keyring_store.py", "drop-keyword",
      'data = json.loads(index.read_text(encoding="utf-8"))'):
@@ -105,7 +106,7 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         "appauthor=False),"): _APP_AUTHOR for kind in ("config", "data", "cache")},
     ("mcpctl/paths.py", "prefix-starts",
      'if not (platform.startswith("linux") or platform == "darwin") or _android(environ):'):
-        "`sys.platform` is never a string that starts with `linu` but not `linux`",
+        _LINUX,
     ("mcpctl/sha256.py", "widen-bound", "LONG = 64 * 1024"):
         "only which module hashes input of 64 KiB to 1 MiB changes: the same digest at "
         "another speed (speed is the bench's, and the tests take LONG from the module)",
@@ -300,7 +301,7 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         "replaces nothing; no form of a secret value is empty",
     ("mcpctl/credentials/secret_service.py", "prefix-starts",
      'if not sys.platform.startswith("linux") or not environ.get("DBUS_SESSION_BUS_ADDRESS"):'):
-        "no platform Python names begins with `linu` but not `linux`",
+        _LINUX,
     ("mcpctl/credentials/secret_service.py", "drop-keyword",
      'with open_dbus_connection(bus="SESSION") as connection:'):
         _SESSION_BUS,
