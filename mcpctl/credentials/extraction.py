@@ -17,7 +17,7 @@ from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from mcpctl.credentials.argv import argv_credentials, named_value, option_before
-from mcpctl.credentials.secretlike import MAX_MATCHES, find_secret, find_secrets
+from mcpctl.credentials.secretlike import all_secrets, find_secret
 
 # The fields mcpctl reads; everything else in an entry is walked as unknown.
 _KNOWN_FIELDS = frozenset({"command", "args", "env", "headers", "url", "cwd", "type",
@@ -63,10 +63,10 @@ def extract_secrets(server: str, entry: dict[str, Any]) -> tuple[dict[str, Any],
 def _moved(value: str, name: str | None, secret: str, found: dict[str, str]) -> str:
     """`value` with each credential in it (judged under `name`) replaced by a reference;
     the second and later ones are `<secret>-2`, `<secret>-3`…; the whole value when they
-    are too many to be sure of all (`MAX_MATCHES`)."""
+    are too many to be sure of all (`all_secrets`)."""
     shown = value
-    matches = list(find_secrets(value, name=name))
-    if len(matches) >= MAX_MATCHES:
+    matches, every_one = all_secrets(value, name=name)
+    if not every_one:
         whole = _unique(secret, value, found)
         found[whole] = value
         return reference(whole)

@@ -12,7 +12,7 @@ from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from mcpctl.credentials.argv import named_value, option_before
-from mcpctl.credentials.secretlike import MAX_MATCHES, find_secrets, looks_secret, mask
+from mcpctl.credentials.secretlike import all_secrets, looks_secret, mask
 
 _MAX_DEPTH = 100  # masked_tree recurses once a level; far below the recursion limit
 
@@ -22,10 +22,10 @@ def masked_value(value: str, name: str | None = None) -> str:
     `postgres://u:hun***@db`); the whole value when a credential cannot be found in it
     as written (escaped inside JSON, say), or too many to be sure of all."""
     shown = value
-    matches = sorted(find_secrets(value, name=name), key=lambda m: len(m.text), reverse=True)
-    if len(matches) >= MAX_MATCHES:
+    matches, every_one = all_secrets(value, name=name)
+    if not every_one:
         return mask(value)
-    for match in matches:
+    for match in sorted(matches, key=lambda m: len(m.text), reverse=True):
         if match.text not in shown:
             return mask(value)
         shown = shown.replace(match.text, mask(match.text))

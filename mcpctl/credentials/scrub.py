@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mcpctl.credentials.extraction import extract_secrets, reference
-from mcpctl.credentials.secretlike import MAX_MATCHES, find_secrets, keyed_strings
+from mcpctl.credentials.secretlike import all_secrets, keyed_strings
 from mcpctl.syntax.jsonc import JsonSyntaxError, blank_jsonc
 
 # The keys under which clients keep their servers (Claude, Cursor, VS Code, Codex, Zed).
@@ -36,20 +36,19 @@ def scrub(text: str, *, toml: bool) -> Scrubbed:
     """`text` with every credential value replaced by a reference. Found in the parsed
     document (each value judged under its key, entries as `import` would judge them)
     and, if the text does not parse, by look alone. Not complete when a string held as
-    many credentials as the detector gives (`MAX_MATCHES`): more may be left in it."""
+    many credentials as the detector gives (`all_secrets`): more may be left in it."""
     document = _parse(text, toml=toml)
     if document is not None:
-        values, overflow = _secret_values(document)
+        values, every_one = _secret_values(document)
     else:
-        matches = list(find_secrets(text))
-        values, overflow = {match.text: UNOWNED for match in matches}, \
-            len(matches) >= MAX_MATCHES
+        matches, every_one = all_secrets(text)
+        values = {match.text: UNOWNED for match in matches}
     scrubbed = text
     for value in sorted(values, key=len, reverse=True):
         for form in {value, json.dumps(value)[1:-1], json.dumps(value, ensure_ascii=False)[1:-1]}:
             scrubbed = _replace_bounded(scrubbed, form, reference(values[value]))
     return Scrubbed(scrubbed, len(values),
-                    not overflow and not any(value in scrubbed for value in values))
+                    every_one and not any(value in scrubbed for value in values))
 
 
 def _parse(text: str, *, toml: bool) -> Any:
@@ -62,20 +61,20 @@ def _parse(text: str, *, toml: bool) -> Any:
 
 
 def _secret_values(document: Any) -> tuple[dict[str, str], bool]:
-    """Secret value → the name of the secret it becomes; and whether a string held as
-    many as the detector gives."""
+    """Secret value → the name of the secret it becomes; and whether those are all of
+    them (no string held as many as the detector gives)."""
     values: dict[str, str] = {}
-    overflow = False
+    every_one = True
     for server, entry in _entries(document):
         _, found = extract_secrets(server, entry)
         for name, value in found.items():
             values.setdefault(value, name)
     for key, text in keyed_strings(document):
-        matches = list(find_secrets(text, name=key))
-        overflow = overflow or len(matches) >= MAX_MATCHES
+        matches, complete = all_secrets(text, name=key)
+        every_one = every_one and complete
         for match in matches:
             values.setdefault(match.text, UNOWNED)
-    return values, overflow
+    return values, every_one
 
 
 def _entries(document: Any) -> Iterator[tuple[str, dict[str, Any]]]:

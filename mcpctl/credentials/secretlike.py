@@ -77,8 +77,7 @@ _SRI_DIGEST = r"sha(?:256|384|512)-[A-Za-z0-9+/]{40,}={0,2}"
 # and walked, within bounds: a config string is short, a hostile one is not parsed.
 _MAX_JSON_CHARS = 256 * 1024
 _MAX_JSON_DEPTH = 3
-# `find_secrets` yields at most this many: a caller given this many cannot know it has
-# them all, so it takes the whole value for one secret.
+# `find_secrets` yields at most this many (`all_secrets` says when it stopped there).
 MAX_MATCHES = 64
 
 
@@ -96,6 +95,14 @@ def find_secret(value: str, *, name: str | None = None,
     With `placeholders`, a placeholder where a credential goes is a match too (`check`
     reports it as one to fill in); otherwise it is never one."""
     return next(find_secrets(value, name=name, placeholders=placeholders), None)
+
+
+def all_secrets(value: str, *, name: str | None = None) -> tuple[list[SecretMatch], bool]:
+    """The credentials in `value` (as `find_secrets` gives them), and whether they are
+    all of them: not when the detector stopped at `MAX_MATCHES`, where more may be left.
+    A caller that must take every one out then takes the whole value for one secret."""
+    matches = list(find_secrets(value, name=name))
+    return matches, len(matches) < MAX_MATCHES
 
 
 def find_secrets(value: str, *, name: str | None = None,

@@ -10,6 +10,7 @@ from mcpctl.credentials.redact import (
     redact_prefix,
     substitutions,
 )
+from tests.credentials.tokens import distinct_tokens
 
 TOKEN = "ghp_" + "A1b2C3d4E5" * 4
 
@@ -52,7 +53,7 @@ def test_a_secret_across_a_cut_past_2048_is_masked_before_the_cut() -> None:
 
 
 def test_64_different_tokens_in_one_text_are_all_masked() -> None:
-    tokens = [f"ghp_{i:02d}" + "A1b2C3d4E5" * 3 + "x1y2z3" for i in range(64)]
+    tokens = distinct_tokens(64)
     assert redact(" ".join(tokens), set()) == " ".join("ghp_***" for _ in tokens)
 
 
@@ -69,7 +70,7 @@ def test_a_65th_token_hides_the_whole_text() -> None:
     """Past `_MAX_FINDS` (64) the detector is not asked again, so what it has not yet
     masked would stay in clear: the whole text is hidden instead. Before, the 65th token
     was shown; with the bound made 16 times wider, each was masked where it stands."""
-    tokens = [f"ghp_{i:02d}" + "A1b2C3d4E5" * 3 + "x1y2z3" for i in range(65)]
+    tokens = distinct_tokens(65)
     assert redact("log: " + " ".join(tokens), set()) == "log:***"
 
 
@@ -97,8 +98,8 @@ def test_text_past_the_margin_is_never_read() -> None:
     """What lies more than `SECRET_MARGIN` past the cut cannot change what is shown: here
     ten more tokens there would make 70, past the bound where the whole text is hidden.
     With the margin made 16 times wider, they were read, and the shown part was hidden."""
-    tokens = " ".join(f"ghp_{i:02d}" + "A1b2C3d4E5" * 3 + "x1y2z3" for i in range(60))
-    later = " ".join(f"ghp_{i:02d}" + "A1b2C3d4E5" * 3 + "x1y2z3" for i in range(60, 70))
+    tokens = " ".join(distinct_tokens(60))
+    later = " ".join(distinct_tokens(70, 60))
     shown = redact_prefix(tokens + " " + "a" * 2100 + " " + later, set(), 100)
     assert shown == " ".join(["ghp_***"] * 60)[:100] + "…"
 

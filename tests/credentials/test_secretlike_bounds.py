@@ -12,6 +12,7 @@ from mcpctl.credentials.extraction import extract_secrets
 from mcpctl.credentials.masking import masked_value
 from mcpctl.credentials.scrub import scrub
 from mcpctl.credentials.secretlike import MAX_MATCHES, find_secrets
+from tests.credentials.tokens import distinct_tokens
 
 LIMIT = 256 * 1024
 
@@ -34,7 +35,7 @@ def test_json_up_to_the_bound_is_parsed_and_one_character_more_is_not() -> None:
 
 
 def tokens(count: int) -> str:
-    return " ".join(f"ghp_{i:02d}" + "A1b2C3d4E5" * 3 + "x1y2z3" for i in range(count))
+    return " ".join(distinct_tokens(count))
 
 
 def test_the_detector_gives_at_most_64_matches() -> None:
