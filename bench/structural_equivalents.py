@@ -283,6 +283,10 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         COST + "with no secret to hide the tree is walked anyway: each string, key and "
         "branch past the bound comes back as it was (`hide_known` of no secrets is the "
         "text itself)",
+    ("mcpctl/credentials/redact.py", "drop-if", "if found.text not in shown:"):
+        COST + "a hit that cannot be masked where it stands is found again on each turn "
+        "(replacing it changes nothing) until the loop's bound, which hides the same text "
+        "whole: up to 64 more scans of it, the same answer",
     ("mcpctl/credentials/rotation.py", "drop-keyword", "@dataclass(frozen=True)"):
         "no `SecretAction` is hashed or changed after it is made: "
         "`frozen` forbids only what no code does",
@@ -325,6 +329,14 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         COST + "the DSN pattern is searched in every value: it holds `@` and `(` itself",
     ("mcpctl/credentials/secretlike.py", "if-true", 'if ":" in literal:'):
         COST + "every value is read as a header: the header pattern holds `:` itself",
+    ("mcpctl/credentials/secretlike.py", "if-true", "if needle in literal:"):
+        COST + "each searched format's pattern is run on every value: every match holds "
+        "the format's needle (`-----BEGIN`, `:AA`, `hooks.slack.com`, `/api/webhooks/`)",
+    ("mcpctl/credentials/secretlike.py", "if-true", 'if "=" in literal:'):
+        COST + "the assignment pattern is searched in every value: it holds `=` itself",
+    ("mcpctl/credentials/secretlike.py", "if-true", "if len(literal) >= _GUESS_LENGTH:"):
+        COST + "every value is read for guesses: a guess is a token, or the whole value as "
+        "lowercase hex, of 32 characters at least, which a shorter value does not hold",
     ("mcpctl/paths.py", "prefix-eq", "if expanded == home:"):
         "`home` begins with `~`; `expanduser` either leaves it whole or gives an absolute "
         "path, which begins with `/`: the first character already decides",

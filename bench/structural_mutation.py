@@ -362,9 +362,13 @@ def reach_of(node: ast.AST, tree: ast.Module, statements: dict[int, ast.stmt]
         name = node.targets[0].id  # a bound: where the module reads it
         used = {n.lineno for n in ast.walk(tree)
                 if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)}
-        return tuple(sorted(used))
+        # Read only by other modules (`from .x import NAME`): the tests that load this
+        # one, which run the assignment at import.
+        return tuple(sorted(used)) or _span(node)
     statement = statements.get(id(node))
-    first = statement.lineno if statement is not None else getattr(node, "lineno", 0)
+    first = getattr(node, "lineno", 0)
+    if statement is not None:  # a decorator's lines come before its `def` or `class`
+        first = min(first, statement.lineno) if first else statement.lineno
     return tuple(range(first, (getattr(node, "end_lineno", None) or first) + 1))
 
 

@@ -142,3 +142,22 @@ def test_a_non_ascii_secret_nested_past_the_bound_is_found_as_written() -> None:
         assert isinstance(shown, dict)
         shown = shown["next"]
     assert shown == "***"
+
+
+def test_a_tool_definitions_numbers_booleans_and_nulls_are_kept_as_they_are() -> None:
+    """A real tool's schema holds more than strings: `maximum: 10`, `additionalProperties:
+    false`, `default: null`. Each is kept as it is while the secret in the description is
+    masked. With every value that is not a string or an object walked as a list, the first
+    number stopped the walk (`'int' object is not iterable`) and `cost` could keep nothing."""
+    tool = {"name": "query",
+            "description": f"Runs with {TOKEN}",
+            "inputSchema": {"type": "object",
+                            "properties": {"rows": {"type": "integer", "maximum": 10,
+                                                    "default": None}},
+                            "additionalProperties": False},
+            "annotations": {"readOnlyHint": True, "weight": 0.5}}
+    shown = redact_known_tree(tool, {TOKEN})
+    assert shown["description"] == f"Runs with {hide_known(TOKEN, {TOKEN})}"
+    assert TOKEN not in shown["description"]
+    assert shown["inputSchema"] == tool["inputSchema"]
+    assert shown["annotations"] == {"readOnlyHint": True, "weight": 0.5}
