@@ -329,6 +329,12 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         COST + "the DSN pattern is searched in every value: it holds `@` and `(` itself",
     ("mcpctl/credentials/secretlike.py", "if-true", 'if ":" in literal:'):
         COST + "every value is read as a header: the header pattern holds `:` itself",
+    ("mcpctl/credentials/secretlike.py", "prefix-starts",
+     "if len(token) >= SHORTEST_KNOWN and token.startswith(PREFIXES) and _varied(token):"):
+        _TUPLE_PREFIXES,
+    ("mcpctl/credentials/secretlike.py", "prefix-starts",
+     "if token.startswith(prefixes) and re.fullmatch(pattern, token)), None)"):
+        _TUPLE_PREFIXES,
     ("mcpctl/credentials/secretlike.py", "if-true", "if needle in literal:"):
         COST + "each searched format's pattern is run on every value: every match holds "
         "the format's needle (`-----BEGIN`, `:AA`, `hooks.slack.com`, `/api/webhooks/`)",

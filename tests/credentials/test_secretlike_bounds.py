@@ -11,7 +11,7 @@ import json
 from mcpctl.credentials.extraction import extract_secrets
 from mcpctl.credentials.masking import masked_value
 from mcpctl.credentials.scrub import scrub
-from mcpctl.credentials.secretlike import MAX_MATCHES, find_secrets
+from mcpctl.credentials.secretlike import MAX_MATCHES, find_secret, find_secrets
 from tests.credentials.tokens import distinct_tokens
 
 LIMIT = 256 * 1024
@@ -71,3 +71,29 @@ def test_json_within_json_is_read_three_levels_deep_and_no_deeper() -> None:
         found.append([match.text for match in find_secrets(json.dumps(level))])
         level = {"cfg": json.dumps(level)}
     assert found == [["Harb4471q"], ["Harb4471q"], ["Harb4471q"], []]
+
+
+def test_a_known_format_needs_ten_distinct_characters_and_a_digit_to_be_a_credential() -> None:
+    """A value of a known format (`ghp_` and 20 more) is a credential only when it
+    varies as a real one does: ten distinct characters at least, one a digit. A
+    documentation example (`ghp_ABCDEFGHIJKLMNOPQRSTUV`, the alphabet) or a short cycle
+    is not, in `check` nor in `add` (which keeps placeholders). With that test of
+    variety left out (the known-format step's guard made always true), each of these
+    was flagged as a GitHub token."""
+    ten = "ghp_" + "012345" * 4  # g h p _ and six digits: ten distinct
+    nine = "ghp_" + "01234" * 4
+    assert find_secret(ten) is not None
+    for example in (nine, "ghp_ABCDEFGHIJKLMNOPQRSTUV",
+                    "github_pat_abcdefghijklmnopqrstuvwxyz"):
+        assert find_secret(example) is None, example
+        assert list(find_secrets(example, placeholders=True)) == [], example
+
+
+def test_a_value_that_only_begins_like_a_known_format_is_not_a_credential() -> None:
+    """`SK` begins a Twilio key and `dapi` a Databricks token, but a value must match
+    the whole format to be one: a service name (`dapi_gateway_v2_prod`), a project
+    (`SKETCHBOOK2024xyz`) or lowercase after `AKIA` is not. With a known prefix taken
+    as enough (the check that a format matched made always true), each was flagged."""
+    for value in ("dapi_gateway_v2_prod", "SKETCHBOOK2024xyz", "AKIAabcdef0123456789"):
+        assert find_secret(value) is None, value
+    assert find_secret("SK" + "0123456789abcdef" * 2) is not None
