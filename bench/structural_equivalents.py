@@ -338,6 +338,11 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("mcpctl/credentials/secretlike.py", "if-true", "if needle in literal:"):
         COST + "each searched format's pattern is run on every value: every match holds "
         "the format's needle (`-----BEGIN`, `:AA`, `hooks.slack.com`, `/api/webhooks/`)",
+    ("mcpctl/credentials/secretlike.py", "prefix-eq",
+     "if credential != value and _is_named_credential(credential) and len(credential) >= 8 \\"):
+        "`credential` is `value` with its leading auth scheme taken off, so the two differ "
+        "exactly when a scheme was there, and then their first 8 characters differ too "
+        "unless the value repeats its own scheme (`Bot Bot Bot …`), which no header holds",
     ("mcpctl/credentials/secretlike.py", "if-true", 'if "=" in literal:'):
         COST + "the assignment pattern is searched in every value: it holds `=` itself",
     ("mcpctl/credentials/secretlike.py", "if-true", "if len(literal) >= _GUESS_LENGTH:"):

@@ -97,3 +97,21 @@ def test_a_value_that_only_begins_like_a_known_format_is_not_a_credential() -> N
     for value in ("dapi_gateway_v2_prod", "SKETCHBOOK2024xyz", "AKIAabcdef0123456789"):
         assert find_secret(value) is None, value
     assert find_secret("SK" + "0123456789abcdef" * 2) is not None
+
+
+def test_a_value_under_a_keys_name_is_its_credential_up_to_4096_characters() -> None:
+    """Under a token's name, a value of up to 4,096 characters is the credential; a
+    longer one is a document (a schema, a certificate bundle), and not one secret.
+    With the length and placeholder check left out of the named-credential rule, the
+    4,097-character value was a credential too."""
+    value = "abc1" * 1024
+    assert find_secret(value, name="API_TOKEN") is not None
+    assert find_secret(value + "a", name="API_TOKEN") is None
+
+
+def test_a_password_in_a_list_inside_json_held_in_a_string_is_found() -> None:
+    """JSON held in a string is walked into its lists as into its objects: a password
+    that only its key names, in an object in a list, is found. With lists not walked,
+    it was not."""
+    value = json.dumps({"users": [{"name": "ci", "password": "Harb4471q"}]})
+    assert [m.text for m in find_secrets(value)] == ["Harb4471q"]

@@ -102,6 +102,20 @@ def test_ordinary_values_are_left_alone(name: str | None, value: str) -> None:
     assert find_secret(value, name=name) is None
 
 
+@pytest.mark.parametrize(("name", "value"), [
+    ("API_KEY", "your-api-key-here"),
+    ("API_KEY", "Ask the platform team for one"),
+    ("API_KEY", "k7Qz9Pw2\nLm4xR8vT"),
+])
+def test_check_calls_no_placeholder_or_prose_under_a_keys_name_a_credential(
+        name: str, value: str) -> None:
+    """`check` asks with placeholders allowed, so that a placeholder under a key's
+    name is reported as a blank to fill in, not as a committed secret; prose of more
+    than four words and a text of several lines are not one credential either. With
+    either check left out of the named-credential rule, each was a credential."""
+    assert find_secret(value, name=name, placeholders=True) is None
+
+
 @pytest.mark.parametrize("value", [
     "9f86d081884c7d659a2feaa0c55ad015",
     "a3c1e9f0b27d4c58e6a1f0d93b7c2e45d6f8a0b1c",  # 41 characters: not a commit id
