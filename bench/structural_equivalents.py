@@ -55,6 +55,11 @@ _ANCHORED = ("`_PREFIX` begins with `^` (and no MULTILINE): it can match once at
              "`count=1` changes nothing")
 _ACTIONS = ("a storage action is `stored`, `replaced` or `unchanged` (`removed`, `kept` "
             "only when forgetting): none shares its first 8 characters with another")
+_TABLE_ROW = ("`claude-code` is a row of the client table, a constant: the lookup never "
+              "finds nothing")
+_EDIT_CHECKED = ("a second check of the JSON editor's result against the document meant: "
+                 "it fails only where the editor has a bug, and no input is known that "
+                 "makes it differ (the editor's own tests hold it to the same)")
 _SESSION_BUS = "jeepney's `open_dbus_connection` opens the session bus unless told otherwise"
 _LOCKED = (COST + "a locked collection or item read anyway: the Secret Service answers "
            "`GetSecret` on it with the error `IsLocked` (the specification's), which the read "
@@ -279,6 +284,18 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("mcpctl/credentials/placeholders.py", "drop-keyword",
      'body = re.sub(_PREFIX, "", value, count=1)'):
         _ANCHORED,
+    ("mcpctl/clients/write/adoption.py", "prefix-eq", "if entry_from_spec(imported) != wanted:"):
+        _WHOLE,
+    ("mcpctl/clients/write/claude_denials.py", "drop-if",
+     "if client is None:  # pragma: no cover - a row of the table"):
+        _TABLE_ROW,
+    ("mcpctl/clients/write/claude_denials.py", "drop-raise", "raise LookupError(CLIENT_ID)"):
+        _TABLE_ROW,
+    ("mcpctl/clients/write/claude_denials.py", "drop-if", "if json.loads(new) != expected:"):
+        _EDIT_CHECKED,
+    ("mcpctl/clients/write/claude_denials.py", "drop-raise",
+     'raise ConfigError(f"{path}: the edited file would not mean what was intended; the "'):
+        _EDIT_CHECKED,
     ("mcpctl/credentials/redact.py", "drop-if", "if not secrets:"):
         COST + "with no secret to hide the tree is walked anyway: each string, key and "
         "branch past the bound comes back as it was (`hide_known` of no secrets is the "

@@ -5,6 +5,7 @@ file); a real difference stays a conflict, and `--check` says it is out of date.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -68,3 +69,42 @@ def test_an_entry_whose_token_differs_from_the_keyring_stays_a_conflict(
     assert result.code == 1
     changes = json.loads(result.out)["clients"][0]["changes"]
     assert {c["name"]: c["status"] for c in changes}["tokens"] == "conflict"
+
+
+def test_an_entry_that_names_the_keyring_secret_as_text_stays_a_conflict(
+        tmp_path: Path, isolated_home: Path, user_config: Path, cli: Cli) -> None:
+    """Cursor passes `${secret:…}` on as literal text, where mcpctl would put the
+    keyring's value. An entry written like the user tier's own definition, reference
+    and all, converts to the same server, yet it never sent the token: adopting it
+    would start sending the token where its author sent only those characters. It stays
+    a conflict. With the reference check left out of adoption, it was adopted."""
+    cursor = imported_cursor(tmp_path, isolated_home)
+    reference = re.search(r"\$\{secret:[^}]+\}", user_config.read_text())
+    assert reference is not None
+    data = json.loads(cursor.read_text())
+    data["mcpServers"]["tokens"]["env"]["API_TOKEN"] = reference.group(0)
+    cursor.write_text(json.dumps(data))
+    result = cli("sync", "--json")
+    assert result.code == 1, result.err
+    changes = json.loads(result.out)["clients"][0]["changes"]
+    assert {c["name"]: c["status"] for c in changes}["tokens"] == "conflict"
+    assert json.loads(cursor.read_text()) == data
+
+
+@pytest.mark.parametrize("entry", ["npx server", ["npx", "server"], 7])
+def test_an_entry_that_is_not_an_object_stays_a_conflict(
+        tmp_path: Path, isolated_home: Path, cli: Cli, entry: object) -> None:
+    """A hand-edited client file can hold anything under a server's name. An entry
+    that is not an object is never the user tier's server: a conflict, the file
+    untouched. With the object check left out of adoption, `sync` ended
+    with an internal error (exit 70, `'int' object is not iterable`)."""
+    cursor = imported_cursor(tmp_path, isolated_home)
+    data = json.loads(cursor.read_text())
+    data["mcpServers"]["tokens"] = entry
+    cursor.write_text(json.dumps(data))
+    result = cli("sync", "--json")
+    assert result.code == 1, result.err
+    assert "Traceback" not in result.err
+    changes = json.loads(result.out)["clients"][0]["changes"]
+    assert {c["name"]: c["status"] for c in changes}["tokens"] == "conflict"
+    assert json.loads(cursor.read_text()) == data

@@ -101,3 +101,21 @@ def test_sync_dry_run_shows_the_deny_rules_it_would_write(user_config: Path, tmp
     dry = mcpctl(cwd, "sync", "--dry-run")
     assert '+      "mcp__fs__write_c"' in dry.out
     assert not (isolated_home / ".claude" / "settings.json").exists()
+
+
+def test_claude_settings_whose_permissions_are_not_an_object_are_left_as_they_are(
+        user_config: Path, tmp_path: Path, isolated_home: Path) -> None:
+    """Claude Code's settings are the user's own file: where `permissions` is not an
+    object, `sync` cannot add its deny rule there: it says so with the config error's
+    exit code and leaves them as they were (the guard's allowlist beside them is its
+    own edit). With that check left out, the edit went on and `sync` ended with an
+    internal error (exit 70)."""
+    cwd = setup(user_config, tmp_path)
+    mcpctl(cwd, "tools", "fs", "--disable", "write_c")
+    settings = isolated_home / ".claude" / "settings.json"
+    settings.parent.mkdir(parents=True)
+    settings.write_text('{"permissions": ["Bash(ls)"]}\n')
+    done = run_mcpctl(["sync"], cwd=cwd)
+    assert done.code == 3, done.err
+    assert "'permissions' is not an object; the file was not changed" in done.err
+    assert json.loads(settings.read_text())["permissions"] == ["Bash(ls)"]
