@@ -296,6 +296,9 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("mcpctl/clients/write/claude_denials.py", "drop-raise",
      'raise ConfigError(f"{path}: the edited file would not mean what was intended; the "'):
         _EDIT_CHECKED,
+    ("mcpctl/clients/write/diff.py", "if-true", "if masked != value:"):
+        COST + "every string of the file kept with itself as its masked form: replacing a "
+        "literal by itself changes no line of the diff",
     ("mcpctl/credentials/redact.py", "drop-if", "if not secrets:"):
         COST + "with no secret to hide the tree is walked anyway: each string, key and "
         "branch past the bound comes back as it was (`hide_known` of no secrets is the "

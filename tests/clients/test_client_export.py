@@ -12,7 +12,7 @@ from pathlib import Path
 import jsonschema  # type: ignore[import-untyped, unused-ignore]
 import pytest
 
-from mcpctl.clients.write.diff import mask_line
+from mcpctl.clients.write.diff import mask_line, masked_diff
 from mcpctl.syntax.json_edit import json_edit
 from tests.clients import USER_FILE, guard_key, install_home, single_insertion, write_config
 from tests.conftest import REPO, Cli
@@ -424,3 +424,35 @@ def test_an_edit_that_would_not_mean_what_was_intended_is_not_written(
     assert result.err == (f"mcpctl: error: {path}: the edited file would not mean what was "
                           "intended; the file was not changed (please report this)\n")
     assert path.read_text() == before
+
+
+def test_a_secret_the_file_holds_is_masked_in_a_comment_of_the_diff_too() -> None:
+    """A password known from the parsed file (here only its key says so) is masked
+    wherever the diff shows it, a TOML comment included, where no quotes mark it. With
+    literals masked outside quotes only from 128 characters (not 8), the comment showed
+    the password whole."""
+    old = ('[mcp_servers.db]\ncommand = "db-mcp"\n# rotated from Harb4471q-zz\n'
+           '[mcp_servers.db.env]\nPGPASSWORD = "Harb4471q-zz"\n')
+    new = old + '\n[mcp_servers.fs]\ncommand = "fs-mcp"\n'
+    diff = masked_diff(old, new, "config.toml", [tomllib.loads(old), tomllib.loads(new)])
+    assert "Harb4471q-zz" not in diff
+    assert " # rotated from Har***\n" in diff
+
+
+def test_a_file_without_a_final_newline_gives_a_diff_of_whole_lines() -> None:
+    """difflib leaves the last line of a file without a final newline as it is; each
+    line of the diff still ends in one, so the next line is not glued to it. With a
+    line taken to end in a newline whatever its end, `-}` and `+}` shared a line."""
+    diff = masked_diff('{\n  "a": 1\n}', '{\n  "a": 2\n}\n', "mcp.json")
+    assert diff.splitlines()[-4:] == ['-  "a": 1', "-}", '+  "a": 2', "+}"]
+
+
+def test_a_url_password_in_the_diff_is_hidden_whole() -> None:
+    """A URL's password is hidden whole in a diff (`u:***@`), as everywhere URLs are
+    shown; the masking of other values keeps a few first characters. With URLs masked
+    as other values are, the diff showed the password's first two."""
+    old = '{"mcpServers": {"db": {"url": "https://u:Harb4471q@db.example/mcp"}}}\n'
+    new = old.replace("}}}", '}, "fs": {"command": "fs-mcp"}}}')
+    diff = masked_diff(old, new, "mcp.json", [json.loads(old), json.loads(new)])
+    assert "https://u:***@db.example/mcp" in diff
+    assert "Ha***" not in diff
