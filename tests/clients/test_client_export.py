@@ -456,3 +456,28 @@ def test_a_url_password_in_the_diff_is_hidden_whole() -> None:
     diff = masked_diff(old, new, "mcp.json", [json.loads(old), json.loads(new)])
     assert "https://u:***@db.example/mcp" in diff
     assert "Ha***" not in diff
+
+
+def test_a_short_secret_is_masked_only_where_it_is_the_whole_string() -> None:
+    """A password shorter than 8 characters is masked where it is a whole quoted
+    string; the same letters inside other words stay, or every `pw1` in a command
+    line would be blotted out. With short literals masked anywhere, `pw1-server` became
+    `***-server`."""
+    old = '{"db": {"command": "pw1-server", "env": {"PGPASSWORD": "pw1"}}}\n'
+    new = old.replace("}}}", '}}, "fs": {"command": "fs-mcp"}}')
+    diff = masked_diff(old, new, "mcp.json", [json.loads(old), json.loads(new)])
+    assert '"command": "pw1-server"' in diff
+    assert '"PGPASSWORD": "***"' in diff
+
+
+def test_a_secret_inside_a_longer_one_is_masked_after_it_in_the_diff() -> None:
+    """Secrets are masked longest first: a short one inside a long one, masked first,
+    would leave the long one unmatched, with more of it shown than its mask keeps.
+    With the literals taken in any other order (by text, or shortest first), the long
+    one showed as `AAHa***`, not `AAH***`."""
+    short, long = "Harb4471qZZ", "AAHarb4471qZZ"
+    old = json.dumps({"a": {"env": {"API_TOKEN": short, "OTHER_TOKEN": long}}}) + "\n"
+    new = old.replace("}}}", '}}, "fs": {"command": "fs-mcp"}}')
+    diff = masked_diff(old, new, "mcp.json", [json.loads(old), json.loads(new)])
+    assert '"OTHER_TOKEN": "AAH***"' in diff
+    assert '"API_TOKEN": "Ha***"' in diff
