@@ -291,6 +291,10 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         _TABLE_ROW,
     ("mcpctl/clients/write/claude_denials.py", "drop-raise", "raise LookupError(CLIENT_ID)"):
         _TABLE_ROW,
+    ("mcpctl/clients/write/claude_denials.py", "if-true", "if report.plan.writes:"):
+        COST + "a dry run's diff made when no deny rule changes: its plan then has no change "
+        "at all (each is an addition or a removal), and such a report is never shown "
+        "(`_claude_denials` keeps only a report with an error or a change)",
     ("mcpctl/clients/write/claude_denials.py", "drop-if", "if json.loads(new) != expected:"):
         _EDIT_CHECKED,
     ("mcpctl/clients/write/claude_denials.py", "drop-raise",
