@@ -303,6 +303,9 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("mcpctl/clients/write/diff.py", "if-true", "if masked != value:"):
         COST + "every string of the file kept with itself as its masked form: replacing a "
         "literal by itself changes no line of the diff",
+    ("mcpctl/clients/write/edit.py", "prefix-eq",
+     'return tomllib.loads(text.removeprefix("\\ufeff")) == expected'):
+        _WHOLE,
     ("mcpctl/credentials/redact.py", "drop-if", "if not secrets:"):
         COST + "with no secret to hide the tree is walked anyway: each string, key and "
         "branch past the bound comes back as it was (`hide_known` of no secrets is the "
