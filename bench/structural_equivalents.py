@@ -306,6 +306,8 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("mcpctl/clients/write/edit.py", "prefix-eq",
      'return tomllib.loads(text.removeprefix("\\ufeff")) == expected'):
         _WHOLE,
+    ("mcpctl/clients/write/edit.py", "prefix-eq", "return value is not None and value == expected"):
+        _WHOLE,
     ("mcpctl/credentials/redact.py", "drop-if", "if not secrets:"):
         COST + "with no secret to hide the tree is walked anyway: each string, key and "
         "branch past the bound comes back as it was (`hide_known` of no secrets is the "
