@@ -119,3 +119,18 @@ def test_claude_settings_whose_permissions_are_not_an_object_are_left_as_they_ar
     assert done.code == 3, done.err
     assert "'permissions' is not an object; the file was not changed" in done.err
     assert json.loads(settings.read_text())["permissions"] == ["Bash(ls)"]
+
+
+def test_a_broken_tool_policy_stops_only_the_exports_that_write_a_tool_filter(
+        user_config: Path, tmp_path: Path, isolated_home: Path) -> None:
+    """A `[tools.NAME]` table `check` would refuse is read only by an export that writes
+    a client's own tool filter (Gemini CLI's, Codex's): that one stops with the config
+    error's exit code, and Cursor, which has no filter, is written as usual. With the
+    policies read for every client, the Cursor export failed too."""
+    write_config(user_config, '[servers.fs]\ncommand = "fs-mcp"\n\n[tools.fs]\nonly = 5\n')
+    refused = run_mcpctl(["export", "--to", "gemini"], cwd=tmp_path)
+    assert refused.code == 3, refused.err
+    assert "[tools.fs] only must be a list" in refused.err
+    done = run_mcpctl(["export", "--to", "cursor"], cwd=tmp_path)
+    assert done.code == 0, done.err
+    assert "fs" in json.loads((isolated_home / ".cursor" / "mcp.json").read_text())["mcpServers"]
