@@ -346,3 +346,26 @@ def test_export_to_claude_code_keeps_the_allowlist_in_step(
     assert cli("sync").code == 0
     assert json.loads(settings.read_text()) == {"theme": "dark", "allowedMcpServers": [
         {"serverCommand": ["mcpctl", "run", "--guard", "--key", guard_key()]}]}
+
+
+@pytest.mark.parametrize("change", [{"cwd": "/srv/a"},
+                                    {"env": {"MCPCTL_GUARD_SERVER": "a", "DEBUG": "1"}},
+                                    {"env": ["MCPCTL_GUARD_SERVER"]}])
+def test_a_guard_entry_the_user_changed_is_theirs_and_left_as_it_is(
+        cli: Cli, tmp_path: Path, isolated_home: Path, user_config: Path,
+        change: dict[str, Any]) -> None:
+    """Only an entry of exactly the guard's shape is the guard's to rewrite or remove:
+    one with a key of the user's own (`cwd`), or an `env` with more in it, is theirs,
+    as a local-scope entry of that name always is, and `sync` leaves it. With the
+    check of the entry's keys, or of its env's, left out, `sync` wrote the guard's
+    entry over the user's."""
+    root = _setup(tmp_path, user_config)
+    assert cli("trust", "--all", "--yes", "-w", str(root)).code == 0
+    data = json.loads((isolated_home / ".claude.json").read_text())
+    entry = data["projects"][str(root)]["mcpServers"]["a"]
+    assert entry == _guarded_entry(root, "a")
+    entry.update(change)
+    (isolated_home / ".claude.json").write_text(json.dumps(data))
+    synced = cli("sync")
+    assert synced.code == 0, synced.err
+    assert _projects(isolated_home)[str(root)]["mcpServers"]["a"] == entry
