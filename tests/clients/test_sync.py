@@ -124,3 +124,20 @@ def test_sync_removing_the_last_entry_keeps_the_comments_before_it(
     assert path.read_text() == (
         '{\n  "servers": {\n    "mine": {"command": "my-server"} '
         '// keep this comment about mine\n    // and this one above gh\n  }\n}\n')
+
+
+def test_a_broken_server_in_config_toml_stops_sync_before_any_client(
+        cli: Cli, user_config: Path, isolated_home: Path) -> None:
+    """A server config.toml cannot define stops `sync` up front: one line, the config
+    error's exit code, no client file touched. With that first check left out, each
+    client failed on its own, one error per client and a warning before the same line."""
+    write_config(user_config, '[servers.bad]\nargs = ["x"]\n\n'
+                              '[clients]\nsync = ["cursor", "gemini"]\n')
+    result = cli("sync")
+    assert result.code == 3
+    assert result.out == ""
+    assert result.err.count("\n") == 1, result.err
+    assert result.err.startswith("mcpctl: error: ")
+    assert "server 'bad' has neither 'command' nor 'url'" in result.err
+    assert not (isolated_home / ".cursor").exists()
+    assert not (isolated_home / ".gemini").exists()
