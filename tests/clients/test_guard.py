@@ -369,3 +369,20 @@ def test_a_guard_entry_the_user_changed_is_theirs_and_left_as_it_is(
     synced = cli("sync")
     assert synced.code == 0, synced.err
     assert _projects(isolated_home)[str(root)]["mcpServers"]["a"] == entry
+
+
+def test_two_trusted_workspaces_under_one_git_root_share_its_section(
+        cli: Cli, tmp_path: Path, isolated_home: Path, user_config: Path) -> None:
+    """Claude Code reads one local section per git root, so a repo and a folder below it
+    with its own `.mcp.json`, both trusted, put their names in the same section. With
+    the two workspaces sorted as they are (by their fields, not their folders), the
+    second `trust`, which wires the guard, ended with an internal error (exit 70)."""
+    root = _setup(tmp_path, user_config)
+    sub = root / "sub"
+    sub.mkdir()
+    (sub / ".mcp.json").write_text(json.dumps({"mcpServers": {"c": {"command": "c-mcp"}}}))
+    assert cli("trust", "--all", "--yes", "-w", str(root)).code == 0
+    assert cli("trust", "--all", "--yes", "-w", str(sub)).code == 0
+    synced = cli("sync")
+    assert synced.code == 0, synced.err
+    assert sorted(_projects(isolated_home)[str(root)]["mcpServers"]) == ["a", "b", "c"]
