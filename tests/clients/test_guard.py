@@ -386,3 +386,19 @@ def test_two_trusted_workspaces_under_one_git_root_share_its_section(
     synced = cli("sync")
     assert synced.code == 0, synced.err
     assert sorted(_projects(isolated_home)[str(root)]["mcpServers"]) == ["a", "b", "c"]
+
+
+def test_a_workspace_file_that_cannot_be_read_keeps_its_guard_entries(
+        cli: Cli, tmp_path: Path, isolated_home: Path, user_config: Path) -> None:
+    """While a trusted workspace's `.mcp.json` cannot be read (here it is not JSON),
+    what it names is unknown, so `sync` takes no guard entry out of its section and
+    says why. With the unreadable case treated as "names nothing", `sync` removed both
+    entries."""
+    root = _setup(tmp_path, user_config)
+    assert cli("trust", "--all", "--yes", "-w", str(root)).code == 0
+    (root / ".mcp.json").write_text('{"mcpServers": ')
+    synced = cli("sync")
+    assert f"  skipped   a (in {root} only)  ({root}/.mcp.json cannot be read: the guard " \
+        "entry is kept)" in synced.out + synced.err
+    assert _projects(isolated_home)[str(root)]["mcpServers"] == {
+        "a": _guarded_entry(root, "a"), "b": _guarded_entry(root, "b")}
