@@ -402,3 +402,19 @@ def test_a_workspace_file_that_cannot_be_read_keeps_its_guard_entries(
         "entry is kept)" in synced.out + synced.err
     assert _projects(isolated_home)[str(root)]["mcpServers"] == {
         "a": _guarded_entry(root, "a"), "b": _guarded_entry(root, "b")}
+
+
+def test_the_users_own_allowlist_entries_by_name_are_kept(
+        cli: Cli, tmp_path: Path, isolated_home: Path, user_config: Path) -> None:
+    """Claude Code's allowlist also takes entries by name (`serverName`) and by URL
+    (`serverUrl`): they are the user's, not mcpctl's, and the guard's allowlist line is
+    added beside them. With the check that an entry is `serverCommand` alone left out,
+    `trust` ended with an internal error (exit 70) on the first such entry."""
+    root = _setup(tmp_path, user_config)
+    own = [{"serverName": "github"}, {"serverUrl": "https://mcp.example.com/*"}]
+    settings = write_config(isolated_home / ".claude" / "settings.json",
+                            json.dumps({"allowedMcpServers": own}))
+    trusted = cli("trust", "--all", "--yes", "-w", str(root))
+    assert trusted.code == 0, trusted.err
+    assert json.loads(settings.read_text())["allowedMcpServers"] == [
+        *own, {"serverCommand": ["mcpctl", "run", "--guard", "--key", guard_key()]}]
