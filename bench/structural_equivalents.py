@@ -308,6 +308,9 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         _WHOLE,
     ("mcpctl/clients/write/edit.py", "prefix-eq", "return value is not None and value == expected"):
         _WHOLE,
+    ("mcpctl/clients/write/guard.py", "drop-keyword", "@dataclass(frozen=True)"):
+        "no guard `Workspace` is hashed or changed after it is made (they are grouped in "
+        "lists and sorted by their folder): `frozen` forbids only what no code does",
     ("mcpctl/credentials/redact.py", "drop-if", "if not secrets:"):
         COST + "with no secret to hide the tree is walked anyway: each string, key and "
         "branch past the bound comes back as it was (`hide_known` of no secrets is the "
