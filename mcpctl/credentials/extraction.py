@@ -67,19 +67,22 @@ def _moved(value: str, name: str | None, secret: str, found: dict[str, str]) -> 
     shown = value
     matches, every_one = all_secrets(value, name=name)
     if not every_one:
-        whole = _unique(secret, value, found)
-        found[whole] = value
-        return reference(whole)
+        return _moved_whole(value, secret, found)
     for number, match in enumerate(matches, start=1):
         name_n = _unique(secret if number == 1 else f"{secret}-{number}"[:128], match.text,
                          found)
         shown, replaced = _replace_bounded(shown, match.text, reference(name_n))
         if not replaced:  # escaped inside JSON, say: the whole value is the secret
-            whole = _unique(secret, value, found)
-            found[whole] = value
-            return reference(whole)
+            return _moved_whole(value, secret, found)
         found[name_n] = match.text
     return shown
+
+
+def _moved_whole(value: str, secret: str, found: dict[str, str]) -> str:
+    """The reference to `value` kept whole as one secret."""
+    whole = _unique(secret, value, found)
+    found[whole] = value
+    return reference(whole)
 
 
 def _unique(name: str, value: str, found: dict[str, str]) -> str:
