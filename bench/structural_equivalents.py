@@ -60,6 +60,14 @@ _TABLE_ROW = ("`claude-code` is a row of the client table, a constant: the looku
 _EDIT_CHECKED = ("a second check of the JSON editor's result against the document meant: "
                  "it fails only where the editor has a bug, and no input is known that "
                  "makes it differ (the editor's own tests hold it to the same)")
+
+
+def _unfrozen(what: str, how: str = "") -> str:
+    """Why `frozen=True` dropped from a dataclass changes nothing."""
+    return f"no {what} is hashed or changed after it is made{how}: `frozen` forbids only " \
+        "what no code does"
+
+
 _SESSION_BUS = "jeepney's `open_dbus_connection` opens the session bus unless told otherwise"
 _LOCKED = (COST + "a locked collection or item read anyway: the Secret Service answers "
            "`GetSecret` on it with the error `IsLocked` (the specification's), which the read "
@@ -309,8 +317,7 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("mcpctl/clients/write/edit.py", "prefix-eq", "return value is not None and value == expected"):
         _WHOLE,
     ("mcpctl/clients/write/guard.py", "drop-keyword", "@dataclass(frozen=True)"):
-        "no guard `Workspace` is hashed or changed after it is made (they are grouped in "
-        "lists and sorted by their folder): `frozen` forbids only what no code does",
+        _unfrozen("guard `Workspace`", " (they are grouped in lists and sorted by their folder)"),
     ("mcpctl/credentials/redact.py", "drop-if", "if not secrets:"):
         COST + "with no secret to hide the tree is walked anyway: each string, key and "
         "branch past the bound comes back as it was (`hide_known` of no secrets is the "
@@ -320,8 +327,7 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         "(replacing it changes nothing) until the loop's bound, which hides the same text "
         "whole: up to 64 more scans of it, the same answer",
     ("mcpctl/credentials/rotation.py", "drop-keyword", "@dataclass(frozen=True)"):
-        "no `SecretAction` is hashed or changed after it is made: "
-        "`frozen` forbids only what no code does",
+        _unfrozen("`SecretAction`"),
     ("mcpctl/credentials/rotation.py", "prefix-eq", "if action == REPLACED and not replace:"):
         _ACTIONS,
     ("mcpctl/credentials/rotation.py", "prefix-eq", "if action.action != SAME:"):
@@ -330,8 +336,7 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         COST + "a secret the keyring already holds with this value written again: the same "
         "value, and its index entry keeps its date (`set_secret`)",
     ("mcpctl/credentials/scrub.py", "drop-keyword", "@dataclass(frozen=True)"):
-        "no `Scrubbed` is hashed or changed after it is made: `frozen` forbids only what no "
-        "code does",
+        _unfrozen("`Scrubbed`"),
     ("mcpctl/credentials/scrub.py", "drop-if", "if not old or old not in text:"):
         COST + "a value not in the text: the pattern then finds nothing and `replace` "
         "replaces nothing; no form of a secret value is empty",
