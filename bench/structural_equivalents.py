@@ -318,6 +318,35 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         _WHOLE,
     ("mcpctl/clients/write/guard.py", "drop-keyword", "@dataclass(frozen=True)"):
         _unfrozen("guard `Workspace`", " (they are grouped in lists and sorted by their folder)"),
+    ("mcpctl/clients/write/claude_denials.py", "prefix-eq", "if json.loads(new) != expected:"):
+        _WHOLE,
+    ("mcpctl/clients/write/guard.py", "prefix-eq", "if current == desired:"):
+        _WHOLE,
+    ("mcpctl/clients/write/guard.py", "drop-keyword",
+     "changes: list[EntryChange] = field(default_factory=list)"):
+        "an `AllowlistPlan` is made in one place (`plan_allowlist`), always with its "
+        "changes: the default is never used",
+    ("mcpctl/clients/write/guard.py", "drop-if",
+     "if not plan.changes and (ALLOWLIST_KEY in value or drop_empty):"):
+        COST + "an allowlist already in step given to the JSON editor again: it returns "
+        "the text unchanged for a value already there (or a key already absent), and an "
+        "unchanged file is not written",
+    ("mcpctl/clients/write/guard.py", "prefix-eq",
+     "meant = {key: item for key, item in value.items() if key != ALLOWLIST_KEY}"):
+        "no key of Claude Code's settings but `allowedMcpServers` begins with `allowedM`, "
+        "so the first 8 characters decide as the whole name does (a made-up key that did "
+        "would make the second check refuse the write: it fails closed)",
+    ("mcpctl/clients/write/guard.py", "drop-if", "if jsonc.parse(new, jsonc=False).value != ("):
+        _EDIT_CHECKED,
+    ("mcpctl/clients/write/guard.py", "prefix-eq", "if jsonc.parse(new, jsonc=False).value != ("):
+        _WHOLE,
+    ("mcpctl/clients/write/guard.py", "drop-call",
+     "report.path.parent.mkdir(parents=True, exist_ok=True)"):
+        "the atomic writer makes the file's folder itself, the same way (`parents`, "
+        "`exist_ok`), before the first byte is written",
+    ("mcpctl/clients/write/guard.py", "drop-raise",
+     'raise ConfigError(f"{report.path}: the edited file would not mean what was "'):
+        _EDIT_CHECKED,
     ("mcpctl/credentials/redact.py", "drop-if", "if not secrets:"):
         COST + "with no secret to hide the tree is walked anyway: each string, key and "
         "branch past the bound comes back as it was (`hide_known` of no secrets is the "

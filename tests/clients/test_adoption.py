@@ -108,3 +108,23 @@ def test_an_entry_that_is_not_an_object_stays_a_conflict(
     changes = json.loads(result.out)["clients"][0]["changes"]
     assert {c["name"]: c["status"] for c in changes}["tokens"] == "conflict"
     assert json.loads(cursor.read_text()) == data
+
+
+def test_an_entry_a_client_reads_literally_stays_a_conflict(
+        isolated_home: Path, user_config: Path, cli: Cli) -> None:
+    """Claude Desktop passes `${HOME}` on as those seven characters; mcpctl expands it.
+    An entry written exactly like the user tier's definition is then a different
+    server, so it stays a conflict and the file is left alone. With the check of what
+    the conversion could not express left out of adoption, it was adopted."""
+    user_config.parent.mkdir(parents=True, exist_ok=True)
+    user_config.write_text('[servers.notes]\ncommand = "notes-mcp"\nargs = ["${HOME}/notes"]\n'
+                           '\n[clients]\nsync = ["claude-desktop"]\n')
+    desktop = isolated_home / ".config" / "Claude" / "claude_desktop_config.json"
+    desktop.parent.mkdir(parents=True)
+    data = {"mcpServers": {"notes": {"command": "notes-mcp", "args": ["${HOME}/notes"]}}}
+    desktop.write_text(json.dumps(data))
+    result = cli("sync", "--json")
+    assert result.code == 1, result.err
+    changes = json.loads(result.out)["clients"][0]["changes"]
+    assert {c["name"]: c["status"] for c in changes} == {"notes": "conflict"}
+    assert json.loads(desktop.read_text()) == data

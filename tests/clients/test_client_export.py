@@ -481,3 +481,30 @@ def test_a_secret_inside_a_longer_one_is_masked_after_it_in_the_diff() -> None:
     diff = masked_diff(old, new, "mcp.json", [json.loads(old), json.loads(new)])
     assert '"OTHER_TOKEN": "AAH***"' in diff
     assert '"API_TOKEN": "Ha***"' in diff
+
+
+def test_a_word_after_a_secret_like_word_in_args_stays_in_the_diff() -> None:
+    """Only an option (`--token VALUE`) makes the argument after it a value judged by
+    its name: `gh-mcp auth token refresh` has no secret in it, and the diff shows it
+    whole. With any argument taken as the option before the next, `refresh` was
+    masked as a token (`r***`) wherever it stood as a whole string."""
+    old = '{"mcpServers": {"gh": {"command": "gh-mcp", "args": ["auth", "token", "refresh"]}}}\n'
+    new = old.replace("}}}", '}, "fs": {"command": "fs-mcp"}}}')
+    diff = masked_diff(old, new, "mcp.json", [json.loads(old), json.loads(new)])
+    assert '"args": ["auth", "token", "refresh"]' in diff
+    assert "***" not in diff
+
+
+def test_a_secret_with_letters_beyond_ascii_is_masked_in_the_diff() -> None:
+    """Client files hold text as UTF-8, not `\\u` escapes: a password with an umlaut is
+    found in the file as written and masked, its mask keeping the umlaut as written.
+    With the literal looked for in its escaped form, the short password showed whole
+    in the other entry's arguments (a long one is also looked for as it stands); with
+    the mask escaped, the diff showed `W\\u00f6r***`."""
+    env = {"PGPASSWORD": "Wörter-geheim-9", "MYSQL_PWD": "pässwö"}
+    old = json.dumps({"db": {"command": "db-mcp", "env": env}}, ensure_ascii=False) + "\n"
+    new = old.replace("}}}", '}}, "fs": {"command": "fs-mcp", "args": ["pässwö"]}}')
+    diff = masked_diff(old, new, "mcp.json", [json.loads(old), json.loads(new)])
+    assert "geheim" not in diff
+    assert "pässwö" not in diff  # known from the line that names it, masked where it stands
+    assert '"PGPASSWORD": "Wör***", "MYSQL_PWD": "p***"' in diff

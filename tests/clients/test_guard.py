@@ -176,6 +176,12 @@ def test_trust_wires_revoke_keeps_and_other_projects_stay(
         "mcpctl", "run", "--guard", "--key", guard_key()]}]}
     again = cli("trust", "a", "--yes", "-w", str(root))
     assert (again.code, again.err) == (0, "")  # nothing to change: nothing said
+    # `sync --json` still names the section of each entry it left as it is (with the
+    # section left off an unchanged guard entry, its "workspace" was missing).
+    synced = json.loads(cli("sync", "--json").out)
+    assert [c for client in synced["clients"] for c in client["changes"]] == [
+        {"name": name, "status": "unchanged", "reason": "", "workspace": str(root)}
+        for name in ("a", "b")]
     # revoke never opens a gate: the entries stay, and the gate refuses the server.
     revoked = cli("revoke", "--whole-workspace", "-w", str(root))
     assert (revoked.code, revoked.err) == (0, "")
@@ -418,3 +424,110 @@ def test_the_users_own_allowlist_entries_by_name_are_kept(
     assert trusted.code == 0, trusted.err
     assert json.loads(settings.read_text())["allowedMcpServers"] == [
         *own, {"serverCommand": ["mcpctl", "run", "--guard", "--key", guard_key()]}]
+
+
+def test_settings_that_do_not_parse_are_refused_not_overwritten(
+        cli: Cli, tmp_path: Path, isolated_home: Path, user_config: Path) -> None:
+    """Claude Code's settings that are not JSON are the user's to mend: `trust` warns,
+    names the file and where it breaks, and leaves every byte. With the refusal on a
+    syntax error left out, `trust` ended with an internal error (exit 70)."""
+    root = _setup(tmp_path, user_config)
+    settings = write_config(isolated_home / ".claude" / "settings.json",
+                            '{"allowedMcpServers": [\n')
+    trusted = cli("trust", "--all", "--yes", "-w", str(root))
+    assert trusted.code == 0, trusted.err
+    assert re.search(rf"^warning: .*{re.escape(str(settings))}:\d+:\d+: .*; the file was not "
+                     "changed$", trusted.err, re.MULTILINE), trusted.err
+    assert settings.read_text() == '{"allowedMcpServers": [\n'
+
+
+def test_an_allowlist_that_is_not_a_list_is_refused_not_overwritten(
+        cli: Cli, tmp_path: Path, isolated_home: Path, user_config: Path) -> None:
+    """An `allowedMcpServers` that is an object has a meaning mcpctl does not know, so
+    it is left as it is and `trust` says why. With the check gone, the object's keys
+    were written back as allowlist entries beside the guard's line; with only the
+    message's wrapping gone, `trust` ended with an internal error (exit 70)."""
+    root = _setup(tmp_path, user_config)
+    text = json.dumps({"allowedMcpServers": {"serverCommand": ["mine-mcp"]}})
+    settings = write_config(isolated_home / ".claude" / "settings.json", text)
+    trusted = cli("trust", "--all", "--yes", "-w", str(root))
+    assert trusted.code == 0, trusted.err
+    assert (f"{settings}: allowedMcpServers is not a list, so mcpctl cannot add its entry; "
+            "the file was not changed\n") in trusted.err
+    assert settings.read_text() == text
+
+
+def test_the_users_own_server_for_a_folder_below_the_git_root_is_still_guarded(
+        cli: Cli, tmp_path: Path, isolated_home: Path, user_config: Path) -> None:
+    """The user's own server wins over the repo's only where it is exported: its own
+    folder's section. For a folder below the git root, Claude Code reads the git root's
+    section, where the repo's entry of that name would start unguarded, so the guard's
+    entry goes there. With the folder compared with the section by its first
+    characters, the guard skipped it as "your own server"."""
+    sub = tmp_path / "repo" / "sub"
+    root = _setup(tmp_path, user_config,
+                  f'[servers.mine]\ncommand = "mine-mcp"\nworkspace = "{sub}"\n\n')
+    sub.mkdir()
+    (sub / ".mcp.json").write_text(json.dumps({"mcpServers": {
+        "mine": {"command": "repo-mine"}, "c": {"command": "c-mcp"}}}))
+    trusted = cli("trust", "--all", "--yes", "-w", str(sub))
+    assert trusted.code == 0, trusted.err
+    assert _projects(isolated_home)[str(root)]["mcpServers"] == {
+        "c": _guarded_entry(root, "c"), "mine": _guarded_entry(root, "mine")}
+
+
+def test_an_exported_entry_with_another_key_is_not_allowlisted(
+        cli: Cli, tmp_path: Path, isolated_home: Path, user_config: Path) -> None:
+    """Only an entry exported with this machine's whole guard key is let through by the
+    allowlist: one with another key (here the same first characters) stays blocked
+    until `sync` rewrites it. With the keys compared by their first characters, its
+    line was added to the allowlist."""
+    root = _setup(tmp_path, user_config, '[servers.mine]\ncommand = "mine-mcp"\n\n')
+    assert cli("trust", "a", "--yes", "-w", str(root)).code == 0  # makes the key
+    near = guard_key()[:8] + "0" * (len(guard_key()) - 8)
+    assert near != guard_key()
+    claude_json = isolated_home / ".claude.json"
+    data = json.loads(claude_json.read_text())
+    data["mcpServers"] = {"mine": {"type": "stdio", "command": "mcpctl",
+                                   "args": ["run", "mine", "--key", near]}}
+    claude_json.write_text(json.dumps(data))
+    assert cli("trust", "b", "--yes", "-w", str(root)).code == 0
+    settings = json.loads((isolated_home / ".claude" / "settings.json").read_text())
+    assert settings == {"allowedMcpServers": [{"serverCommand": [
+        "mcpctl", "run", "--guard", "--key", guard_key()]}]}
+
+
+def test_an_allowlist_already_in_step_is_left_byte_for_byte(
+        cli: Cli, tmp_path: Path, isolated_home: Path, user_config: Path,
+        mcpctl_home: Path) -> None:
+    """Settings the user formats their own way, whose allowlist already holds the
+    guard's line, are not written again: not a byte changes, and no backup is made."""
+    root = _setup(tmp_path, user_config)
+    assert cli("trust", "a", "--yes", "-w", str(root)).code == 0
+    settings = isolated_home / ".claude" / "settings.json"
+    compact = json.dumps({"theme": "dark", "allowedMcpServers": [
+        {"serverCommand": ["mcpctl", "run", "--guard", "--key", guard_key()]}]})
+    settings.write_text(compact)
+    backups = mcpctl_home / "data" / "backups"
+    kept = sorted(backups.rglob("*"))
+    again = cli("trust", "b", "--yes", "-w", str(root))
+    assert (again.code, again.err) == (0, "")
+    assert settings.read_text() == compact
+    assert sorted(backups.rglob("*")) == kept
+
+
+def test_sync_check_sees_an_allowlist_that_lost_the_guards_line(
+        cli: Cli, tmp_path: Path, isolated_home: Path, user_config: Path) -> None:
+    """`sync --check` works out the allowlist as `sync` would, without writing it: the
+    user's settings without the guard's line are out of date (exit 1), and stay as
+    they are. With the dry run not working out the allowlist, `--check` called it up
+    to date (exit 0) and said nothing of the missing line."""
+    root = _setup(tmp_path, user_config)
+    assert cli("trust", "--all", "--yes", "-w", str(root)).code == 0
+    settings = write_config(isolated_home / ".claude" / "settings.json", '{"theme": "dark"}\n')
+    check = cli("sync", "--check")
+    assert check.code == 1, check.out + check.err
+    assert check.out.splitlines()[-2:] == [
+        "claude-code allowlist: ~/.claude/settings.json (out of date)",
+        "  added     mcpctl run --guard --key ***  (Claude Code's allowlist lets it start)"]
+    assert settings.read_text() == '{"theme": "dark"}\n'

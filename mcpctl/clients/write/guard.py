@@ -369,7 +369,8 @@ def _write_allowlist(machine: Machine, report: AllowlistReport, lines: list[list
         try:
             value = jsonc.parse(text, jsonc=False).value
         except jsonc.JsonSyntaxError as error:
-            raise ConfigError(f"{report.path}: {error}; the file was not changed") from None
+            raise ConfigError(f"{report.path}:{error.line}:{error.column}: {error.message}; "
+                              "the file was not changed") from None
         if not isinstance(value, dict):
             raise ConfigError(f"{report.path}: the top level is not an object; the file was "
                               "not changed")
