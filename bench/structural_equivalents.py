@@ -340,6 +340,9 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         _EDIT_CHECKED,
     ("mcpctl/clients/write/guard.py", "prefix-eq", "if jsonc.parse(new, jsonc=False).value != ("):
         _WHOLE,
+    ("mcpctl/clients/write/guard.py", "if-true", "if key is not None:"):
+        "a server for every workspace (no `workspace` key) gathered under the key None "
+        "too, where no workspace's folder looks it up",
     ("mcpctl/clients/write/guard.py", "drop-call",
      "report.path.parent.mkdir(parents=True, exist_ok=True)"):
         "the atomic writer makes the file's folder itself, the same way (`parents`, "

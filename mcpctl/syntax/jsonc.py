@@ -187,6 +187,10 @@ def _strict_value(source: str) -> Any:
         raise JsonSyntaxError(error.msg, error.lineno, error.colno) from None
     except RecursionError:
         raise JsonSyntaxError("nested too deeply", 1, 1) from None
+    except ValueError:  # a number longer than Python converts
+        from mcpctl.syntax.long_numbers import long_number  # noqa: PLC0415
+
+        raise JsonSyntaxError(*long_number(source)) from None
     if _SURROGATE_ESCAPE.search(source) and _holds_lone_surrogate(value):
         raise _lone_surrogate_error(source)
     return value

@@ -37,4 +37,8 @@ def parse_toml(text: str) -> JsonDocument:
         # tomllib recurses once per nested array or inline table: a few hundred `[` in a
         # repo's file would otherwise stop `list` and `check` with an internal error.
         raise JsonSyntaxError("nested too deeply", 1, 1) from None
+    except ValueError:  # a number longer than Python converts
+        from mcpctl.syntax.long_numbers import long_number  # noqa: PLC0415
+
+        raise JsonSyntaxError(*long_number(text)) from None
     return JsonDocument(value, key_positions=positions)

@@ -531,3 +531,19 @@ def test_sync_check_sees_an_allowlist_that_lost_the_guards_line(
         "claude-code allowlist: ~/.claude/settings.json (out of date)",
         "  added     mcpctl run --guard --key ***  (Claude Code's allowlist lets it start)"]
     assert settings.read_text() == '{"theme": "dark"}\n'
+
+
+def test_a_claude_config_dir_not_made_yet_is_made_with_its_parents(
+        cli: Cli, tmp_path: Path, user_config: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`CLAUDE_CONFIG_DIR` may name a profile folder Claude Code has not made yet, below
+    folders that do not exist either. Before any workspace is trusted, `sync` has no
+    guard entry to write, only the allowlist, and writes it there all the same. With
+    the settings' folder made without its parents, `sync` ended with an internal error
+    (exit 70, `FileNotFoundError`)."""
+    write_config(user_config, '[clients]\nsync = ["claude-code"]\n')
+    profile = tmp_path / "profiles" / "work" / "claude"
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(profile))
+    synced = cli("sync")
+    assert synced.code == 0, synced.err
+    assert json.loads((profile / "settings.json").read_text()) == {"allowedMcpServers": [
+        {"serverCommand": ["mcpctl", "run", "--guard", "--key", guard_key()]}]}
