@@ -61,6 +61,9 @@ _EDIT_CHECKED = ("a second check of the JSON editor's result against the documen
                  "it fails only where the editor has a bug, and no input is known that "
                  "makes it differ (the editor's own tests hold it to the same)")
 
+_BOTH_READERS = ("reached only when the fast reader refuses a text that `jsonc.parse` "
+                 "reads without a duplicate key; both are `json.loads` over the same text, "
+                 "blanked alike, so no input is known that gets there")
 
 def _unfrozen(what: str, how: str = "") -> str:
     """Why `frozen=True` dropped from a dataclass changes nothing."""
@@ -350,6 +353,16 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("mcpctl/clients/write/guard.py", "drop-raise",
      'raise ConfigError(f"{report.path}: the edited file would not mean what was "'):
         _EDIT_CHECKED,
+    ("mcpctl/clients/write/plan.py", "drop-keyword", "@dataclass(frozen=True)"):
+        _unfrozen("`EntryChange`", " (it holds a dict, so it could not be hashed frozen either; "
+                  "a changed copy is made with `dataclasses.replace`)"),
+    ("mcpctl/clients/write/plan.py", "drop-keyword", "@dataclass(frozen=True) #2"):
+        _unfrozen("`ExportPlan`", " (it holds a list, so it could not be hashed frozen either)"),
+    ("mcpctl/clients/write/parse.py", "if-true", "if document.duplicates:"):
+        _BOTH_READERS,
+    ("mcpctl/clients/write/parse.py", "drop-raise",
+     'raise ConfigError(f"{path}: cannot be read as JSON; the file was not changed")'):
+        _BOTH_READERS,
     ("mcpctl/credentials/redact.py", "drop-if", "if not secrets:"):
         COST + "with no secret to hide the tree is walked anyway: each string, key and "
         "branch past the bound comes back as it was (`hide_known` of no secrets is the "

@@ -155,6 +155,10 @@ def test_conflict_is_refused_then_replaced_with_a_backup(cli: Cli, isolated_home
                             "the file was not changed"),
     ('{"mcpServers": []}', "'mcpServers' is not a table of servers; the file was not changed"),
     ("[1]", "the top level is not an object; the file was not changed"),
+    # Cursor reads plain JSON: a comment is an error there, not a note mcpctl may keep.
+    # With comments blanked for every client, this file was written, comment and all.
+    ('{\n  // mine\n  "mcpServers": {}\n}\n',
+     "2:3: Expecting property name enclosed in double quotes; the file was not changed"),
 ])
 def test_a_file_that_does_not_parse_is_left_alone(
         cli: Cli, isolated_home: Path, user_config: Path, mcpctl_home: Path, content: str,
