@@ -64,6 +64,9 @@ _EDIT_CHECKED = ("a second check of the JSON editor's result against the documen
 _BOTH_READERS = ("reached only when the fast reader refuses a text that `jsonc.parse` "
                  "reads without a duplicate key; both are `json.loads` over the same text, "
                  "blanked alike, so no input is known that gets there")
+_SCOPED_FILTER = ("a server for one workspace reaches only a client with project sections, "
+                  "and the only one is Claude Code, whose tool filter is permission rules in "
+                  "its settings, never keys of an entry: no filter is ever passed there")
 
 def _unfrozen(what: str, how: str = "") -> str:
     """Why `frozen=True` dropped from a dataclass changes nothing."""
@@ -353,6 +356,15 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("mcpctl/clients/write/guard.py", "drop-raise",
      'raise ConfigError(f"{report.path}: the edited file would not mean what was "'):
         _EDIT_CHECKED,
+    ("mcpctl/clients/write/plan.py", "drop-keyword",
+     "same_server=same_server, tool_filter=filters.get(spec.name), #2"):
+        _SCOPED_FILTER,
+    ("mcpctl/clients/write/plan.py", "drop-keyword",
+     "same_server=same_server, tool_filter=tool_filter, key=key) #2"):
+        _SCOPED_FILTER,
+    ("mcpctl/clients/write/plan.py", "if-true", "if client.project_key is not None:"):
+        "a client without project sections is given none (`projects` is None), so there "
+        "is nothing of its to prune there",
     ("mcpctl/clients/write/plan.py", "drop-keyword", "@dataclass(frozen=True)"):
         _unfrozen("`EntryChange`", " (it holds a dict, so it could not be hashed frozen either; "
                   "a changed copy is made with `dataclasses.replace`)"),

@@ -512,3 +512,22 @@ def test_a_secret_with_letters_beyond_ascii_is_masked_in_the_diff() -> None:
     assert "geheim" not in diff
     assert "pässwö" not in diff  # known from the line that names it, masked where it stands
     assert '"PGPASSWORD": "Wör***", "MYSQL_PWD": "p***"' in diff
+
+
+def test_export_leaves_an_entry_it_made_earlier_and_sync_removes_it(
+        cli: Cli, isolated_home: Path, user_config: Path) -> None:
+    """`export` adds and updates what the user tier holds and takes nothing out; only
+    `sync`, which makes a client match the user tier, removes mcpctl's entry for a
+    server the user tier no longer has. With removal done by `export` too, the entry
+    went at the first `export` after the server was removed."""
+    write_config(user_config, USER_TIER + '\n[servers.fs]\ncommand = "fs-mcp"\n')
+    path = isolated_home / ".cursor" / "mcp.json"
+    assert cli("export", "--to", "cursor").code == 0
+    write_config(user_config, USER_TIER)  # fs removed from the user tier
+    assert cli("export", "--to", "cursor").code == 0
+    assert sorted(json.loads(path.read_text())["mcpServers"]) == ["fs", "gh"]
+    assert cli("clients", "enable", "cursor").code == 0
+    synced = cli("sync")
+    assert synced.code == 0, synced.err
+    assert "  removed   fs  (no longer in the user tier)" in synced.out
+    assert sorted(json.loads(path.read_text())["mcpServers"]) == ["gh"]
