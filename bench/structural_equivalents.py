@@ -362,6 +362,21 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("mcpctl/clients/write/plan.py", "drop-keyword",
      "same_server=same_server, tool_filter=tool_filter, key=key) #2"):
         _SCOPED_FILTER,
+    ("mcpctl/clients/write/plan.py", "prefix-eq", "if wanted == current:"):
+        _WHOLE,
+    ("mcpctl/clients/write/plan.py", "prefix-eq",
+     'if not isinstance(wanted, Mapping) or set(current["env"]) != set(wanted):'):
+        _WHOLE,
+    ("mcpctl/clients/write/toml_edit.py", "prefix-eq", "return tomllib.loads(text) == expected"):
+        _WHOLE,
+    ("mcpctl/clients/write/tool_filters.py", "drop-if", "if keys is None:"):
+        "`entry_filters` is called only for a client in `ENTRY_FILTERS` "
+        "(`export._tool_filters` checks first), so its keys are always found",
+    ("mcpctl/clients/write/tool_filters.py", "prefix-eq", "return None if new == rules else new"):
+        _WHOLE,
+    ("mcpctl/clients/write/unguard.py", "if-true", "if report.path.exists():"):
+        COST + "with no `~/.claude.json` the dry run's plan is worked out from nothing: no "
+        "guard entry, so the same empty plan, with more work",
     ("mcpctl/clients/write/plan.py", "if-true", "if client.project_key is not None:"):
         "a client without project sections is given none (`projects` is None), so there "
         "is nothing of its to prune there",

@@ -531,3 +531,22 @@ def test_export_leaves_an_entry_it_made_earlier_and_sync_removes_it(
     assert synced.code == 0, synced.err
     assert "  removed   fs  (no longer in the user tier)" in synced.out
     assert sorted(json.loads(path.read_text())["mcpServers"]) == ["gh"]
+
+
+@pytest.mark.parametrize("entry", ["gh-mcp", {"command": "gh-mcp", "env": ["GITHUB_TOKEN"]}])
+def test_a_malformed_own_entry_where_mcpctl_forwards_variables_is_a_conflict(
+        cli: Cli, isolated_home: Path, user_config: Path, entry: object) -> None:
+    """Gemini CLI gets a forwarded variable written into the entry's `env`, and mcpctl
+    recognises its own entry with the values expanded into it. A client entry of that
+    name that is not an object, or whose `env` is not one, is the user's: a conflict,
+    the file untouched. With the shape check left out, `export` ended with an internal
+    error (exit 70) on the first."""
+    write_config(user_config, '[servers.gh]\ncommand = "gh-mcp"\n'
+                              'env = { GITHUB_TOKEN = "${GITHUB_TOKEN}" }\n')
+    settings = write_config(isolated_home / ".gemini" / "settings.json",
+                            json.dumps({"mcpServers": {"gh": entry}}))
+    before = settings.read_text()
+    result = cli("export", "--to", "gemini")
+    assert result.code == 1, result.err
+    assert "conflict  gh" in result.out
+    assert settings.read_text() == before

@@ -24,6 +24,7 @@ from tests.clients.real_clients import (
     run_mcpctl_as_client,
 )
 from tests.clients.test_guard import _repo
+from tests.conftest import Cli
 from tests.tier_files import assert_valid
 
 pytestmark = pytest.mark.timeout(600)
@@ -69,6 +70,9 @@ def test_guard_off_takes_out_mcpctls_entries_and_nothing_else(tmp_path: Path,
     assert code == 0
     assert {path: path.read_text() for path in guarded} == guarded
     assert "  removed   bad (in . only)  (the guard is off)" in err, err
+    # The allowlist's line too goes because the guard is off (with that reason left
+    # off, the dry run gave the sync's reason, "no longer exported").
+    assert "  removed   mcpctl run --guard --key ***  (the guard is off)" in err, err
 
     code, out, err = mcpctl("guard", "--off", "--json")
     assert code == 0, err
@@ -92,3 +96,14 @@ def test_guard_off_takes_out_mcpctls_entries_and_nothing_else(tmp_path: Path,
                                           env=env).stdout) == {"bad": "✔ Connected",
                                                                "good": "✔ Connected"}
         assert "not allowed" not in added()
+
+
+def test_guard_off_where_claude_code_has_no_files_makes_none(
+        cli: Cli, isolated_home: Path) -> None:
+    """On a machine where Claude Code never ran, there is no guard to take out and
+    nothing to write: `guard --off` makes no file. With the allowlist written whether
+    or not the settings file exists, it made `~/.claude/settings.json` holding `{}`."""
+    done = cli("guard", "--off")
+    assert done.code == 0, done.err
+    assert not (isolated_home / ".claude").exists()
+    assert not (isolated_home / ".claude.json").exists()

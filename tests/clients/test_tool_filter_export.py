@@ -134,3 +134,26 @@ def test_a_broken_tool_policy_stops_only_the_exports_that_write_a_tool_filter(
     done = run_mcpctl(["export", "--to", "cursor"], cwd=tmp_path)
     assert done.code == 0, done.err
     assert "fs" in json.loads((isolated_home / ".cursor" / "mcp.json").read_text())["mcpServers"]
+
+
+def test_only_a_probed_server_with_a_policy_gets_a_filter(
+        user_config: Path, tmp_path: Path, isolated_home: Path) -> None:
+    """A filter is written for a server with both a `[tools.NAME]` policy and a cached
+    probe (its tool list). Probed without a policy (`other`), or with a policy but
+    never probed (`never`), a server's entry gets no filter key and `sync` goes on.
+    With either check left out, `sync` ended with an internal error (exit 70)."""
+    cwd = setup(user_config, tmp_path)
+    server = user_config.read_text().split("\n\n")[0]
+    write_config(user_config, user_config.read_text().replace(
+        "[clients]", server.replace("[servers.fs]", "[servers.other]") + "\n\n"
+        + server.replace("[servers.fs]", "[servers.never]") + '\nenv = { NEVER = "1" }'
+        + '\n\n[tools.never]\nonly = ["read_a"]\n\n[clients]'))
+    mcpctl(cwd, "tools", "other")  # probed: its tools are cached
+    mcpctl(cwd, "tools", "fs", "--only", "read_*")
+    synced = run_mcpctl(["sync"], cwd=cwd)
+    assert synced.code == 0, synced.err
+    servers = json.loads((isolated_home / ".gemini" / "settings.json").read_text())[
+        "mcpServers"]
+    assert servers["fs"]["includeTools"] == ["read_a", "read_b"]
+    assert {name: sorted(set(servers[name]) & {"includeTools", "excludeTools"})
+            for name in ("other", "never")} == {"other": [], "never": []}
