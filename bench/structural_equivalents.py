@@ -298,6 +298,13 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("mcpctl/credentials/placeholders.py", "drop-keyword",
      'body = re.sub(_PREFIX, "", value, count=1)'):
         _ANCHORED,
+    ("mcpctl/cli/run_start.py", "drop-if", 'if words == ["--guard"]:'):
+        COST + "`run --guard` without a key is then left to typer's parser, which reads it "
+        "the same way (`run_cmd`'s `--guard`): only its start is slower",
+    ("mcpctl/cli/run_start.py", "if-true", "if launch.cwd is not None:"):
+        "a command's `cwd` is always set by `resolve_launch`: its own, else the workspace "
+        "root (a repo's server) or the home folder (the password database's when HOME is "
+        "unset); only a URL server has none, and it is bridged before this line",
     ("mcpctl/clients/write/adoption.py", "prefix-eq", "if entry_from_spec(imported) != wanted:"):
         _WHOLE,
     ("mcpctl/clients/write/claude_denials.py", "drop-if",
