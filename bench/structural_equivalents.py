@@ -67,6 +67,9 @@ _BOTH_READERS = ("reached only when the fast reader refuses a text that `jsonc.p
 _SCOPED_FILTER = ("a server for one workspace reaches only a client with project sections, "
                   "and the only one is Claude Code, whose tool filter is permission rules in "
                   "its settings, never keys of an entry: no filter is ever passed there")
+_FLUSHED = ("nothing is left in a buffer when `run` execs its server: it writes nothing to "
+            "stdout (the server's protocol channel), and stderr is line-buffered (Python "
+            "3.9 and later, a pipe or a file too) and written in whole lines")
 
 def _unfrozen(what: str, how: str = "") -> str:
     """Why `frozen=True` dropped from a dataclass changes nothing."""
@@ -298,6 +301,9 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("mcpctl/credentials/placeholders.py", "drop-keyword",
      'body = re.sub(_PREFIX, "", value, count=1)'):
         _ANCHORED,
+    ("mcpctl/cli/run_start.py", "drop-if", "if not (path.exists() or path.is_symlink()):"):
+        COST + "a folder without a `.mcp.json` read anyway: `repo_server_names` of a "
+        "missing file is no names, so the search goes on as it would",
     ("mcpctl/cli/run_start.py", "drop-if", 'if words == ["--guard"]:'):
         COST + "`run --guard` without a key is then left to typer's parser, which reads it "
         "the same way (`run_cmd`'s `--guard`): only its start is slower",
@@ -305,6 +311,10 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         "a command's `cwd` is always set by `resolve_launch`: its own, else the workspace "
         "root (a repo's server) or the home folder (the password database's when HOME is "
         "unset); only a URL server has none, and it is bridged before this line",
+    ("mcpctl/cli/run_start.py", "drop-call", "sys.stdout.flush()"):
+        _FLUSHED,
+    ("mcpctl/cli/run_start.py", "drop-call", "sys.stderr.flush()"):
+        _FLUSHED,
     ("mcpctl/clients/write/adoption.py", "prefix-eq", "if entry_from_spec(imported) != wanted:"):
         _WHOLE,
     ("mcpctl/clients/write/claude_denials.py", "drop-if",
