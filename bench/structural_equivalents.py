@@ -315,6 +315,8 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         _FLUSHED,
     ("mcpctl/cli/run_start.py", "drop-call", "sys.stderr.flush()"):
         _FLUSHED,
+    ("mcpctl/cli/run_start.py", "drop-call", "sys.stderr.flush() #2"):
+        _FLUSHED,
     ("mcpctl/clients/write/adoption.py", "prefix-eq", "if entry_from_spec(imported) != wanted:"):
         _WHOLE,
     ("mcpctl/clients/write/claude_denials.py", "drop-if",

@@ -38,9 +38,11 @@ are not run.
 Most mutants die at the first test that fails, and that test is usually one that
 killed a mutant a few lines away. So the test that killed each mutant is kept too
 (`bench/structural-killers.json`, a hint, never a verdict), and a mutant's run starts
-with the few reaching tests that killed its module's nearest mutants, then the other
-reaching tests, quickest first (the map times each test), in one `pytest -x`: a killed
-mutant then costs the start of one process and the tests up to its killer.
+with the few tests that killed its module's nearest mutants (those that reach it first:
+the map cannot see a `run` that execs its server or is ended by a signal, so a test it
+does not list may still kill), then the other reaching tests, quickest first (the map
+times each test), in one `pytest -x`: a killed mutant then costs the start of one
+process and the tests up to its killer.
 
     uv run python bench/structural_mutation.py --list               # count, run nothing
     uv run python bench/structural_mutation.py                      # every module (hours)
@@ -580,17 +582,16 @@ def _named(failed: str, tests: Sequence[str]) -> str:
 
 def likely_killers(killers: dict[str, list[list[object]]], mutant: Mutant,
                    chosen: list[str]) -> list[str]:
-    """Up to FIRST_TRIES reaching tests that killed the module's mutants nearest to
-    this one, nearest first."""
+    """Up to FIRST_TRIES tests that killed the module's mutants nearest to this one,
+    nearest first: those that reach it, then the others. The map cannot see every
+    process a test starts (a `run` that execs its server, or one ended by a signal,
+    leaves no coverage), so a test it says does not reach a line may still kill there."""
     reaching = set(chosen)
-    found: list[str] = []
-    rows = killers.get(mutant.module, [])
-    for _, test in sorted(rows, key=lambda row: abs(int(str(row[0])) - mutant.line)):
-        if isinstance(test, str) and test in reaching and test not in found:
-            found.append(test)
-            if len(found) == FIRST_TRIES:
-                break
-    return found
+    rows = sorted(killers.get(mutant.module, []),
+                  key=lambda row: abs(int(str(row[0])) - mutant.line))
+    near = list(dict.fromkeys(test for _, test in rows if isinstance(test, str)))
+    return [*(test for test in near if test in reaching),
+            *(test for test in near if test not in reaching)][:FIRST_TRIES]
 
 
 class TestFiles:
