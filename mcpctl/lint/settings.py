@@ -98,14 +98,14 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise ConfigError(f"{path}: invalid TOML: {error} (at line {error.line})") from None
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{path}: invalid TOML: {error}") from None
-    except ValueError:  # a number longer than Python converts
-        from mcpctl.syntax.long_numbers import long_number  # noqa: PLC0415
-
-        message, line, _ = long_number(text)
-        raise ConfigError(f"{path}: invalid TOML: {message} (at line {line})") from None
     except RecursionError:  # tomllib recurses once per nested array or inline table
         raise ConfigError(f"{path}: invalid TOML: nested too deeply") from None
     except UnicodeDecodeError as error:
         raise ConfigError(f"{path}: not UTF-8 text (byte {error.start})") from None
+    except ValueError:  # after UnicodeDecodeError (one): a number longer than Python converts
+        from mcpctl.syntax.long_numbers import long_number  # noqa: PLC0415
+
+        message, line, _ = long_number(text)
+        raise ConfigError(f"{path}: invalid TOML: {message} (at line {line})") from None
     except OSError as error:
         raise ConfigError(f"{path}: cannot read: {error.strerror or error}") from None

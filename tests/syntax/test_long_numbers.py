@@ -68,3 +68,14 @@ def test_the_place_is_the_first_run_of_too_many_digits() -> None:
     grouped = "1_" + "0" * bound  # bound + 1 digits, one `_`
     assert long_number(f"a = {short}\nb = [1, {grouped}]\n") == (SAID, 2, 9)
     assert long_number(f"{short}_") == (SAID, 1, 1)  # no run past the bound: the start
+
+
+def test_check_settings_that_are_not_utf8_are_still_said_to_be(tmp_path: Path) -> None:
+    """A UnicodeDecodeError is a ValueError too: the long number's clause comes after
+    it. With the two the other way round, bytes that are not UTF-8 were reported as a
+    number of more than 4,300 digits."""
+    root = make_workspace(tmp_path, {".mcp.json": '{"mcpServers": {}}\n'})
+    (root / ".mcpctl.toml").write_bytes(b"[check]\n\xff\n")
+    checked = run_mcpctl(["check"], cwd=root)
+    assert (checked.code, checked.err) == (
+        3, f"mcpctl: error: {root / '.mcpctl.toml'}: not UTF-8 text (byte 8)\n")
