@@ -86,26 +86,18 @@ def _codes(
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
-    import tomllib  # noqa: PLC0415 - only when the repo has a settings file
-
     from mcpctl.syntax.toml_keys import MAX_KEY_PARTS, KeyTooLong, key_positions  # noqa: PLC0415
+    from mcpctl.syntax.toml_loads import load_toml  # noqa: PLC0415 - only with a settings file
 
     try:
         text = path.read_bytes().decode("utf-8")
         key_positions(text, max_parts=MAX_KEY_PARTS)  # a key that would exhaust tomllib
-        return tomllib.loads(text)
+        return load_toml(text)
     except KeyTooLong as error:
         raise ConfigError(f"{path}: invalid TOML: {error} (at line {error.line})") from None
-    except tomllib.TOMLDecodeError as error:
-        raise ConfigError(f"{path}: invalid TOML: {error}") from None
-    except RecursionError:  # tomllib recurses once per nested array or inline table
-        raise ConfigError(f"{path}: invalid TOML: nested too deeply") from None
-    except UnicodeDecodeError as error:
+    except UnicodeDecodeError as error:  # a ValueError too: before the next clause
         raise ConfigError(f"{path}: not UTF-8 text (byte {error.start})") from None
-    except ValueError:  # after UnicodeDecodeError (one): a number longer than Python converts
-        from mcpctl.syntax.long_numbers import long_number  # noqa: PLC0415
-
-        message, line, _ = long_number(text)
-        raise ConfigError(f"{path}: invalid TOML: {message} (at line {line})") from None
+    except ValueError as error:  # tomllib's own, or a limit `load_toml` words as it does
+        raise ConfigError(f"{path}: invalid TOML: {error}") from None
     except OSError as error:
         raise ConfigError(f"{path}: cannot read: {error.strerror or error}") from None

@@ -10,11 +10,11 @@ with no key of its own (an item of `args`) is placed by its nearest ancestor.
 from __future__ import annotations
 
 import re
-import tomllib
 from typing import Any
 
 from mcpctl.syntax.jsonc import JsonDocument, JsonSyntaxError
 from mcpctl.syntax.toml_keys import MAX_KEY_PARTS, KeyTooLong, key_positions
+from mcpctl.syntax.toml_loads import load_toml
 
 _POSITION = re.compile(r"at line (\d+), column (\d+)")
 
@@ -27,18 +27,12 @@ def parse_toml(text: str) -> JsonDocument:
     except KeyTooLong as error:
         raise JsonSyntaxError(str(error), error.line, error.column) from None
     try:
-        value: dict[str, Any] = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as error:
+        # tomllib's own errors, and the limits `load_toml` words as tomllib does: its
+        # recursion (a few hundred `[` in a repo's file) and a number too long to convert.
+        value: dict[str, Any] = load_toml(text)
+    except ValueError as error:
         message = str(error)
         found = _POSITION.search(message)
         line, column = (int(found[1]), int(found[2])) if found else (1, 1)
         raise JsonSyntaxError(re.sub(r"\s*\(at .*\)$", "", message), line, column) from None
-    except RecursionError:
-        # tomllib recurses once per nested array or inline table: a few hundred `[` in a
-        # repo's file would otherwise stop `list` and `check` with an internal error.
-        raise JsonSyntaxError("nested too deeply", 1, 1) from None
-    except ValueError:  # a number longer than Python converts
-        from mcpctl.syntax.long_numbers import long_number  # noqa: PLC0415
-
-        raise JsonSyntaxError(*long_number(text)) from None
     return JsonDocument(value, key_positions=positions)

@@ -2,9 +2,9 @@
 ordinary errors (pure, and light: the user tier is read on every `mcpctl run`).
 
 tomllib recurses once per nested array or inline table, so a few hundred `[` raise
-RecursionError, which no caller expects. A repo's TOML goes through
-`toml_document.parse_toml`, which also bounds how long a dotted key may be (tomllib's
-memory grows with its square); the user's own files come here.
+RecursionError, which no caller expects. Every TOML reader comes here: a repo's files
+through `toml_document.parse_toml` and `check`'s settings, which first bound how long a
+dotted key may be (tomllib's memory grows with its square), and the user's own files.
 """
 
 from __future__ import annotations

@@ -57,7 +57,7 @@ def test_check_settings_with_a_long_number_exit_3(tmp_path: Path) -> None:
     checked = run_mcpctl(["check"], cwd=root)
     assert checked.code == 3
     assert checked.err == (f"mcpctl: error: {root / '.mcpctl.toml'}: invalid TOML: {SAID} "
-                           "(at line 2)\n")
+                           "(at line 2, column 5)\n")
 
 
 def test_the_place_is_the_first_run_of_too_many_digits() -> None:
