@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import queue
+import re
 import subprocess
 import sys
 import threading
@@ -20,7 +21,7 @@ from mcp.shared.exceptions import MCPError
 
 from tests.cli.test_run import SERVER as TOKEN_SERVER
 from tests.cli.test_tools import TOOLS_SERVER, configure, tools_file
-from tests.conftest import run_mcpctl
+from tests.conftest import Result, run_mcpctl
 from tests.protocol.conftest import SDK_SERVER, free_port, http_server, require_npm_server
 from tests.protocol.test_bridge import sdk_session, texts
 
@@ -87,19 +88,24 @@ def test_a_refused_call_never_reaches_the_server(user_config: Path, tmp_path: Pa
     assert calls.read_text() == "read_a\n"
 
 
+def _listed_once(tmp_path: Path) -> Result:
+    """`mcpctl run fs` given a handshake and one `tools/list` (id 2) on its stdin."""
+    lines = [{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "t", "version": "1"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}]
+    return run_mcpctl(["run", "fs", "--workspace", str(tmp_path)],
+                      stdin="".join(json.dumps(m) + "\n" for m in lines))
+
+
 def test_a_tool_added_later_is_held_back_and_reported_on_stderr(
         user_config: Path, tmp_path: Path) -> None:
     listed = tools_file(tmp_path / "tools.json", ["read_a"])
     configure(user_config, listed)
     assert run_mcpctl(["tools", "fs", "--only", "read_*"], cwd=tmp_path).code == 0
     tools_file(listed, ["read_a", "read_all_the_secrets"])
-    lines = [{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {},
-        "clientInfo": {"name": "t", "version": "1"}}},
-        {"jsonrpc": "2.0", "method": "notifications/initialized"},
-        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}]
-    done = run_mcpctl(["run", "fs", "--workspace", str(tmp_path)],
-                      stdin="".join(json.dumps(m) + "\n" for m in lines))
+    done = _listed_once(tmp_path)
     assert done.code == 0, done.err
     answers = [json.loads(line) for line in done.out.splitlines()]
     assert [t["name"] for t in answers[1]["result"]["tools"]] == ["read_a"]
@@ -127,6 +133,56 @@ def _wait_for(predicate: object, within: float = 30) -> bool:
     return False
 
 
+def test_run_keeps_the_tools_the_budget_keeps_in_tools(user_config: Path,
+                                                         tmp_path: Path) -> None:
+    """A budget is spent on the last probe `tools` cached, so `run` offers the very tools
+    `tools` says are on. With the cached probe never loaded (`run_start.py:262`, planted
+    by hand) the budget kept nothing and the client saw no tool at all."""
+    listed = tmp_path / "tools.json"
+    listed.write_text(json.dumps([{"name": name, "description": "word " * words,
+                                   "inputSchema": {"type": "object"}}
+                                  for name, words in (("small", 2), ("large", 400))]))
+    configure(user_config, listed)
+    probed = json.loads(run_mcpctl(["tools", "fs", "--json"], cwd=tmp_path).out)
+    tokens = {tool["name"]: tool["tokens"] for tool in probed["tools"]}
+    budget = run_mcpctl(["tools", "fs", "--budget", str(tokens["small"] + 1), "--json"],
+                        cwd=tmp_path)
+    assert budget.code == 0, budget.err
+    assert {t["name"]: t["on"] for t in json.loads(budget.out)["tools"]} == {
+        "small": True, "large": False}
+    done = _listed_once(tmp_path)
+    assert done.code == 0, done.err
+    answers = [json.loads(line) for line in done.out.splitlines()]
+    assert [t["name"] for t in answers[1]["result"]["tools"]] == ["small"]
+
+
+def test_the_ids_the_relay_sends_in_the_client_s_place_cannot_be_guessed(
+        user_config: Path, tmp_path: Path) -> None:
+    """A client's `tools/list` reaches the server under an id of the gate's own, with a
+    random part, so no id a client picks can be taken for the gate's (the server's answer
+    to it would be filtered as a list and handed to another request). With the nonce
+    left at its default (`run_start.py:282`, planted by hand) every run sent
+    `mcpctl-0-1`."""
+    configure(user_config, tools_file(tmp_path / "tools.json", ["read_a", "write_b"]))
+    ids = tmp_path / "ids.jsonl"
+    user_config.write_text(user_config.read_text().replace(
+        '"]\n', f'", "--ids", "{ids}"]\n', 1))
+    assert run_mcpctl(["tools", "fs", "--disable", "write_b"], cwd=tmp_path).code == 0
+    ids.unlink()
+    sent = []
+    for _ in range(2):
+        done = _listed_once(tmp_path)
+        assert done.code == 0, done.err
+        assert [t["name"] for t in json.loads(done.out.splitlines()[1])["result"]["tools"]] \
+            == ["read_a"]
+        seen = [json.loads(line) for line in ids.read_text().splitlines()]
+        ids.unlink()
+        assert seen[0] == 1  # the handshake passes as it is
+        sent.append(seen[1])
+    assert all(re.fullmatch(r"mcpctl-[0-9a-f]{16}-1", slot) for slot in sent), sent
+    assert sent[0] != sent[1]
+
+
 def test_run_execs_the_server_unless_a_tool_is_off(user_config: Path, tmp_path: Path) -> None:
     configure(user_config, tools_file(tmp_path / "tools.json", ["read_a", "write_b"]))
     process = _started(tmp_path)
@@ -146,6 +202,48 @@ def test_run_execs_the_server_unless_a_tool_is_off(user_config: Path, tmp_path: 
     finally:
         process.communicate(timeout=30)
     assert process.returncode == 0
+
+
+def test_the_relayed_server_gets_its_definition_s_environment(
+        user_config: Path, tmp_path: Path) -> None:
+    """Behind the filter the server is a child, not an exec: it must get the environment
+    mcpctl resolved for it (its `env`), not mcpctl's own. With `os.environ` passed
+    instead (`run_start.py:127` or `:291`, planted by hand) the child had no MARK."""
+    configure(user_config, tools_file(tmp_path / "tools.json", ["read_a", "write_b"]))
+    with user_config.open("a") as config:
+        config.write('env = { MARK = "from-the-definition" }\n')
+    assert run_mcpctl(["tools", "fs", "--disable", "write_b"], cwd=tmp_path).code == 0
+    process = _started(tmp_path)
+    try:
+        children = Path(f"/proc/{process.pid}/task/{process.pid}/children")
+        assert _wait_for(lambda: children.read_text().split())
+        child = int(children.read_text().split()[0])
+        assert _wait_for(lambda: str(TOOLS_SERVER) in _cmdline(child))
+        environ = Path(f"/proc/{child}/environ").read_bytes().split(b"\0")
+    finally:
+        process.communicate(timeout=30)
+    assert b"MARK=from-the-definition" in environ
+    assert "MARK" not in os.environ
+
+
+@pytest.mark.parametrize("filtered", [False, True])
+def test_a_server_that_cannot_start_is_an_error_with_or_without_the_filter(
+        user_config: Path, tmp_path: Path, filtered: bool) -> None:
+    """A command that is found but cannot be executed (its interpreter is missing) is
+    the server failing, exit 6 with the reason, whether `run` execs it or relays it.
+    With the relay's `raise` dropped (`run_start.py:293`, planted by hand) `run` ended
+    in a traceback, exit 1."""
+    script = tmp_path / "no-interpreter-mcp"
+    script.write_text("#!/nonexistent/interpreter\n")
+    script.chmod(0o755)
+    user_config.parent.mkdir(parents=True, exist_ok=True)
+    user_config.write_text(f'[servers.fs]\ncommand = "{script}"\n')
+    if filtered:
+        with user_config.open("a") as config:
+            config.write('[tools.fs]\ndisabled = ["write_b"]\n')
+    done = run_mcpctl(["run", "fs", "--workspace", str(tmp_path)], cwd=tmp_path, stdin="")
+    assert (done.code, done.err) == (
+        6, f"mcpctl: error: server 'fs': cannot start {script}: No such file or directory\n")
 
 
 def test_a_remote_server_is_filtered_through_the_bridge(user_config: Path,

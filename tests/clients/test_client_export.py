@@ -550,3 +550,19 @@ def test_a_malformed_own_entry_where_mcpctl_forwards_variables_is_a_conflict(
     assert result.code == 1, result.err
     assert "conflict  gh" in result.out
     assert settings.read_text() == before
+
+
+def test_sync_names_its_command_even_when_every_client_fails(
+        cli: Cli, isolated_home: Path, user_config: Path) -> None:
+    """`sync --json` says which command the entries run; a client whose file cannot be
+    read still was to get that command, and a script reads it there. With the failed
+    client's report left without it (`export.py:172`, planted by hand) the document
+    said `"command": null`."""
+    write_config(user_config, USER_TIER + '\n[clients]\nsync = ["cursor"]\n')
+    path = write_config(isolated_home / ".cursor" / "mcp.json", "not json")
+    synced = cli("sync", "--command", "/opt/mcpctl/bin/mcpctl", "--json")
+    assert synced.code == 3, synced.err
+    document = json.loads(synced.out)
+    assert document["command"] == "/opt/mcpctl/bin/mcpctl"
+    assert [client["client"] for client in document["clients"]] == ["cursor"]
+    assert path.read_text() == "not json"

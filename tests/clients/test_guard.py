@@ -304,6 +304,56 @@ def test_list_warns_about_a_server_added_since_the_wiring(
     assert json.loads(cli("list", "-w", str(root), "--json").out)["unguarded"] == []
 
 
+def test_list_warns_that_claude_code_starts_an_unwired_server_once_the_allowlist_is_gone(
+        cli: Cli, tmp_path: Path, isolated_home: Path, user_config: Path) -> None:
+    """With the allowlist taken out of Claude Code's settings by hand, nothing blocks a
+    server added since the wiring: `list` says Claude Code would start it past the gate,
+    not that the allowlist blocks it. With that warning dropped (`list_start.py:112`)
+    nothing was said; with the allowlist's branch always taken (`:107`) it said the
+    allowlist blocks it (both planted by hand)."""
+    root = _setup(tmp_path, user_config)
+    assert cli("trust", "--all", "--yes", "-w", str(root)).code == 0
+    settings = isolated_home / ".claude" / "settings.json"
+    kept = json.loads(settings.read_text())
+    del kept["allowedMcpServers"]
+    settings.write_text(json.dumps(kept))
+    servers = json.loads((root / ".mcp.json").read_text())
+    servers["mcpServers"]["c"] = {"command": "c-mcp"}
+    (root / ".mcp.json").write_text(json.dumps(servers))
+    listed = cli("list", "-w", str(root), "--needs-attention")
+    assert listed.code == 1
+    assert listed.err.splitlines()[0] == (
+        "warning: Claude Code would start .mcp.json server 'c' without mcpctl's gate: it is "
+        "not wired yet; run `mcpctl sync`")
+    assert "allowlist blocks it" not in listed.err
+
+
+def test_a_guarded_claude_code_guards_no_other_client(
+        cli: Cli, tmp_path: Path, isolated_home: Path, user_config: Path) -> None:
+    """Claude Code's allowlist blocks only Claude Code: VS Code and Cursor read the same
+    repo's servers unguarded, and `clients` must not call their servers blocked, even
+    when mcpctl syncs them too. With the other clients' early answer dropped
+    (`guarded.py:96`, planted by hand) each was given Claude Code's state, "guarded",
+    and its repo servers "blocked by Claude Code's allowlist": a protection no client
+    has."""
+    root = _setup(tmp_path, user_config)
+    write_config(user_config, '[clients]\nsync = ["claude-code", "vscode", "cursor"]\n')
+    (root / ".vscode").mkdir()
+    (root / ".vscode" / "mcp.json").write_text('{"servers": {"v": {"command": "v-mcp"}}}')
+    (root / ".cursor").mkdir()
+    (root / ".cursor" / "mcp.json").write_text('{"mcpServers": {"u": {"command": "u-mcp"}}}')
+    assert cli("trust", "--all", "--yes", "-w", str(root)).code == 0
+    said = json.loads(cli("clients", "--json", "-w", str(root)).out)
+    clients = {client["id"]: client for client in said["clients"]}
+    assert clients["claude-code"]["guard"]["state"] == "guarded"
+    for client, name in (("vscode", "v"), ("cursor", "u")):
+        assert clients[client]["guard"]["state"] == "not guarded"
+        assert clients[client]["guard"]["how"] == (
+            "its workspace file is not measured, and mcpctl writes no guard for it")
+        states = {s["name"]: s["state"] for s in clients[client]["servers"]}
+        assert "blocked" not in states[name], (client, states)
+
+
 def test_list_and_check_flag_a_repo_that_widens_the_allowlist(
         cli: Cli, tmp_path: Path, isolated_home: Path, user_config: Path) -> None:
     """The repo's committed `.claude/settings.json` adds to the allowlist the guard keeps

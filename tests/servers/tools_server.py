@@ -6,7 +6,8 @@ started. `--count N` lists N generated tools instead (for the bench). Every
 `tools/call` appends the tool's name to `--calls FILE` when given, so a test can tell
 whether a refused call reached the server, and answers with the name it was called as.
 `--page N` lists N tools a page (the cursor is the offset); `--notify` sends a log
-notification before each `tools/list` answer.
+notification before each `tools/list` answer; `--ids FILE` appends each request's id
+(as JSON) to FILE, so a test sees the ids a relay sent in the client's place.
 """
 
 from __future__ import annotations
@@ -65,11 +66,15 @@ def main() -> None:
     parser.add_argument("--calls")
     parser.add_argument("--page", type=int)
     parser.add_argument("--notify", action="store_true")
+    parser.add_argument("--ids")
     options = parser.parse_args()
     for line in sys.stdin:
         if not line.strip():
             continue
         request = json.loads(line)
+        if options.ids and "id" in request:
+            with Path(options.ids).open("a") as log:
+                log.write(json.dumps(request["id"]) + "\n")
         if options.notify and request.get("method") == "tools/list":
             sys.stdout.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/message",
                                          "params": {"level": "info", "data": "listing"}}) + "\n")
