@@ -37,6 +37,8 @@ _GATE_STATES = ("if states is None or states.root != root "
 _FILE_LINE = ("no change line but a file's begins with `file` (the others begin with a "
               "field's name: `transport`, `command`, `args[`, `env `, `header `, ...)")
 _MEMO_UNKEPT = COST + "a change report never kept in the memo: made again from the manifest"
+_NOT_GUARDED_NOTE = ('if claude is not None and claude.state == "not guarded" and '
+                     'claude.fix != ENABLE_FIX \\')
 _APP_AUTHOR = ("platformdirs reads `appauthor` only in its Windows class (there it keeps "
                "the folder `mcpctl`, not `mcpctl\\mcpctl`); on Linux and macOS, where "
                "mcpctl and this suite run, the folders are the same with or without it")
@@ -317,6 +319,21 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         _FLUSHED,
     ("mcpctl/cli/run_start.py", "drop-call", "sys.stderr.flush() #2"):
         _FLUSHED,
+    ("mcpctl/cli/run_start.py", "os-environ",
+     "remote = resolve_launch(admission, environ, home, reference)"):
+        "`environ` is `machine.environ`, the copy of `os.environ` `run` took as it began, "
+        "and nothing in `run` changes `os.environ` before a remote is printed",
+    ("mcpctl/cli/run_start.py", "if-true",
+     "if policy.budget is not None or policy.deny_destructive or policy.deny_open_world:"):
+        COST + "the cached probe loaded where neither a budget nor an annotation rule reads "
+        "it (`LiveFilter` keeps definitions only for those): a file read more",
+    ("mcpctl/cli/list_start.py", "prefix-eq", _NOT_GUARDED_NOTE):
+        "a guard state is `guarded`, `guarded by system policy`, `not guarded` or `nothing "
+        "to guard`: only `not guarded` begins with `not guar`",
+    ("mcpctl/cli/list_start.py", "prefix-eq", _NOT_GUARDED_NOTE + " #2"):
+        "Claude Code's fixes are the enable line (`mcpctl clients enable ...`), `mcpctl "
+        "sync`, the `sudo` line, the managed-settings advice, or none: only the enable "
+        "line begins with `mcpctl c`",
     ("mcpctl/clients/write/adoption.py", "prefix-eq", "if entry_from_spec(imported) != wanted:"):
         _WHOLE,
     ("mcpctl/clients/write/claude_denials.py", "drop-if",
