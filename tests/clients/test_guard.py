@@ -384,6 +384,25 @@ def test_list_and_check_flag_a_repo_that_widens_the_allowlist(
     assert "MCP061" in checked.out
 
 
+def test_the_not_guarded_note_is_for_a_repo_with_a_mcp_json_only(
+        cli: Cli, tmp_path: Path, isolated_home: Path) -> None:
+    """Claude Code reads a repo's `.mcp.json` only, so `list` notes that it is not
+    guarded only where a row comes from one, by the file's whole name. With the name
+    compared by its first 8 characters (`list_start.py:118`, planted by hand) a user
+    config named `.mcp.json.toml` was taken for one and the note printed."""
+    root = tmp_path / "repo"
+    (root / ".vscode").mkdir(parents=True)
+    (root / ".vscode" / "mcp.json").write_text('{"servers": {"v": {"command": "v-mcp"}}}')
+    config = write_config(tmp_path / ".mcp.json.toml", '[servers.mine]\ncommand = "m"\n\n'
+                          '[clients]\nsync = ["claude-code"]\n')
+    listed = cli("list", "-w", str(root), "--config", str(config))
+    assert listed.code == 0, listed.err
+    assert "not guarded" not in listed.err
+    (root / ".mcp.json").write_text('{"mcpServers": {"a": {"command": "a-mcp"}}}')
+    listed = cli("list", "-w", str(root), "--config", str(config))
+    assert "note: Claude Code is not guarded here: Claude Code's allowlist " in listed.err
+
+
 def test_export_to_claude_code_keeps_the_allowlist_in_step(
         cli: Cli, tmp_path: Path, isolated_home: Path, user_config: Path) -> None:
     """With the guard on, an entry `export` writes is allowed at once (else Claude Code

@@ -18,6 +18,7 @@ from mcpctl.clients.guarded import (
 )
 from mcpctl.machine import Machine
 from mcpctl.paths import Paths
+from tests.conftest import run_mcpctl
 
 GUARD_LINE = ["mcpctl", "run", "--guard", "--key", "k3y"]
 
@@ -107,3 +108,25 @@ def test_claude_code_also_reads_every_parent_file_but_the_roots(tmp_path: Path) 
              if also.path.is_relative_to(tmp_path)]
     assert found == [AlsoRead(sub / ".mcp.json", ("down",)),
                      AlsoRead(outer / ".mcp.json", ("up",))]
+
+
+def test_list_says_which_other_files_claude_code_reads_from_here(tmp_path: Path) -> None:
+    """`list` names each parent `.mcp.json` Claude Code also reads, with its servers, none,
+    or that mcpctl cannot read it, nearest first. With the note's loop skipped
+    (`list_start.py:121`) or the note dropped (`:125`) it said nothing (planted by
+    hand)."""
+    top = tmp_path / "top"
+    mid, outer = top / "mid", top / "mid" / "outer"
+    root = outer / "repo"
+    (root / ".git").mkdir(parents=True)
+    (top / ".mcp.json").write_text("not json")
+    (mid / ".mcp.json").write_text('{"mcpServers": {}}')
+    (outer / ".mcp.json").write_text(json.dumps({"mcpServers": {"up": {}, "upper": {}}}))
+    listed = run_mcpctl(["list", "-w", str(root)], cwd=root)
+    assert listed.code == 0, listed.err
+    notes = [line for line in listed.err.splitlines() if str(tmp_path) in line]
+    said = "note: Claude Code here also reads {} (servers: {}), which this list does not " \
+        "show; see it with `mcpctl list -w {}`"
+    assert notes == [said.format(outer / ".mcp.json", "up, upper", outer),
+                     said.format(mid / ".mcp.json", "none", mid),
+                     said.format(top / ".mcp.json", "mcpctl cannot read it", top)]

@@ -375,3 +375,19 @@ def test_registry_options_without_from_registry_are_refused(user_config: Path) -
     assert (result.code, result.err) == (2, "mcpctl: error: --registry, --use and "
                                             "--secret-from-env go with --from-registry\n")
     assert not user_config.exists()
+
+
+@pytest.mark.parametrize("origin", ['origin = "by hand"', '[servers.plain.origin]\nname = "x"'])
+def test_an_origin_table_that_is_not_one_is_no_origin_in_list_and_show(
+        user_config: Path, tmp_path: Path, origin: str) -> None:
+    """A malformed `origin` (not a table, or without a version) is not an origin: the
+    entry is listed and shown as written, with no "from" note. With the None check in
+    the note dropped (`list_start.py:163`, planted by hand) both ended with an internal
+    error (exit 70)."""
+    user_config.parent.mkdir(parents=True, exist_ok=True)
+    user_config.write_text(f'[servers.plain]\ncommand = "plain-mcp"\n{origin}\n')
+    for args in (["list"], ["show", "plain"]):
+        done = mcpctl(*args, "-w", str(tmp_path))
+        assert done.code == 0, (args, done.err)
+        assert "plain-mcp" in done.out
+        assert " from " not in done.out
