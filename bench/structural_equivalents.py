@@ -327,6 +327,13 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
      "if policy.budget is not None or policy.deny_destructive or policy.deny_open_world:"):
         COST + "the cached probe loaded where neither a budget nor an annotation rule reads "
         "it (`LiveFilter` keeps definitions only for those): a file read more",
+    ("mcpctl/cli/list_start.py", "if-true", 'if "origin" in row.definition.spec.extra:'):
+        COST + "the origin note of an entry without `origin` is empty (`origin_of` gives "
+        "None): only its module imported for every row",
+    ("mcpctl/cli/list_start.py", "drop-keyword",
+     "for row, status, guard in zip(detail.rows, detail.statuses, detail.guards, strict=True):"):
+        "`show_report` builds the statuses and guards one per row, from the rows: the three "
+        "lists are always as long, so `strict` never finds a difference",
     ("mcpctl/cli/list_start.py", "prefix-eq", _NOT_GUARDED_NOTE):
         "a guard state is `guarded`, `guarded by system policy`, `not guarded` or `nothing "
         "to guard`: only `not guarded` begins with `not guar`",
