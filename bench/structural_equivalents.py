@@ -334,6 +334,10 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
      "for row, status, guard in zip(detail.rows, detail.statuses, detail.guards, strict=True):"):
         "`show_report` builds the statuses and guards one per row, from the rows: the three "
         "lists are always as long, so `strict` never finds a difference",
+    ("mcpctl/cli/list_start.py", "prefix-eq",
+     'if key == "origin" and source.tier == Tier.USER and _origin_note(spec):'):
+        "a tier is `user`, `workspace` or `client` (a StrEnum, so compared as text): the "
+        "first 8 characters tell them apart (`key == \"origin\"` is too short to mutate)",
     ("mcpctl/cli/list_start.py", "prefix-eq", _NOT_GUARDED_NOTE):
         "a guard state is `guarded`, `guarded by system policy`, `not guarded` or `nothing "
         "to guard`: only `not guarded` begins with `not guar`",
@@ -357,6 +361,11 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("mcpctl/clients/write/claude_denials.py", "drop-raise",
      'raise ConfigError(f"{path}: the edited file would not mean what was intended; the "'):
         _EDIT_CHECKED,
+    ("mcpctl/clients/write/diff.py", "drop-if", 'if key is not None and key.startswith("-"):'):
+        "the word after an option is then judged by `masked_value(value, option)`, which is "
+        "what `masked_args([option, value])` does with it, but for a `NAME=VALUE` word, "
+        "which `masked_value`'s detector reads as the same assignment: the same mask "
+        "either way (`--token hunter2`, `--set db.password=...`, `-e API_KEY=...` checked)",
     ("mcpctl/clients/write/diff.py", "if-true", "if masked != value:"):
         COST + "every string of the file kept with itself as its masked form: replacing a "
         "literal by itself changes no line of the diff",

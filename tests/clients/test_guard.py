@@ -384,6 +384,27 @@ def test_list_and_check_flag_a_repo_that_widens_the_allowlist(
     assert "MCP061" in checked.out
 
 
+def test_sync_json_names_the_workspace_of_a_name_the_guard_cannot_write(
+        cli: Cli, tmp_path: Path, isolated_home: Path, user_config: Path) -> None:
+    """A repo's server whose name Claude Code does not take safely gets no guard entry
+    (the allowlist blocks it); `sync --json` says so with the workspace it is in, as it
+    does for every other entry. With that left off (`guard.py:181`, planted by hand) the
+    change had no "workspace"."""
+    root = _setup(tmp_path, user_config)
+    (root / ".mcp.json").write_text(json.dumps({"mcpServers": {
+        "a": {"command": "a-mcp"}, "constructor": {"command": "c-mcp"},
+        "a.b": {"command": "d-mcp"}}}))
+    assert cli("trust", "--all", "--yes", "-w", str(root)).code == 0
+    synced = json.loads(cli("sync", "--json").out)
+    skipped = [change for client in synced["clients"] for change in client["changes"]
+               if change["status"] == "skipped"]
+    reason = ("Claude Code does not take this name safely; its allowlist blocks the repo's "
+              "entry, so it does not start")
+    assert skipped == [{"name": name, "status": "skipped", "reason": reason,
+                        "workspace": str(root)} for name in ("a.b", "constructor")]
+    assert sorted(_projects(isolated_home)[str(root)]["mcpServers"]) == ["a"]
+
+
 def test_the_not_guarded_note_is_for_a_repo_with_a_mcp_json_only(
         cli: Cli, tmp_path: Path, isolated_home: Path) -> None:
     """Claude Code reads a repo's `.mcp.json` only, so `list` notes that it is not
