@@ -145,14 +145,19 @@ def loading(cache_dir: Path, root: str, bound: float) -> subprocess.Popen[str]:
 
 
 def answer(process: subprocess.Popen[str]) -> str:
-    """The first line that is not a try (the loader ends after it)."""
+    """The first line that is not a try (the loader ends after it). A loader whose wait
+    has lost its bound tries forever: the test's timeout ends the reading, and the
+    loader is killed here, not waited for without end as leaving `with` would."""
     with process:
         assert process.stdout is not None
-        for line in process.stdout:  # bounded: the loader's wait is
-            if line.strip() != "flock":
-                process.wait(timeout=60)
-                return line.strip()
-        process.wait(timeout=60)
+        try:
+            for line in process.stdout:
+                if line.strip() != "flock":
+                    process.wait(timeout=60)
+                    return line.strip()
+            process.wait(timeout=60)
+        finally:
+            process.kill()
     return ""
 
 
@@ -178,6 +183,7 @@ def test_a_start_waits_for_the_writer_and_reads_the_cache_it_wrote(tmp_path: Pat
     assert answer(process) == "written"
 
 
+@pytest.mark.timeout(30)  # its failure is a hang; it takes under a second idle
 def test_a_writer_that_never_lets_go_costs_the_start_its_cache_only(tmp_path: Path) -> None:
     """Past the bound, no cache is read (the start runs the exact pass), never a hang.
     Planted by hand: a wait without its deadline never ended."""
