@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from mcpctl.model import ServerSpec, Transport
-from mcpctl.pinning.digests import MAX_BYTES, MAX_FILES, MAX_TREE_ENTRIES
+from mcpctl.pinning.digests import MAX_BYTES, MAX_FILES, MAX_TREE_ENTRIES, digests
 from mcpctl.pinning.pinned_files import pinned_files, unpinned_reason
 from mcpctl.trust.fingerprint import canonical_form, fingerprint_of
 from tests.tier_files import make_workspace, write
@@ -83,6 +83,18 @@ def test_what_is_not_a_file_to_pin(tmp_path: Path) -> None:
     spec = stdio("bash", "dir", "-v", "--config=nope", "${env:HOME}/cfg", "pipe", "nope.sh",
                  "", "--")
     assert pinned_files(spec, root, environ={"HOME": str(tmp_path / "home")}) == []
+
+
+def test_a_file_swapped_for_a_pipe_before_it_is_read_is_not_pinned(tmp_path: Path) -> None:
+    """Pinning found a regular file; by the time it is read it is a FIFO (a repo's script
+    swapping it). The digest is taken of what was opened, checked again: a pipe is
+    unpinned, never the empty file's digest a read with no writer gives. Planted by
+    hand: without the check after the open (`digests.py:63`) `pipe` was pinned as
+    empty, and a later writer could feed the server anything."""
+    root = make_workspace(tmp_path, {"s.sh": "x"})
+    os.mkfifo(root / "pipe")
+    assert digests({root / "pipe": False, root / "s.sh": False}, root) == [
+        ("pipe", "unpinned:not a regular file any more"), ("s.sh", digest("x"))]
 
 
 def test_a_long_flag_is_not_a_file_named_without_its_dashes(tmp_path: Path) -> None:
