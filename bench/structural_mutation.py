@@ -59,12 +59,14 @@ from __future__ import annotations
 
 import argparse
 import ast
+import contextlib
 import dataclasses
 import hashlib
 import json
 import os
 import py_compile
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -502,8 +504,7 @@ def run_suite(copy_root: Path, tests: list[str], timeout: float) -> tuple[str, s
     command = [str(copy_root / ".venv" / "bin" / "python"), "-m", "pytest", "-x", "-q",
                "-p", "no:cacheprovider", *tests]
     try:
-        done = subprocess.run(command, cwd=copy_root, env=env, timeout=timeout,
-                              capture_output=True, text=True, check=False)
+        done = _in_own_group(command, copy_root, env, timeout)
     except subprocess.TimeoutExpired:
         return "killed", ""  # a hang is caught by the suite's own bounds, or by this one
     if done.returncode != 0 and tests == ["tests"]:
@@ -515,6 +516,26 @@ def run_suite(copy_root: Path, tests: list[str], timeout: float) -> tuple[str, s
               f"{done.stdout[-300:]}{done.stderr[-300:]}", file=sys.stderr)
         return "undecided", ""
     return "survived", ""
+
+
+def _in_own_group(command: list[str], cwd: Path, env: dict[str, str],
+                  timeout: float) -> subprocess.CompletedProcess[str]:
+    """`command` run in a process group of its own, which is killed when it ends: a
+    mutant that leaves a process spinning (a lock wait without its bound, started by a
+    test that then timed out) would otherwise take a core from every later mutant. The
+    output goes to files, so a process left behind holding them cannot delay the end."""
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        process = subprocess.Popen(command, cwd=cwd, env=env, stdout=out, stderr=err,
+                                   text=True, start_new_session=True)
+        try:
+            process.wait(timeout=timeout)
+        finally:
+            with contextlib.suppress(ProcessLookupError):  # none left behind
+                os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+        out.seek(0)
+        err.seek(0)
+        return subprocess.CompletedProcess(command, process.returncode, out.read(), err.read())
 
 
 def first_failure(output: str) -> str:
