@@ -615,6 +615,54 @@ def likely_killers(killers: dict[str, list[list[object]]], mutant: Mutant,
             *(test for test in near if test not in reaching)][:FIRST_TRIES]
 
 
+class TestsNaming:
+    """The tests that name a bound a mutant widens (`assert TIMEOUT == 30.0`, a test that
+    lowers it). The map cannot list them: the bound's module is imported while pytest
+    collects, before any test runs, and a default argument (`timeout=TIMEOUT`) is read
+    at import too. They are run first, as a killer would be; with them a bound a test
+    pins is killed in seconds, not left unconfirmed after every reaching test."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._found: dict[tuple[str, str], list[str]] = {}
+
+    def of(self, mutant: Mutant) -> list[str]:
+        name = mutant.source.partition("=")[0].strip()
+        if mutant.operator != "widen-bound" or not name.isidentifier():
+            return []
+        key = (mutant.module, name)
+        if key not in self._found:
+            self._found[key] = self._search(mutant.module.removesuffix(".py")
+                                            .replace("/", "."), name)
+        return self._found[key]
+
+    def _search(self, dotted: str, name: str) -> list[str]:
+        found = []
+        for path in sorted((self.root / "tests").rglob("test_*.py")):
+            text = path.read_text(encoding="utf-8")
+            package, _, stem = dotted.rpartition(".")
+            if name not in text or (dotted not in text
+                                    and f"from {package} import {stem}" not in text):
+                continue
+            relative = path.relative_to(self.root).as_posix()
+            for node, prefix in _test_functions(ast.parse(text)):
+                if any((isinstance(n, ast.Name) and n.id == name)
+                       or (isinstance(n, ast.Attribute) and n.attr == name)
+                       for n in ast.walk(node)):
+                    found.append(f"{relative}::{prefix}{node.name}")
+        return found[:FIRST_TRIES]
+
+
+def _test_functions(tree: ast.Module) -> Iterator[tuple[ast.FunctionDef, str]]:
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name.startswith("test"):
+            yield node, ""
+        elif isinstance(node, ast.ClassDef) and node.name.startswith("Test"):
+            for method in node.body:
+                if isinstance(method, ast.FunctionDef) and method.name.startswith("test"):
+                    yield method, f"{node.name}::"
+
+
 class TestFiles:
     """Digests of the test files a verdict depended on. A survivor's verdict is kept with
     the digest of the files of the tests that reach it, and of every helper and
@@ -695,6 +743,7 @@ def run_all(mutants: list[Mutant], texts: dict[str, str], jobs: int, results_fil
         free = list(copies)
         killers: dict[str, list[list[object]]] = load_results(KILLERS)
         files = TestFiles(copies[0])  # the tests every copy runs
+        naming = TestsNaming(copies[0])
 
         def one(mutant: Mutant) -> tuple[Mutant, str, str, float]:
             started = time.monotonic()
@@ -704,7 +753,8 @@ def run_all(mutants: list[Mutant], texts: dict[str, str], jobs: int, results_fil
                 target.write_text(mutated_source(texts[mutant.module], mutant))
                 chosen = None if chosen_by is None else coverage_map.tests_reaching(
                     chosen_by, mutant.module, mutant.reach)
-                first = likely_killers(killers, mutant, chosen or [])
+                first = [*naming.of(mutant),
+                         *likely_killers(killers, mutant, chosen or [])]
                 outcome, killer = outcome_of(root, mutant, chosen, first=first,
                                              reaching_only=reaching_only)
                 if outcome != "killed" and chosen is not None:
