@@ -374,6 +374,29 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         _WHOLE,
     ("mcpctl/clients/write/edit.py", "prefix-eq", "return value is not None and value == expected"):
         _WHOLE,
+    # protocol/: each class's uses read by hand (only `Limits` is hashed: it is
+    # `Remote.limits`' default, which Python 3.11 requires to be hashable).
+    ("mcpctl/protocol/bridge_relay.py", "drop-keyword", "@dataclass(frozen=True)"):
+        _unfrozen("bridge `Remote`", " (built once per bridge, its fields only read; its "
+                  "`headers` dict would make it unhashable anyway)"),
+    ("mcpctl/protocol/jsonrpc.py", "drop-keyword", "@dataclass(frozen=True)"):
+        _unfrozen("JSON-RPC `Response`", " (pending requests are keyed by its `id`, a field, "
+                  "never by the message)"),
+    ("mcpctl/protocol/jsonrpc.py", "drop-keyword", "@dataclass(frozen=True) #2"):
+        _unfrozen("JSON-RPC `Request`", " (told apart by `isinstance`, its fields read)"),
+    ("mcpctl/protocol/jsonrpc.py", "drop-keyword", "@dataclass(frozen=True) #3"):
+        _unfrozen("JSON-RPC `Notification`", " (told apart by `isinstance`)"),
+    ("mcpctl/protocol/probe.py", "drop-keyword", "@dataclass(frozen=True)"):
+        _unfrozen("`LaunchPlan`", " (kept in lists beside its outcome; its environment "
+                  "dict would make it unhashable anyway)"),
+    ("mcpctl/protocol/probe.py", "drop-keyword", "@dataclass(frozen=True) #2"):
+        _unfrozen("`ProbeResult`", " (stored in an `Outcome`, whose own fields are what is "
+                  "assigned; its mappings would make it unhashable anyway)"),
+    ("mcpctl/protocol/probe.py", "drop-keyword", "@dataclass(frozen=True) #3"):
+        _unfrozen("`ProbeFailure`", " (carried by its exception and read)"),
+    ("mcpctl/protocol/session.py", "drop-keyword", "@dataclass(frozen=True)"):
+        _unfrozen("session `Options`", " (made once per probe and passed down, its fields "
+                  "read)"),
     ("mcpctl/clients/write/guard.py", "drop-keyword", "@dataclass(frozen=True)"):
         _unfrozen("guard `Workspace`", " (they are grouped in lists and sorted by their folder)"),
     ("mcpctl/clients/write/claude_denials.py", "prefix-eq", "if json.loads(new) != expected:"):
