@@ -31,6 +31,7 @@ from tests.clients import TOKEN_SERVER, codex_app, guard_key, mcpctl_shim, write
 from tests.clients.real_clients import (
     CLAUDE_LINE,
     GEMINI_LINE,
+    MEASURED_ENV,
     client,
     client_env,
     path_with,
@@ -67,7 +68,11 @@ def _in_private_etc(tmp_path: Path, steps: list[dict[str, Any]], *,
     layers = tmp_path / "etc-layers"
     for part in ("upper", "work"):
         (layers / part).mkdir(parents=True)
-    (tmp_path / "steps.json").write_text(json.dumps(steps))
+    # The coverage map's variables go on to each step (its environment is the test's
+    # own making), so the map sees the mcpctl code a step runs (bench/coverage_map.py).
+    measured = {key: os.environ[key] for key in MEASURED_ENV if key in os.environ}
+    (tmp_path / "steps.json").write_text(json.dumps(
+        [{**step, "env": {**step["env"], **measured}} for step in steps]))
     ran = subprocess.run(["unshare", "-m", *(() if network else ("-n",)), sys.executable,
                           "-c", NAMESPACE,
                           str(layers / "upper"), str(layers / "work"),
