@@ -190,6 +190,25 @@ def test_trust_wires_revoke_keeps_and_other_projects_stay(
     assert cli("sync", "--check").code == 0  # and sync does not take them out either
 
 
+def test_an_entry_shaped_like_the_guard_s_with_an_env_list_is_the_user_s(
+        cli: Cli, tmp_path: Path, isolated_home: Path, user_config: Path) -> None:
+    """The guard rewrites only entries it wrote; one in its older form whose `env` is not
+    an object is not one of them, and is left as the user wrote it. With the entry's
+    `env` judged as the environment mcpctl runs in (`guard.py:111` os-environ, planted
+    by hand) it was taken for the guard's and replaced."""
+    root = _setup(tmp_path, user_config)
+    own = {"command": "mcpctl", "args": ["run", "--workspace", str(root), "b"],
+           "env": ["MCPCTL_GUARD_SERVER"]}
+    (isolated_home / ".claude.json").write_text(json.dumps(
+        {"projects": {str(root): {"mcpServers": {"b": own}}}}))
+    trusted = cli("trust", "--all", "--yes", "-w", str(root))
+    assert trusted.code == 0, trusted.err
+    assert _projects(isolated_home)[str(root)]["mcpServers"]["b"] == own
+    synced = json.loads(cli("sync", "--json").out)
+    assert [(c["name"], c["status"]) for client in synced["clients"]
+            for c in client["changes"] if c["name"] == "b"] == [("b", "skipped")]
+
+
 def test_sync_follows_the_repo_and_leaves_the_users_own_entries(
         cli: Cli, tmp_path: Path, isolated_home: Path, user_config: Path) -> None:
     root = _setup(tmp_path, user_config,
