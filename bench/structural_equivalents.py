@@ -156,6 +156,12 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("mcpctl/pinning/folder_snapshot.py", "drop-if", "if data is None:"):
         "a kept `null` then fails to unpack into three lists: the TypeError is caught, "
         "and the answer is None as before",
+    ("mcpctl/pinning/git.py", "drop-keyword", "index_files=index_files) as round_:"):
+        "no caller of `_git_outputs` gives `index_files` (only `Changes` does, to its "
+        "`GitRound` directly): it is always the empty default",
+    ("mcpctl/pinning/git.py", "return-early", "def __exit__(self, *_: object) -> None:"):
+        "`GitRound` is entered only in `_git_outputs`, whose body is `outputs()`, which "
+        "stops every git in its own `finally` (`Changes` stops its round itself)",
     ("mcpctl/pinning/git.py", "prefix-starts",
      'env = {key: value for key, value in environ.items() if not key.startswith("GIT_")}'):
         "this environment goes to git alone: a variable that starts `GIT` but not `GIT_` "

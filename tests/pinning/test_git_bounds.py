@@ -4,6 +4,8 @@ GitUnavailable (the caller then walks the folder), and leaves no process behind.
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -19,6 +21,7 @@ from mcpctl.pinning.git import (
     work_tree_files,
     work_tree_listing,
 )
+from tests.conftest import REPO
 from tests.pinning.repos import git_repo
 from tests.processes import open_descriptor_targets
 
@@ -147,3 +150,34 @@ def test_git_reads_the_default_excludes_of_the_environment_it_is_given(
     # Planted by hand: `rules_of` given the process's environment.
     assert work_tree_listing(root, without).rules != work_tree_listing(
         root, {**without, "XDG_CONFIG_HOME": str(config)}).rules
+
+
+# In a process of its own: descriptors for one git's pipes and no more, so the second
+# git of a round cannot start. Prints the children still there after the failure.
+SECOND_FAILS = r'''
+import os, resource, sys
+from pathlib import Path
+from mcpctl.pinning.git import GitRound, GitUnavailable
+env = {"PATH": sys.argv[2]}
+highest = max(int(fd) for fd in os.listdir("/proc/self/fd"))
+resource.setrlimit(resource.RLIMIT_NOFILE, (highest + 1 + 4, highest + 1 + 4))
+try:
+    GitRound(Path(sys.argv[1]), [["one"], ["two"]], env)
+except GitUnavailable as error:
+    print("unavailable:", error)
+me = os.getpid()
+print("children:", Path(f"/proc/{me}/task/{me}/children").read_text().split())
+'''
+
+
+@pytest.mark.timeout(30)
+def test_a_git_that_cannot_start_stops_those_started_before_it(tmp_path: Path) -> None:
+    """A round that fails to start its second git (here: no descriptor left for its
+    pipes) stops the first one, which would otherwise run on unwatched. Planted by hand:
+    without that `stop()` (`git.py:95`) the first git was still a child afterwards."""
+    env = fake_git(tmp_path, "exec sleep 600")
+    done = subprocess.run([sys.executable, "-c", SECOND_FAILS, str(tmp_path), env["PATH"]],
+                          capture_output=True, text=True, timeout=20, cwd=REPO, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["unavailable: [Errno 24] Too many open files",
+                                        "children: []"]
