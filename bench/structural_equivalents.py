@@ -162,6 +162,18 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("mcpctl/pinning/git.py", "return-early", "def __exit__(self, *_: object) -> None:"):
         "`GitRound` is entered only in `_git_outputs`, whose body is `outputs()`, which "
         "stops every git in its own `finally` (`Changes` stops its round itself)",
+    ("mcpctl/pinning/git.py", "drop-call", "self.stop()"):
+        "`GitRound.__exit__` runs after `outputs()`, which has stopped every git in its "
+        "own `finally` (see the return-early mutant of the same method)",
+    ("mcpctl/pinning/git.py", "drop-call",
+     "self.stop()  # none is left running, whatever ended the wait"):
+        "every round is left through a `with` that stops it (`_git_outputs`' and "
+        "`Changes`', both `with` statements in `workspace.py`): the gits are stopped a few "
+        "lines later, before anything else runs",
+    ("mcpctl/pinning/git.py", "drop-raise", "raise GitUnavailable(str(error)) from None #2"):
+        "not reached: `poll` and `read` on the round's own open pipes do not fail (an "
+        "interrupted call is retried by Python, PEP 475), so `_read_all` raises no "
+        "OSError for the clause to turn into GitUnavailable",
     ("mcpctl/pinning/git.py", "prefix-starts",
      'env = {key: value for key, value in environ.items() if not key.startswith("GIT_")}'):
         "this environment goes to git alone: a variable that starts `GIT` but not `GIT_` "
