@@ -566,7 +566,8 @@ def save_results(path: Path, results: Mapping[str, object]) -> None:
     os.replace(temporary, path)
 
 
-def run_selected(copy_root: Path, tests: list[str]) -> tuple[str, str]:
+def run_selected(copy_root: Path, tests: list[str], timeout: float = MUTANT_TIMEOUT
+                 ) -> tuple[str, str]:
     """The tests the coverage map chose, in one process (a few tests gain nothing from
     workers, whose start costs seconds): their files collected, the tests kept and
     ordered as `tests` lists them by the plugin, from a file (they can be thousands)."""
@@ -574,18 +575,20 @@ def run_selected(copy_root: Path, tests: list[str]) -> tuple[str, str]:
     listing.write_text("".join(f"{test}\n" for test in tests), encoding="utf-8")
     files = sorted({test.split("::", 1)[0] for test in tests})
     return run_suite(copy_root, ["-n", "0", "-p", "bench.coverage_contexts",
-                                 f"--mutant-tests={listing}", *files], MUTANT_TIMEOUT)
+                                 f"--mutant-tests={listing}", *files], timeout)
 
 
 def outcome_of(copy_root: Path, mutant: Mutant, chosen: list[str] | None, *,
-               first: Sequence[str] = (), reaching_only: bool = False) -> tuple[str, str]:
+               first: Sequence[str] = (), reaching_only: bool = False,
+               budget: Callable[[Sequence[str]], float] = lambda _: MUTANT_TIMEOUT,
+               ) -> tuple[str, str]:
     """Killed by the tests that reach the mutant (`first` of them first), else
     judged by the whole suite; with `reaching_only`, "unconfirmed" instead (counted as
     a survivor: the score is then a lower bound, which a later run without it can only
     raise). With the verdict, the test that killed it as the map names it, if known."""
     tests = [*first, *(test for test in chosen or () if test not in first)]
     if tests:
-        verdict, failed = run_selected(copy_root, tests)
+        verdict, failed = run_selected(copy_root, tests, budget(tests))
         if verdict == "killed":
             return verdict, _named(coverage_contexts.portable(failed, str(copy_root)), tests)
     if reaching_only and chosen is not None:
@@ -613,6 +616,31 @@ def likely_killers(killers: dict[str, list[list[object]]], mutant: Mutant,
     near = list(dict.fromkeys(test for _, test in rows if isinstance(test, str)))
     return [*(test for test in near if test in reaching),
             *(test for test in near if test not in reaching)][:FIRST_TRIES]
+
+
+class Budget:
+    """How long a mutant's chosen tests may run: four times what they took in the map's
+    run, plus two minutes for the start and the collection, never past MUTANT_TIMEOUT.
+    A mutant that hangs where no test's own bound can interrupt it (a `waitpid` for a
+    process it never killed, repeated in a `finally`) is then ended at a few times its
+    tests' time, not after the fixed 15 minutes; a hang is a kill either way."""
+
+    UNTIMED = 30.0  # a test the map has no time for (a killer it does not list)
+
+    def __init__(self, coverage_map: dict[str, object] | None) -> None:
+        seconds = coverage_map.get("seconds") if coverage_map else None
+        self.seconds: dict[str, float] = {}
+        if isinstance(seconds, dict):
+            # A name without parameters runs all of them: the sum of their times.
+            for name, value in seconds.items():
+                if "[" in name:
+                    base = name.split("[", 1)[0]
+                    self.seconds[base] = self.seconds.get(base, 0.0) + value
+            self.seconds.update((k, v) for k, v in seconds.items() if k not in self.seconds)
+
+    def of(self, tests: Sequence[str]) -> float:
+        taken = sum(self.seconds.get(test, self.UNTIMED) for test in dict.fromkeys(tests))
+        return min(MUTANT_TIMEOUT, 120.0 + 4.0 * taken)
 
 
 class TestsNaming:
@@ -744,6 +772,7 @@ def run_all(mutants: list[Mutant], texts: dict[str, str], jobs: int, results_fil
         killers: dict[str, list[list[object]]] = load_results(KILLERS)
         files = TestFiles(copies[0])  # the tests every copy runs
         naming = TestsNaming(copies[0])
+        budget = Budget(chosen_by)
 
         def one(mutant: Mutant) -> tuple[Mutant, str, str, float]:
             started = time.monotonic()
@@ -756,7 +785,7 @@ def run_all(mutants: list[Mutant], texts: dict[str, str], jobs: int, results_fil
                 first = [*naming.of(mutant),
                          *likely_killers(killers, mutant, chosen or [])]
                 outcome, killer = outcome_of(root, mutant, chosen, first=first,
-                                             reaching_only=reaching_only)
+                                             reaching_only=reaching_only, budget=budget.of)
                 if outcome != "killed" and chosen is not None:
                     outcome = f"{outcome}:{files.of(chosen)}"
             finally:
