@@ -133,6 +133,16 @@ def _wait_for(predicate: object, within: float = 30) -> bool:
     return False
 
 
+def _relayed_server(process: subprocess.Popen[bytes]) -> int:
+    """The pid of the server `run` relays (its child), once it is the server."""
+    children = Path(f"/proc/{process.pid}/task/{process.pid}/children")
+    assert _wait_for(lambda: children.read_text().split())
+    child = int(children.read_text().split()[0])
+    # Until its exec the spawned child still shows the relay's command line.
+    assert _wait_for(lambda: str(TOOLS_SERVER) in _cmdline(child))
+    return child
+
+
 def test_run_keeps_the_tools_the_budget_keeps_in_tools(user_config: Path,
                                                          tmp_path: Path) -> None:
     """A budget is spent on the last probe `tools` cached, so `run` offers the very tools
@@ -193,12 +203,8 @@ def test_run_execs_the_server_unless_a_tool_is_off(user_config: Path, tmp_path: 
     assert run_mcpctl(["tools", "fs", "--disable", "write_b"], cwd=tmp_path).code == 0
     process = _started(tmp_path)
     try:
-        children = Path(f"/proc/{process.pid}/task/{process.pid}/children")
-        assert _wait_for(lambda: children.read_text().split())
-        child = int(children.read_text().split()[0])
+        _relayed_server(process)
         assert "mcpctl" in _cmdline(process.pid)
-        # Until its exec the spawned child still shows the relay's command line.
-        assert _wait_for(lambda: str(TOOLS_SERVER) in _cmdline(child))
     finally:
         process.communicate(timeout=30)
     assert process.returncode == 0
@@ -215,10 +221,7 @@ def test_the_relayed_server_gets_its_definition_s_environment(
     assert run_mcpctl(["tools", "fs", "--disable", "write_b"], cwd=tmp_path).code == 0
     process = _started(tmp_path)
     try:
-        children = Path(f"/proc/{process.pid}/task/{process.pid}/children")
-        assert _wait_for(lambda: children.read_text().split())
-        child = int(children.read_text().split()[0])
-        assert _wait_for(lambda: str(TOOLS_SERVER) in _cmdline(child))
+        child = _relayed_server(process)
         environ = Path(f"/proc/{child}/environ").read_bytes().split(b"\0")
     finally:
         process.communicate(timeout=30)

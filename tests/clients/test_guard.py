@@ -26,7 +26,7 @@ from tests.clients.real_clients import (
     run_client,
     run_mcpctl_as_client,
 )
-from tests.conftest import Cli
+from tests.conftest import Cli, Result
 
 CONNECTED, FAILED = "✔ Connected", "✘ Failed to connect"
 
@@ -303,16 +303,22 @@ def test_without_claude_code_in_sync_nothing_is_read_or_written(
     assert (isolated_home / ".claude.json").read_text() == "not json at all"
 
 
-def test_list_warns_about_a_server_added_since_the_wiring(
-        cli: Cli, tmp_path: Path, isolated_home: Path, user_config: Path) -> None:
-    root = _setup(tmp_path, user_config)
-    assert cli("trust", "--all", "--yes", "-w", str(root)).code == 0
-    assert json.loads(cli("list", "-w", str(root), "--json").out)["unguarded"] == []
+def _listed_with_unwired_c(cli: Cli, root: Path) -> Result:
+    """`list --needs-attention` once the repo gained server `c`, not wired yet."""
     servers = json.loads((root / ".mcp.json").read_text())
     servers["mcpServers"]["c"] = {"command": "c-mcp"}
     (root / ".mcp.json").write_text(json.dumps(servers))
     listed = cli("list", "-w", str(root), "--needs-attention")
     assert listed.code == 1
+    return listed
+
+
+def test_list_warns_about_a_server_added_since_the_wiring(
+        cli: Cli, tmp_path: Path, isolated_home: Path, user_config: Path) -> None:
+    root = _setup(tmp_path, user_config)
+    assert cli("trust", "--all", "--yes", "-w", str(root)).code == 0
+    assert json.loads(cli("list", "-w", str(root), "--json").out)["unguarded"] == []
+    listed = _listed_with_unwired_c(cli, root)
     # The allowlist is in place: the unwired server does not start at all (fail closed).
     assert listed.err.splitlines()[0] == (
         "warning: Claude Code does not start .mcp.json server 'c': it is not wired through "
@@ -336,11 +342,7 @@ def test_list_warns_that_claude_code_starts_an_unwired_server_once_the_allowlist
     kept = json.loads(settings.read_text())
     del kept["allowedMcpServers"]
     settings.write_text(json.dumps(kept))
-    servers = json.loads((root / ".mcp.json").read_text())
-    servers["mcpServers"]["c"] = {"command": "c-mcp"}
-    (root / ".mcp.json").write_text(json.dumps(servers))
-    listed = cli("list", "-w", str(root), "--needs-attention")
-    assert listed.code == 1
+    listed = _listed_with_unwired_c(cli, root)
     assert listed.err.splitlines()[0] == (
         "warning: Claude Code would start .mcp.json server 'c' without mcpctl's gate: it is "
         "not wired yet; run `mcpctl sync`")
