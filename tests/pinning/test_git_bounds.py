@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ from mcpctl.pinning.git import (
     TIMEOUT,
     TRACKED,
     UNTRACKED,
+    GitRound,
     GitUnavailable,
     _git_outputs,
     work_tree_files,
@@ -181,3 +183,23 @@ def test_a_git_that_cannot_start_stops_those_started_before_it(tmp_path: Path) -
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == ["unavailable: [Errno 24] Too many open files",
                                         "children: []"]
+
+
+def test_a_flood_read_with_the_other_pipe_ready_still_ends_as_git_unavailable(
+        tmp_path: Path) -> None:
+    """Both pipes hold output when the first read comes: stdout past the bound, so that
+    git is stopped and both its pipes closed, and stderr then reported ready in the same
+    poll. The closed pipe is passed over. Planted by hand: without the check that a pipe
+    is still watched (`git.py:181`) it was read again, a KeyError instead of
+    GitUnavailable."""
+    written = tmp_path / "written"
+    env = fake_git(tmp_path, f"head -c 2000 /dev/zero\necho oops >&2\ntouch {written}\n"
+                             "exec sleep 600")
+    with GitRound(tmp_path, [["a"]], env, max_output=1000) as round_:
+        deadline = time.monotonic() + 20
+        while not written.exists() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert written.exists()
+        with pytest.raises(GitUnavailable):
+            round_.outputs()
+    assert all(gone(pid) for pid in pids(tmp_path))
