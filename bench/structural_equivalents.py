@@ -174,6 +174,15 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         "not reached: `poll` and `read` on the round's own open pipes do not fail (an "
         "interrupted call is retried by Python, PEP 475), so `_read_all` raises no "
         "OSError for the clause to turn into GitUnavailable",
+    ("mcpctl/pinning/git.py", "if-true", 'if "160000 " in text:'):
+        COST + "the loop that marks gitlinks run where the listing has none: it marks none",
+    ("mcpctl/pinning/git.py", "drop-keyword",
+     "for meta, name in zip(metas, names, strict=True):"):
+        "`metas` and `names` come from one split of `ls-files -z -s`, two by two (or one "
+        "partition an entry): always as many, so `strict` never finds a difference",
+    ("mcpctl/pinning/git.py", "prefix-starts", 'if meta.startswith("160000 "):'):
+        "a mode in `ls-files -s` is six octal digits and a space: no mode but 160000 "
+        "begins with `160000`",
     ("mcpctl/pinning/git.py", "prefix-starts",
      'env = {key: value for key, value in environ.items() if not key.startswith("GIT_")}'):
         "this environment goes to git alone: a variable that starts `GIT` but not `GIT_` "

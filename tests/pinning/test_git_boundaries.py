@@ -7,6 +7,7 @@ import json
 import os
 from pathlib import Path
 
+from mcpctl.pinning.git import index_stat
 from tests.conftest import run_mcpctl
 from tests.pinning.repos import git, git_repo
 
@@ -83,3 +84,15 @@ def test_a_link_to_a_folder_beside_the_workspace_with_a_longer_name_is_outside(
     assert trusted.code == 4
     assert "a symlink to a folder outside the workspace" in trusted.err
     assert state(root, tmp_path) == "unpinnable"
+
+
+def test_an_index_written_moments_ago_gives_no_stat_to_key_its_paths_by(
+        tmp_path: Path) -> None:
+    """The repo's path list is kept keyed by its index's stat only once the index has
+    settled (3 s): where timestamps are coarse, a second write within the same tick
+    leaves the stat as it was, and a list kept by it would miss a file added then.
+    Planted by hand: without the settled check (`git.py:276`) the stat of an index
+    written just now was given."""
+    root = git_repo(tmp_path / "repo", {"a.py": "a"})  # its commit wrote the index now
+    assert (root / ".git" / "index").is_file()
+    assert index_stat(root) is None
