@@ -7,7 +7,9 @@ import json
 import os
 from pathlib import Path
 
-from mcpctl.pinning.git import index_stat
+import pytest
+
+from mcpctl.pinning.git import index_stat, rules_of
 from tests.conftest import run_mcpctl
 from tests.pinning.repos import git, git_repo
 
@@ -39,17 +41,20 @@ def test_a_git_in_the_workspace_is_not_run_through_a_relative_path_entry(
     assert not (tmp_path / "MARKER").exists()
 
 
+@pytest.mark.parametrize("elsewhere", ["benign", "repo"], ids=["apart", "name-prefix"])
 def test_a_work_tree_git_places_elsewhere_is_not_this_workspace_listing(
-    tmp_path: Path
+    tmp_path: Path, elsewhere: str
 ) -> None:
     """A delivered `.git/config` with `core.worktree` elsewhere makes git list another
     folder's files; mcpctl then walks the workspace itself, so a file only this folder
-    holds is pinned.
+    holds is pinned. That holds when the other folder's path is the start of this one's
+    too (`/x/repo` for `/x/repo-evil`).
 
     Planted by hand, dropping the `--show-toplevel` comparison in `work_tree_files`
-    pinned the other tree's listing: `lib.sh`'s change stayed `trusted`."""
-    benign = git_repo(tmp_path / "benign", {"run.sh": "true\n"})
-    root = tmp_path / "repo"
+    pinned the other tree's listing: `lib.sh`'s change stayed `trusted`; so did the
+    comparison made by text without the `/` (`git.py:293`), for the second."""
+    benign = git_repo(tmp_path / elsewhere, {"run.sh": "true\n"})
+    root = tmp_path / "repo-evil"
     root.mkdir()
     (root / ".mcp.json").write_text(json.dumps(SERVER))
     (root / "run.sh").write_text(". ./lib.sh\n")
@@ -96,3 +101,18 @@ def test_an_index_written_moments_ago_gives_no_stat_to_key_its_paths_by(
     root = git_repo(tmp_path / "repo", {"a.py": "a"})  # its commit wrote the index now
     assert (root / ".git" / "index").is_file()
     assert index_stat(root) is None
+
+
+def test_a_missing_exclude_file_reads_as_an_empty_one(tmp_path: Path) -> None:
+    """Git reads no `info/exclude` as no rules, so the rules' digest is the same with
+    the file missing or empty. Planted by hand: without the empty text put in a missing
+    file's place (`git.py:315`) the texts after it moved up, and with the user's
+    excludes missing too `rules_of` ended in an IndexError."""
+    root = git_repo(tmp_path / "repo", {"a.py": "a"})
+    env = {"HOME": str(tmp_path / "home")}
+    exclude = root / ".git" / "info" / "exclude"
+    exclude.write_text("")
+    empty = rules_of(str(root / ".git"), env)
+    exclude.unlink()
+    assert empty is not None
+    assert rules_of(str(root / ".git"), env) == empty
