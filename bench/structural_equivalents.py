@@ -183,6 +183,9 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("mcpctl/pinning/git.py", "prefix-starts", 'if meta.startswith("160000 "):'):
         "a mode in `ls-files -s` is six octal digits and a space: no mode but 160000 "
         "begins with `160000`",
+    ("mcpctl/pinning/git.py", "prefix-eq",
+     "self.known = known[1] if known is not None and self.before == known[0] else None"):
+        _WHOLE,
     ("mcpctl/pinning/git.py", "prefix-starts",
      'env = {key: value for key, value in environ.items() if not key.startswith("GIT_")}'):
         "this environment goes to git alone: a variable that starts `GIT` but not `GIT_` "

@@ -116,3 +116,19 @@ def test_a_missing_exclude_file_reads_as_an_empty_one(tmp_path: Path) -> None:
     exclude.unlink()
     assert empty is not None
     assert rules_of(str(root / ".git"), env) == empty
+
+
+def test_the_user_s_own_excludes_file_counts_in_the_rules(tmp_path: Path) -> None:
+    """With `XDG_CONFIG_HOME` unset git reads `~/.config/git/ignore`, so a change there
+    changes the rules' digest (and the kept listing is not used). Planted by hand: with
+    the variable taken as it is when empty (`git.py:327`), `git/ignore` was looked for
+    in the current folder and the user's file never read."""
+    root = git_repo(tmp_path / "repo", {"a.py": "a"})
+    home = tmp_path / "home"
+    ignore = home / ".config" / "git" / "ignore"
+    ignore.parent.mkdir(parents=True)
+    ignore.write_text("*.log\n")
+    env = {"HOME": str(home), "XDG_CONFIG_HOME": ""}
+    before = rules_of(str(root / ".git"), env)
+    ignore.write_text("*.log\nsecret.py\n")
+    assert rules_of(str(root / ".git"), env) != before
