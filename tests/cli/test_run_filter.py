@@ -23,7 +23,7 @@ from tests.cli.test_run import SERVER as TOKEN_SERVER
 from tests.cli.test_tools import TOOLS_SERVER, configure, tools_file
 from tests.conftest import Result, run_mcpctl
 from tests.protocol.conftest import SDK_SERVER, free_port, http_server, require_npm_server
-from tests.protocol.test_bridge import sdk_session, texts
+from tests.protocol.test_bridge import INITIALIZE, INITIALIZED, sdk_session, texts
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -90,11 +90,7 @@ def test_a_refused_call_never_reaches_the_server(user_config: Path, tmp_path: Pa
 
 def _listed_once(tmp_path: Path) -> Result:
     """`mcpctl run fs` given a handshake and one `tools/list` (id 2) on its stdin."""
-    lines = [{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {},
-        "clientInfo": {"name": "t", "version": "1"}}},
-        {"jsonrpc": "2.0", "method": "notifications/initialized"},
-        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}]
+    lines = [INITIALIZE, INITIALIZED, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}]
     return run_mcpctl(["run", "fs", "--workspace", str(tmp_path)],
                       stdin="".join(json.dumps(m) + "\n" for m in lines))
 
