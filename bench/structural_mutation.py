@@ -666,9 +666,9 @@ class TestsNaming:
 
     def _search(self, dotted: str, name: str) -> list[str]:
         found = []
+        package, _, stem = dotted.rpartition(".")
         for path in sorted((self.root / "tests").rglob("test_*.py")):
             text = path.read_text(encoding="utf-8")
-            package, _, stem = dotted.rpartition(".")
             if name not in text or (dotted not in text
                                     and f"from {package} import {stem}" not in text):
                 continue
