@@ -222,6 +222,14 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         "same paths, more slowly",
     ("mcpctl/pinning/git.py", "prefix-eq", 'if text.count("\\t") == text.count("\\0"):'):
         "two counts, never strings: the helper compares them whole",
+    ("mcpctl/pinning/git.py", "prefix-starts",
+     '[name for name in names if name.endswith("/")], self.before,'):
+        "the one reader of `Since.others` (`workspace.py`'s fast path) keeps only the "
+        "names that end in `/` itself: the files the mutant adds are passed over there",
+    ("mcpctl/pinning/git.py", "prefix-eq", 'return out.rstrip(b"\\0") == os.fsencode(relative)'):
+        "`ls-files` with the literal pathspec of one file lists that file or nothing (a "
+        "pathspec reaches further only below a folder of that name, and `_ignored` asks "
+        "for a folder's `__init__.py`): equal or empty, never another path",
     ("mcpctl/pinning/git.py", "widen-bound", "_CHUNK = 1024 * 1024"):
         COST + "git's output read 16 MiB at a time: the same bytes, the same bound",
     ("mcpctl/pinning/digest_cache.py", "widen-bound", "SCHEMA_VERSION = 3"):

@@ -3,7 +3,9 @@ GitUnavailable (the caller then walks the folder), and leaves no process behind.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -17,9 +19,11 @@ from mcpctl.pinning.git import (
     TIMEOUT,
     TRACKED,
     UNTRACKED,
+    Changes,
     GitRound,
     GitUnavailable,
     _git_outputs,
+    ignores,
     work_tree_files,
     work_tree_listing,
 )
@@ -203,3 +207,48 @@ def test_a_flood_read_with_the_other_pipe_ready_still_ends_as_git_unavailable(
         with pytest.raises(GitUnavailable):
             round_.outputs()
     assert all(gone(pid) for pid in pids(tmp_path))
+
+
+def wait_for_pids(tmp_path: Path, count: int) -> list[int]:
+    """The pids of the first `count` fake gits, once each has written its own."""
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        if (tmp_path / "pids").exists() and len(pids(tmp_path)) >= count:
+            return pids(tmp_path)
+        time.sleep(0.01)
+    raise AssertionError(f"{count} gits did not start")
+
+
+@pytest.mark.timeout(30)
+def test_a_round_of_changes_left_unread_stops_its_gits(tmp_path: Path) -> None:
+    """The fast path leaves a round without reading it when a folder changed since its
+    snapshot (it asks git again, walking). Leaving the `with` stops the gits of the
+    round left unread. Planted by hand: without that stop (`git.py:391`, `:392`) all
+    four gits still ran afterwards."""
+    env = fake_git(tmp_path, "exec sleep 600")
+    try:
+        with Changes(tmp_path, tmp_path / "index", env):
+            started = wait_for_pids(tmp_path, 4)  # rev-parse, ls-files, ignored, tracked
+        assert [pid for pid in started if not gone(pid)] == []
+    finally:
+        for pid in pids(tmp_path):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+
+
+@pytest.mark.timeout(15)
+def test_asking_whether_git_ignores_a_file_has_its_own_bounds(tmp_path: Path) -> None:
+    """`ignores` (the exported command's choice, issue 26) asks the git of the
+    environment it is given, within its own timeout and a 64 KiB bound on one path's
+    listing. Planted by hand, each failed: the timeout not passed on (git was waited for
+    until the test's own timeout), the bound not passed on (the flood was read until the
+    clock ran out) and the process's environment given to git instead (the real git said
+    this is no repository)."""
+    hangs = fake_git(tmp_path, "exec sleep 600")
+    with pytest.raises(GitUnavailable, match=r"did not finish within 0\.5 s"):
+        ignores(tmp_path, "a.py", hangs, timeout=0.5)
+    (tmp_path / "bin" / "git").write_text("#!/bin/sh\nhead -c 100000 /dev/zero\n"
+                                          "exec sleep 600\n")
+    with pytest.raises(GitUnavailable) as raised:
+        ignores(tmp_path, "a.py", hangs, timeout=5)
+    assert "did not finish" not in str(raised.value)  # the bound stopped it, not the clock
