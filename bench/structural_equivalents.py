@@ -232,6 +232,25 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         "for a folder's `__init__.py`): equal or empty, never another path",
     ("mcpctl/pinning/git.py", "widen-bound", "_CHUNK = 1024 * 1024"):
         COST + "git's output read 16 MiB at a time: the same bytes, the same bound",
+    ("mcpctl/pinning/git_index.py", "prefix-eq",
+     'return hasher.digest() == data[-20:] and path.name == f"{data[-20:].hex()}.index"'):
+        "two SHA-1 checksums compared by their first 8 bytes: a file changed by accident "
+        "(a flipped bit, a torn write) has a checksum that shares them with the one it "
+        "carries 1 time in 2^64; whoever makes a file so on purpose can write the user's "
+        "cache, and could as well write a whole index that hashes to its name",
+    ("mcpctl/pinning/git_index.py", "prefix-eq",
+     'return hasher.digest() == data[-20:] and path.name == f"{data[-20:].hex()}.index" #2'):
+        "an index is named by its checksum: one put under another index's name shares "
+        "its first 8 hex digits by chance, 1 time in 2^32, and only someone who can write "
+        "the user's cache puts it there (who could as well write one that hashes to its "
+        "name)",
+    ("mcpctl/pinning/git_index.py", "if-true", "if not intact(path):"):
+        COST + "an index already there written again: it is named by the checksum of its "
+        "content, so the same bytes replace it",
+    ("mcpctl/pinning/git_index.py", "drop-keyword",
+     "atomic_write_bytes(path, data + trailer, mode=0o600)"):
+        "a new file is made 0600 anyway (`files/atomic.py`), and one there already that "
+        "is not intact keeps the mode mcpctl gave it",
     ("mcpctl/pinning/digest_cache.py", "widen-bound", "SCHEMA_VERSION = 3"):
         "the cache's schema number is written and read by the same constant: any value "
         "new to this mcpctl behaves the same (older caches differ from it either way)",

@@ -41,18 +41,12 @@ def settled(mtime_ns: int, ctime_ns: int, hashed_at_ns: int) -> bool:
     return max(mtime_ns, ctime_ns) + SETTLED_NS <= hashed_at_ns
 
 
-def git_mode(mode: int) -> int:
-    """The mode git records: a regular file's is executable or not, by the owner's bit."""
-    kind = mode & 0o170000
-    if kind in (0o120000, 0o160000):  # a symlink, a submodule's commit
-        return kind
-    return 0o100755 if mode & 0o100 else 0o100644
-
-
 def intact(path: Path) -> bool:
     """Whether the index still hashes to its name. git itself does not check the
     checksum when it reads an index, and one flipped bit could set an entry's
-    assume-unchanged flag: git would then never look at that file again."""
+    assume-unchanged flag: git would then never look at that file again. The checksum
+    covers the header too: a file that is no index of version 2 yet hashes to its name
+    was made so on purpose, by someone who could as well write one that is."""
     import hashlib  # noqa: PLC0415 - OpenSSL, only when a workspace is pinned
 
     hasher = hashlib.sha1()  # noqa: S324 - git's own checksum of the file
@@ -60,8 +54,6 @@ def intact(path: Path) -> bool:
         with open(path, "rb") as handle:
             data = handle.read()
     except OSError:
-        return False
-    if len(data) < 32 or not data.startswith(b"DIRC\0\0\0\2"):
         return False
     hasher.update(data[:-20])
     return hasher.digest() == data[-20:] and path.name == f"{data[-20:].hex()}.index"
@@ -75,7 +67,7 @@ def write_index(folder: Path, entries: Iterable[tuple[bytes, tuple[int, ...], by
     add, pack = parts.append, _ENTRY.pack
     for name, status, digest in entries:  # inlined: 100,000 entries a first pass
         size, mtime, ctime, ino, mode, dev, uid, gid = status
-        kind = mode & 0o170000
+        kind = mode & 0o170000  # git records a symlink's or a gitlink's kind, else x or not
         mode = kind if kind in (0o120000, 0o160000) else 0o100755 if mode & 0o100 else 0o100644
         ctime_s, ctime_ns = divmod(ctime, 10**9)
         mtime_s, mtime_ns = divmod(mtime, 10**9)

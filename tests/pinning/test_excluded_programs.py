@@ -23,13 +23,21 @@ PY = "open({marker!r}, 'w').close()\n"
 JS = "require('fs').writeFileSync({marker}, '')\n"
 
 
-@pytest.mark.parametrize(("command", "program"), [
-    (sys.executable, "tools/srv/__main__.py"),  # `python3 tools/srv` runs the folder
-    ("node", "tools/srv.js"),  # `node tools/srv` runs tools/srv.js
-    ("node", "tools/srv/index.js"),  # or the folder's index.js
-])
+@pytest.mark.parametrize(("command", "args", "program"), [
+    # `python3 tools/srv` runs the folder
+    (sys.executable, ["tools/srv"], "tools/srv/__main__.py"),
+    (sys.executable, ["-m", "tools.srv"], "tools/srv.py"),  # a module
+    # A module named in a cluster, after an option with its value in the same argument.
+    (sys.executable, ["-Wignore", "-mtools.srv"], "tools/srv.py"),
+    ("node", ["tools/srv"], "tools/srv.js"),  # `node tools/srv` runs tools/srv.js
+    ("node", ["tools/srv"], "tools/srv/index.js"),  # or the folder's index.js
+], ids=["python-folder", "python-module", "python-clustered-module", "node-extension",
+        "node-index"])
 def test_an_excluded_folder_keeps_the_program_pinned(tmp_path: Path, command: str,
-                                                     program: str) -> None:
+                                                     args: list[str], program: str) -> None:
+    """Planted by hand: `-m` not known as Python's module option (`interpreters.py:29`:
+    the module was taken for a program named `tools.srv`, and the edit ran), and no
+    option known to take the rest of its cluster (the clustered module was missed)."""
     if command == "node":
         require_program("node")
     root = tmp_path / "repo"
@@ -37,7 +45,7 @@ def test_an_excluded_folder_keeps_the_program_pinned(tmp_path: Path, command: st
     (root / program).write_text("// benign\n" if command == "node" else "# benign\n")
     (root / "tools" / "notes.md").write_text("notes\n")
     (root / ".mcp.json").write_text(json.dumps({"mcpServers": {"srv": {
-        "command": command, "args": ["tools/srv"]}}}))
+        "command": command, "args": args}}}))
     trusted = run_mcpctl(["trust", "srv", "--yes", "--ignore-changes-in", "tools",
                           "-w", str(root)])
     assert trusted.code == 0, trusted
@@ -48,7 +56,7 @@ def test_an_excluded_folder_keeps_the_program_pinned(tmp_path: Path, command: st
     body = JS.format(marker=json.dumps(str(marker))) if command == "node" \
         else PY.format(marker=str(marker))
     (root / program).write_text(body)
-    subprocess.run([command, "tools/srv"], cwd=root, check=True, timeout=60)
+    subprocess.run([command, *args], cwd=root, check=True, timeout=60)
     assert marker.exists()  # the interpreter resolved the edited program
     marker.unlink()
     row = json.loads(run_mcpctl(["list", "--json", "-w", str(root)]).out)["servers"][0]

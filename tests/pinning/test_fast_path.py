@@ -41,7 +41,7 @@ CASES = ["reverted", "tracked", "untracked", "ignored", "submodule", "symlink", 
          "git-missing", "unchanged", "racy-settled", "gitignore", "untrack", "manifest",
          "settled-new", "chmod-ignored", "empty-folder", "user-excludes", "corrupt-snapshot",
          "corrupt-index-kept", "newer-cache", "index-replaced", "unignored", "env-nogit",
-         "silent-rev-parse"]
+         "silent-rev-parse", "index-copied-back"]
 
 # Written as each git starts: a `run` that starts its server replaces this process. With
 # OPENED_TO, also each path `os.open` opens (what is hashed).
@@ -614,6 +614,25 @@ def test_a_corrupted_private_index_is_written_anew_when_its_name_comes_back(
     (root / "lib" / "b.js").write_text("R\n")
     result, _ = recorded_run(root, tmp_path / "calls")
     assert refused(result, "lib/b.js modified"), result.err
+
+
+def test_a_private_index_copied_and_put_back_is_checked_and_still_used(
+    approved: Callable[[str], Path], mcpctl_home: Path, tmp_path: Path
+) -> None:
+    """A copy put back (a backup restored) has a new inode and ctime, so its stat no
+    longer says it is the file mcpctl wrote; its content is checked instead, and an
+    index that hashes to its name is used as it is. Planted by hand: the content left
+    out of the checksum (`git_index.py:66`: every such index was called corrupt, and
+    the exact pass ran)."""
+    root = approved("index-copied-back")
+    (index,) = mcpctl_home.rglob("*.index")
+    copy = tmp_path / "backup"
+    shutil.copy2(index, copy)
+    index.unlink()
+    shutil.copy2(copy, index)
+    result, calls = recorded_run(root, tmp_path / "calls")
+    assert (result.code, result.err) == (0, "")
+    assert fast(calls)
 
 
 def test_a_workspace_below_the_repos_top_hashes_only_what_changed(tmp_path: Path) -> None:
