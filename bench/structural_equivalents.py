@@ -36,6 +36,8 @@ _GATE_STATES = ("if states is None or states.root != root "
                 "or states.trust_file != trust_file:")
 _FILE_LINE = ("no change line but a file's begins with `file` (the others begin with a "
               "field's name: `transport`, `command`, `args[`, `env `, `header `, ...)")
+_SHORT_MODULE = ("an interpreter's module option is `-m` or the empty text: a text whose first 8 "
+                 "characters are those of a text shorter than 8 is that text")
 _MEMO_UNKEPT = COST + "a change report never kept in the memo: made again from the manifest"
 _NOT_GUARDED_NOTE = ('if claude is not None and claude.state == "not guarded" and '
                      'claude.fix != ENABLE_FIX \\')
@@ -251,6 +253,12 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
      "atomic_write_bytes(path, data + trailer, mode=0o600)"):
         "a new file is made 0600 anyway (`files/atomic.py`), and one there already that "
         "is not intact keeps the mode mcpctl gave it",
+    ("mcpctl/pinning/interpreters.py", "prefix-eq", "if expecting == cli.module:"):
+        _SHORT_MODULE,
+    ("mcpctl/pinning/interpreters.py", "prefix-eq", "if option == cli.module and value:"):
+        _SHORT_MODULE,
+    ("mcpctl/pinning/interpreters.py", "prefix-eq",
+     "if option == cli.module or (option in cli.valued and value is None):"): _SHORT_MODULE,
     ("mcpctl/pinning/digest_cache.py", "widen-bound", "SCHEMA_VERSION = 3"):
         "the cache's schema number is written and read by the same constant: any value "
         "new to this mcpctl behaves the same (older caches differ from it either way)",
