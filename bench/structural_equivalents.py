@@ -259,6 +259,14 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         _SHORT_MODULE,
     ("mcpctl/pinning/interpreters.py", "prefix-eq",
      "if option == cli.module or (option in cli.valued and value is None):"): _SHORT_MODULE,
+    ("mcpctl/pinning/manifest.py", "prefix-starts",
+     'if digest.startswith("sha256:") and len(digest) == 71:'):
+        "a file's digest of 71 characters is `sha256:` and 64 hex digits; the others (an "
+        "executable's, a link's, a marker) begin with their kind: none begins with "
+        "`sha256` without the colon",
+    ("mcpctl/pinning/paths.py", "prefix-eq", "key = (text, kind == MODULE)"):
+        "a candidate's kind is `file`, `program` or `module`, each shorter than 8 "
+        "characters: compared by 8, each is compared whole",
     ("mcpctl/pinning/digest_cache.py", "widen-bound", "SCHEMA_VERSION = 3"):
         "the cache's schema number is written and read by the same constant: any value "
         "new to this mcpctl behaves the same (older caches differ from it either way)",
