@@ -38,6 +38,8 @@ _FILE_LINE = ("no change line but a file's begins with `file` (the others begin 
               "field's name: `transport`, `command`, `args[`, `env `, `header `, ...)")
 _SHORT_MODULE = ("an interpreter's module option is `-m` or the empty text: a text whose first 8 "
                  "characters are those of a text shorter than 8 is that text")
+_KINDS = ("a candidate's kind is `file`, `program` or `module`, each shorter than 8 "
+          "characters: compared by 8, each is compared whole")
 _MEMO_UNKEPT = COST + "a change report never kept in the memo: made again from the manifest"
 _NOT_GUARDED_NOTE = ('if claude is not None and claude.state == "not guarded" and '
                      'claude.fix != ENABLE_FIX \\')
@@ -264,9 +266,13 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         "a file's digest of 71 characters is `sha256:` and 64 hex digits; the others (an "
         "executable's, a link's, a marker) begin with their kind: none begins with "
         "`sha256` without the colon",
-    ("mcpctl/pinning/paths.py", "prefix-eq", "key = (text, kind == MODULE)"):
-        "a candidate's kind is `file`, `program` or `module`, each shorter than 8 "
-        "characters: compared by 8, each is compared whole",
+    ("mcpctl/pinning/paths.py", "prefix-eq", "key = (text, kind == MODULE)"): _KINDS,
+    ("mcpctl/pinning/paths.py", "prefix-eq",
+     "wanted[key] = wanted.get(key, False) or kind == PROGRAM"): _KINDS,
+    ("mcpctl/pinning/paths.py", "drop-if", "if not candidate or AT_LAUNCH in candidate:"):
+        "the `stat` that follows fails for both and is caught: the empty text names no "
+        "file (ENOENT), and a text with a NUL (a secret, known only at launch) is a "
+        "ValueError; the answer is None as before",
     ("mcpctl/pinning/digest_cache.py", "widen-bound", "SCHEMA_VERSION = 3"):
         "the cache's schema number is written and read by the same constant: any value "
         "new to this mcpctl behaves the same (older caches differ from it either way)",

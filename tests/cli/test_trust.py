@@ -92,6 +92,22 @@ def test_trust_yes_shows_what_it_approves(cli: Cli, ws: Path) -> None:
     assert again.out == f"already-trusted: docs ({fingerprints['docs']})\n"
 
 
+def test_trust_of_a_url_server_says_it_covers_no_workspace_file(cli: Cli, ws: Path) -> None:
+    """Planted by hand: without the remote case in `PinSet.describe` (`pin_set.py:67`)
+    the prompt said the server reads "only what remote reads from the workspace"."""
+    result = cli("trust", "remote", "-w", "ws", "--yes")
+    assert result.code == 0
+    fingerprint = json.loads(cli("show", "remote", "-w", "ws", "--json").out)[
+        "definitions"][0]["fingerprint"]
+    assert result.out == (
+        "remote  (untrusted) from ws/.mcp.json:19\n"
+        "  url:         https://docs.example.com/mcp\n"
+        "  header:      X-Team: core\n"
+        "  covers:      no workspace file: the server is at a URL\n"
+        f"  fingerprint: {fingerprint}\n"
+        f"trusted: remote ({fingerprint})\n")
+
+
 def test_trust_all_and_json(cli: Cli, ws: Path, user_config: Path) -> None:
     write(user_config, '[servers.mine]\ncommand = "x"\n')
     result = cli("trust", "--all", "--yes", "--json", "-w", "ws")

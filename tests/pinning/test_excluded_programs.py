@@ -64,3 +64,28 @@ def test_an_excluded_folder_keeps_the_program_pinned(tmp_path: Path, command: st
     result = run_mcpctl(["run", "srv", "-w", str(root)])
     assert (result.code, result.out) == (4, "")
     assert not marker.exists()
+
+
+def test_an_extension_module_of_the_module_is_pinned_and_one_of_another_is_not(
+        tmp_path: Path) -> None:
+    """`python3 -m tools.srv` loads `tools/srv.abi3.so` before `tools/srv.py`: one added
+    in the excluded folder is a change. `tools/srvx.abi3.so` is another module's.
+    Planted by hand: the extension matched by the module's name without its dot
+    (`paths.py:57`: the other module's extension was pinned as the program)."""
+    root = tmp_path / "repo"
+    (root / "tools").mkdir(parents=True)
+    (root / "tools" / "srv.py").write_text("# benign\n")
+    (root / ".mcp.json").write_text(json.dumps({"mcpServers": {"srv": {
+        "command": sys.executable, "args": ["-m", "tools.srv"]}}}))
+    assert run_mcpctl(["trust", "srv", "--yes", "--ignore-changes-in", "tools",
+                       "-w", str(root)]).code == 0
+
+    def state() -> tuple[str, str]:
+        row = json.loads(run_mcpctl(["list", "--json", "-w", str(root)]).out)["servers"][0]
+        return row["state"], row["note"]
+
+    (root / "tools" / "srvx.abi3.so").write_bytes(b"another module\n")
+    assert state() == ("trusted", "changes in tools/ ignored")
+    (root / "tools" / "srv.abi3.so").write_bytes(b"loaded first\n")
+    assert state() == ("changed", 'named: ["tools/srv.py"] → ["tools/srv.abi3.so", '
+                                  '"tools/srv.py"] (+1 more)')
