@@ -40,6 +40,8 @@ _SHORT_MODULE = ("an interpreter's module option is `-m` or the empty text: a te
                  "characters are those of a text shorter than 8 is that text")
 _KINDS = ("a candidate's kind is `file`, `program` or `module`, each shorter than 8 "
           "characters: compared by 8, each is compared whole")
+_PIN_KINDS = ("a pin set's kind is `remote`, `workspace`, `npx` or `uvx` (`PinSet`'s three "
+              "makers): no two share their first 8 characters")
 _MEMO_UNKEPT = COST + "a change report never kept in the memo: made again from the manifest"
 _NOT_GUARDED_NOTE = ('if claude is not None and claude.state == "not guarded" and '
                      'claude.fix != ENABLE_FIX \\')
@@ -266,6 +268,8 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         "a file's digest of 71 characters is `sha256:` and 64 hex digits; the others (an "
         "executable's, a link's, a marker) begin with their kind: none begins with "
         "`sha256` without the colon",
+    ("mcpctl/pinning/pin_set.py", "prefix-eq", "if self.kind == REMOTE:"): _PIN_KINDS,
+    ("mcpctl/pinning/pin_set.py", "prefix-eq", "if self.kind == WORKSPACE:"): _PIN_KINDS,
     ("mcpctl/pinning/paths.py", "prefix-eq", "key = (text, kind == MODULE)"): _KINDS,
     ("mcpctl/pinning/paths.py", "prefix-eq",
      "wanted[key] = wanted.get(key, False) or kind == PROGRAM"): _KINDS,
