@@ -270,6 +270,10 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         "`sha256` without the colon",
     ("mcpctl/pinning/pin_set.py", "prefix-eq", "if self.kind == REMOTE:"): _PIN_KINDS,
     ("mcpctl/pinning/pin_set.py", "prefix-eq", "if self.kind == WORKSPACE:"): _PIN_KINDS,
+    ("mcpctl/pinning/pin_set.py", "prefix-eq",
+     'how = "git\'s tracked and unignored files" if self.source != FOLDER \\'):
+        "a workspace set's source is `git` or `folder`, both shorter than 8 characters: "
+        "compared by 8, each is compared whole",
     ("mcpctl/pinning/paths.py", "prefix-eq", "key = (text, kind == MODULE)"): _KINDS,
     ("mcpctl/pinning/paths.py", "prefix-eq",
      "wanted[key] = wanted.get(key, False) or kind == PROGRAM"): _KINDS,

@@ -93,8 +93,10 @@ def test_trust_yes_shows_what_it_approves(cli: Cli, ws: Path) -> None:
 
 
 def test_trust_of_a_url_server_says_it_covers_no_workspace_file(cli: Cli, ws: Path) -> None:
-    """Planted by hand: without the remote case in `PinSet.describe` (`pin_set.py:67`)
-    the prompt said the server reads "only what remote reads from the workspace"."""
+    """Planted by hand, each failed: without the remote case in `PinSet.describe`
+    (`pin_set.py:67`) the prompt said the server reads "only what remote reads from the
+    workspace"; without the remote set itself (`:81`) a URL server's approval covered
+    the whole workspace, so any edit there unsettled it."""
     result = cli("trust", "remote", "-w", "ws", "--yes")
     assert result.code == 0
     fingerprint = json.loads(cli("show", "remote", "-w", "ws", "--json").out)[
