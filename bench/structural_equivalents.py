@@ -274,6 +274,11 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
      'how = "git\'s tracked and unignored files" if self.source != FOLDER \\'):
         "a workspace set's source is `git` or `folder`, both shorter than 8 characters: "
         "compared by 8, each is compared whole",
+    ("mcpctl/pinning/pin_set.py", "if-true",
+     "if extra:  # an ignored file the definition names: this server's set is its own"):
+        COST + "with nothing extra, the shared set copied into a dict and its digest "
+        "computed again (the same files, the same digest), and the cache's memo not "
+        "given, so a change report is made again rather than recalled",
     ("mcpctl/pinning/paths.py", "prefix-eq", "key = (text, kind == MODULE)"): _KINDS,
     ("mcpctl/pinning/paths.py", "prefix-eq",
      "wanted[key] = wanted.get(key, False) or kind == PROGRAM"): _KINDS,
