@@ -279,6 +279,16 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         COST + "with nothing extra, the shared set copied into a dict and its digest "
         "computed again (the same files, the same digest), and the cache's memo not "
         "given, so a change report is made again rather than recalled",
+    ("mcpctl/pinning/pin_set.py", "if-true", "if key not in lookups.shared:"):
+        COST + "the workspace set made again for each server of the command, not once: "
+        "from the same listing, so the same files and digest",
+    ("mcpctl/pinning/pin_set.py", "drop-if",
+     'if known is not None and known.count(" ") == 1:'):
+        COST + "the set's digest kept in the cache's memo never recalled: computed again "
+        "from the same entries, it is the one the memo holds",
+    ("mcpctl/pinning/pin_set.py", "if-true", "if kept:"):
+        COST + "the set with no folder excluded built by the general filter (nothing is "
+        "under no folder), the MCP config files left out either way: the same files",
     ("mcpctl/pinning/paths.py", "prefix-eq", "key = (text, kind == MODULE)"): _KINDS,
     ("mcpctl/pinning/paths.py", "prefix-eq",
      "wanted[key] = wanted.get(key, False) or kind == PROGRAM"): _KINDS,
