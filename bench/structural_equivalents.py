@@ -289,6 +289,23 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("mcpctl/pinning/pin_set.py", "if-true", "if kept:"):
         COST + "the set with no folder excluded built by the general filter (nothing is "
         "under no folder), the MCP config files left out either way: the same files",
+    ("mcpctl/pinning/pin_set.py", "drop-call",
+     'workspace.memo.remember(memo_key, f"{digest} {len(files)}")'):
+        COST + "the set's digest never kept in the cache's memo: the next command "
+        "computes it again from the same entries",
+    ("mcpctl/pinning/pin_set.py", "if-true",
+     "if real.is_file():  # its size and lines, for the diffstat `trust` shows"):
+        "a folder's size entry is `Entry(digest)` (not a regular file: no size, no lines), "
+        "which is what every reader puts in place of a missing one "
+        "(`trust/actions.py`, `trust/status.py`)",
+    ("mcpctl/pinning/pin_set.py", "drop-if",
+     "if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):"):
+        "reached only when a FIFO replaces the file between its digest and this read; "
+        "opened without blocking and with no writer, it reads as empty: `Entry(digest, "
+        "0, 0)`, which is `Entry(digest)`",
+    ("mcpctl/pinning/pin_set.py", "prefix-starts", "if digest.startswith(UNPINNED):"):
+        "a digest is `sha256:`, `sha256-tree:`, `exec:`, `absent` or a kind, or begins "
+        "with the marker `unpinned:`: none but a marker begins with `unpinned`",
     ("mcpctl/pinning/paths.py", "prefix-eq", "key = (text, kind == MODULE)"): _KINDS,
     ("mcpctl/pinning/paths.py", "prefix-eq",
      "wanted[key] = wanted.get(key, False) or kind == PROGRAM"): _KINDS,
