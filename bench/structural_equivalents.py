@@ -42,6 +42,8 @@ _KINDS = ("a candidate's kind is `file`, `program` or `module`, each shorter tha
           "characters: compared by 8, each is compared whole")
 _PIN_KINDS = ("a pin set's kind is `remote`, `workspace`, `npx` or `uvx` (`PinSet`'s three "
               "makers): no two share their first 8 characters")
+_MARKER = ("a digest is `sha256:`, `sha256-tree:`, `exec:`, `absent` or a kind, or begins "
+           "with the marker `unpinned:`: none but a marker begins with `unpinned`")
 _MEMO_UNKEPT = COST + "a change report never kept in the memo: made again from the manifest"
 _NOT_GUARDED_NOTE = ('if claude is not None and claude.state == "not guarded" and '
                      'claude.fix != ENABLE_FIX \\')
@@ -304,8 +306,9 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         "opened without blocking and with no writer, it reads as empty: `Entry(digest, "
         "0, 0)`, which is `Entry(digest)`",
     ("mcpctl/pinning/pin_set.py", "prefix-starts", "if digest.startswith(UNPINNED):"):
-        "a digest is `sha256:`, `sha256-tree:`, `exec:`, `absent` or a kind, or begins "
-        "with the marker `unpinned:`: none but a marker begins with `unpinned`",
+        _MARKER,
+    ("mcpctl/pinning/pinned_files.py", "prefix-starts", "if digest.startswith(UNPINNED):"):
+        _MARKER,
     ("mcpctl/pinning/paths.py", "prefix-eq", "key = (text, kind == MODULE)"): _KINDS,
     ("mcpctl/pinning/paths.py", "prefix-eq",
      "wanted[key] = wanted.get(key, False) or kind == PROGRAM"): _KINDS,
