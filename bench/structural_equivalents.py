@@ -309,6 +309,12 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         _MARKER,
     ("mcpctl/pinning/pinned_files.py", "prefix-starts", "if digest.startswith(UNPINNED):"):
         _MARKER,
+    ("mcpctl/pinning/pinned_files.py", "if-true", "if root not in self.real_roots:"):
+        COST + "the root's real path looked up again for each server of the command, "
+        "not once (`Lookups` lasts one command)",
+    ("mcpctl/pinning/pinned_files.py", "if-true", "if key not in self.programs:"):
+        COST + "a command looked up on PATH again for each server that names it, not "
+        "once per command",
     ("mcpctl/pinning/paths.py", "prefix-eq", "key = (text, kind == MODULE)"): _KINDS,
     ("mcpctl/pinning/paths.py", "prefix-eq",
      "wanted[key] = wanted.get(key, False) or kind == PROGRAM"): _KINDS,
