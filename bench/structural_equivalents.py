@@ -315,6 +315,8 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("mcpctl/pinning/pinned_files.py", "if-true", "if key not in self.programs:"):
         COST + "a command looked up on PATH again for each server that names it, not "
         "once per command",
+    ("mcpctl/pinning/reach.py", "drop-if", 'if "${" not in text:'):
+        COST + "a text with no variable expanded anyway: `expand` gives it back as it is",
     ("mcpctl/pinning/paths.py", "prefix-eq", "key = (text, kind == MODULE)"): _KINDS,
     ("mcpctl/pinning/paths.py", "prefix-eq",
      "wanted[key] = wanted.get(key, False) or kind == PROGRAM"): _KINDS,

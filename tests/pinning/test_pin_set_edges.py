@@ -139,3 +139,21 @@ def test_a_cache_that_cannot_be_written_still_approves_and_lists(
     assert state(root) == ("trusted", "")
     (root / "a.py").write_text("# edited\n")
     assert state(root) == ("changed", "file a.py modified")
+
+
+@pytest.mark.parametrize("server", [
+    {"command": "${env:MCPCTL_TEST_UNSET}", "args": ["x.py"]},
+    {"command": "tool", "env": {"PATH": "${env:MCPCTL_TEST_UNSET}"}},
+], ids=["command", "PATH"])
+def test_a_command_or_path_known_only_at_launch_is_not_looked_up(
+        tmp_path: Path, server: dict[str, Any]) -> None:
+    """A variable that is unset here leaves the command, or the PATH it is looked up
+    on, unknown until the launch (which refuses it then): the pin set looks nothing up
+    for it. Planted by hand: without that check (`program.py:19`) `trust` ended in an
+    internal error, exit 70 (a TypeError, then an AttributeError)."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / ".mcp.json").write_text(json.dumps({"mcpServers": {"srv": server}}))
+    trusted = mcpctl(root, "trust", "srv", "--yes")
+    assert trusted.code == 0, trusted
+    assert trusted.out.splitlines()[-1].startswith("trusted: srv (sha256:")
