@@ -309,6 +309,9 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         _MARKER,
     ("mcpctl/pinning/pinned_files.py", "prefix-starts", "if digest.startswith(UNPINNED):"):
         _MARKER,
+    ("mcpctl/pinning/pinned_files.py", "drop-if", "if spec.command is None:"):
+        "a URL server's reach names no program, argument, variable or file: `pins_of` "
+        "finds nothing in it, so the answer is the same empty list",
     ("mcpctl/pinning/pinned_files.py", "if-true", "if root not in self.real_roots:"):
         COST + "the root's real path looked up again for each server of the command, "
         "not once (`Lookups` lasts one command)",
