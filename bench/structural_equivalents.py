@@ -318,6 +318,20 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("mcpctl/pinning/pinned_files.py", "if-true", "if key not in self.programs:"):
         COST + "a command looked up on PATH again for each server that names it, not "
         "once per command",
+    ("mcpctl/pinning/reach.py", "drop-if",
+     "if AT_LAUNCH in text or (home is None and at_home(text)):"):
+        "a text with a secret (a NUL) fails at the read that follows, which is caught: "
+        "None as before; `home` is None only through `pinned_files()`'s default, which "
+        "no command uses (each passes the machine's home)",
+    ("mcpctl/pinning/reach.py", "drop-if", "if spec.env_file is None:"):
+        "its one caller (`trust_cmd._env_file_lines`) returns before the call when the "
+        "definition has no envFile",
+    ("mcpctl/pinning/reach.py", "os-environ", "reach = reach_of(spec, root, environ, home)"):
+        "its one caller passes `machine.environ`, the process's environment copied as "
+        "the command began, which nothing changes",
+    ("mcpctl/pinning/runner_inputs.py", "drop-if", "if not text.strip():"):
+        "an empty or blank manifest then fails `json.loads` (a ValueError), which is "
+        "caught: None as before",
     ("mcpctl/pinning/reach.py", "drop-if", 'if "${" not in text:'):
         COST + "a text with no variable expanded anyway: `expand` gives it back as it is",
     ("mcpctl/pinning/paths.py", "prefix-eq", "key = (text, kind == MODULE)"): _KINDS,

@@ -157,3 +157,21 @@ def test_a_command_or_path_known_only_at_launch_is_not_looked_up(
     trusted = mcpctl(root, "trust", "srv", "--yes")
     assert trusted.code == 0, trusted
     assert trusted.out.splitlines()[-1].startswith("trusted: srv (sha256:")
+
+
+@pytest.mark.parametrize("env_file", ["${env:MCPCTL_TEST_UNSET}/.env", "${secret:mcpctl-test-x}"],
+                         ids=["unset-variable", "secret"])
+def test_an_env_file_known_only_at_launch_is_said_so_in_the_prompt(
+        tmp_path: Path, env_file: str) -> None:
+    """An envFile whose path an unset variable or a secret leaves unknown here: the prompt
+    says the launch reads it again. Planted by hand, each failed with an internal error
+    (exit 70): the path left unknown read anyway (`reach.py:92`, unset variable; `:77`,
+    a secret)."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / ".mcp.json").write_text(json.dumps({"mcpServers": {"srv": {
+        "command": "python3", "args": ["a.py"], "envFile": env_file}}}))
+    trusted = mcpctl(root, "trust", "srv", "--yes")
+    assert trusted.code == 0, trusted
+    assert (f"  env:         (from envFile) cannot be read here; the launch reads {env_file} "
+            "again\n") in trusted.out

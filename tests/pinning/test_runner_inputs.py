@@ -13,7 +13,7 @@ import pytest
 
 from mcpctl.pinning.runner_inputs import NPX_INPUTS, UVX_INPUTS, runner_inputs
 from tests.components import require_program
-from tests.conftest import run_mcpctl
+from tests.conftest import ASCII_LOCALE, run_mcpctl
 
 PATH = os.environ["PATH"]
 CLI = '#!/usr/bin/env node\nrequire("fs").writeFileSync("MARKER", "")\n'
@@ -190,3 +190,28 @@ def test_each_uvx_input_created_after_approval_is_a_change(tmp_path: Path, creat
     note = "file uv.lock added" if created == "uv.lock" else 'pinSet: "uvx" → "workspace"'
     assert (listed(root)["state"], listed(root)["note"]) == ("changed", note)
     assert mcpctl(root, "run", "srv").code == 4
+
+
+def test_a_package_json_past_its_bound_counts_as_the_package_and_utf8_is_read(
+        tmp_path: Path) -> None:
+    """A package.json over 1 MiB is not read: it might be the package's, so the whole
+    workspace is pinned. One of another package with a UTF-8 description is read as
+    UTF-8 whatever the locale, and the set stays narrow. Planted by hand, each failed:
+    the bound widened sixteenfold or its check left out (`runner_inputs.py:56`, `:118`:
+    the big manifest was read, and the set was narrow) and the file read in the
+    locale's encoding (`:120`: under an ASCII locale it was unreadable, and the whole
+    workspace was pinned)."""
+    big = npx_workspace(tmp_path / "big")
+    (big / "package.json").write_text(json.dumps({"name": "my-app", "pad": "x" * 2**20}))
+    trusted = mcpctl(big, "trust", "srv", "--yes")
+    assert trusted.code == 0, trusted
+    assert "  covers:      the whole workspace: " in trusted.out
+    accented = npx_workspace(tmp_path / "accented")
+    (accented / "package.json").write_text(
+        json.dumps({"name": "my-app", "description": "caf\u00e9"}, ensure_ascii=False),
+        encoding="utf-8")
+    trusted = run_mcpctl(["trust", "srv", "--yes", "--workspace", str(accented)],
+                         cwd=accented.parent, env=ASCII_LOCALE)
+    assert trusted.code == 0, trusted
+    assert "  covers:      only what npx reads from the workspace for fakepkg@1.0.0 " \
+        in trusted.out
