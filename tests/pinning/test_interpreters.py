@@ -40,3 +40,13 @@ def test_a_long_option_is_never_read_as_a_cluster_of_short_ones() -> None:
     assert list(program_of(["-Wignore", "-mtools.srv"], python())) == [
         ("tools/__init__", MODULE), ("tools/srv", MODULE), ("tools/srv/__init__", MODULE),
         ("tools/srv/__main__", MODULE)]
+
+
+@pytest.mark.parametrize("args", [[None, "srv.py"], ["-m", None]],
+                         ids=["before-the-program", "the-module"])
+def test_an_argument_known_only_at_launch_ends_the_search(args: list[str | None]) -> None:
+    """An argument an unset variable or a secret leaves unknown here could be anything,
+    the program itself: nothing after it is taken for the program. Planted by hand:
+    without that stop (`interpreters.py:49`) an unknown argument was read as text (an
+    AttributeError, which `trust` would end in exit 70)."""
+    assert list(program_of(args, python())) == []
