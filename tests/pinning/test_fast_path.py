@@ -622,7 +622,7 @@ def test_a_private_index_copied_and_put_back_is_checked_and_still_used(
     """A copy put back (a backup restored) has a new inode and ctime, so its stat no
     longer says it is the file mcpctl wrote; its content is checked instead, and an
     index that hashes to its name is used as it is. Planted by hand: the content left
-    out of the checksum (`git_index.py:66`: every such index was called corrupt, and
+    out of the checksum (`git_index.py:58`: every such index was called corrupt, and
     the exact pass ran)."""
     root = approved("index-copied-back")
     (index,) = mcpctl_home.rglob("*.index")
