@@ -238,6 +238,10 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         "`ls-files` with the literal pathspec of one file lists that file or nothing (a "
         "pathspec reaches further only below a folder of that name, and `_ignored` asks "
         "for a folder's `__init__.py`): equal or empty, never another path",
+    ("mcpctl/pinning/ignored.py", "prefix-starts",
+     "return stat.S_ISREG(mode) and (bool(mode & 0o111) or name.endswith(CODE_SUFFIXES))"):
+        "the suffixes are a tuple: the mutant shortens only a string, so nothing changes "
+        "(the last suffix dropped by hand is killed by `test_ignored_loadable.py`)",
     ("mcpctl/pinning/git.py", "widen-bound", "_CHUNK = 1024 * 1024"):
         COST + "git's output read 16 MiB at a time: the same bytes, the same bound",
     ("mcpctl/pinning/git_index.py", "prefix-eq",
@@ -291,6 +295,9 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("mcpctl/pinning/pin_set.py", "if-true", "if kept:"):
         COST + "the set with no folder excluded built by the general filter (nothing is "
         "under no folder), the MCP config files left out either way: the same files",
+    ("mcpctl/pinning/pin_set.py", "drop-if", "if workspace.memo is not None:"):
+        COST + "the set's digest never kept in the cache's memo (the whole statement "
+        "gone): the next command computes it again from the same entries",
     ("mcpctl/pinning/pin_set.py", "drop-call",
      'workspace.memo.remember(memo_key, f"{digest} {len(files)}")'):
         COST + "the set's digest never kept in the cache's memo: the next command "
