@@ -348,6 +348,14 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         "the `stat` that follows fails for both and is caught: the empty text names no "
         "file (ENOENT), and a text with a NUL (a secret, known only at launch) is a "
         "ValueError; the answer is None as before",
+    ("mcpctl/pinning/workspace.py", "widen-bound",
+     "MAX_FAST = 4096  # paths git names as changed past which the exact pass runs instead"):
+        COST + "the fast path kept for up to 65,536 changed paths, where the exact pass "
+        "would list them: both give the same files and digests",
+    ("mcpctl/pinning/workspace.py", "widen-bound",
+     "MAX_OVERLAY = 256  # rows read over the cache, past which it is written again"):
+        COST + "up to 4,096 rows read over the cache before it is written again: the same "
+        "rows, read each start until then",
     ("mcpctl/pinning/digest_cache.py", "widen-bound", "SCHEMA_VERSION = 3"):
         "the cache's schema number is written and read by the same constant: any value "
         "new to this mcpctl behaves the same (older caches differ from it either way)",
