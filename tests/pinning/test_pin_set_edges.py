@@ -12,17 +12,8 @@ from typing import Any
 import pytest
 
 from mcpctl.pinning.git_index import SETTLED_NS
-from tests.conftest import run_mcpctl
 from tests.pinning.repos import git_repo
-
-
-def mcpctl(root: Path, *args: str) -> Any:
-    return run_mcpctl([*args, "--workspace", str(root)], cwd=root.parent)
-
-
-def state(root: Path) -> tuple[str, str]:
-    row = json.loads(mcpctl(root, "list", "--json").out)["servers"][0]
-    return row["state"], row["note"]
+from tests.pinning.test_delivered_trees import mcpctl, state
 
 
 def serve(root: Path, command: str, args: list[str]) -> None:
