@@ -132,8 +132,11 @@ class CachedEntries(Mapping[str, Entry]):
                 yield path, Entry(row.digest, row.size, row.lines)
 
 
-def workspace_files(root: Path, environ: Mapping[str, str],
-                    cache_dir: Path | None = None) -> WorkspaceFiles:
+def workspace_files(root: Path, environ: Mapping[str, str], cache_dir: Path | None = None,
+                    *, max_files: int = MAX_FILES) -> WorkspaceFiles:
+    """`max_files` bounds a pass that lists every path (a test lowers it). The fast path
+    lists only what changed: a workspace grown past the bound change by change is still
+    pinned whole, each of its files in the set."""
     real_root = os.path.realpath(root)
     cache = digest_cache.load(cache_dir, real_root) if cache_dir is not None else None
     import sqlite3  # noqa: PLC0415 - loaded with the cache already
@@ -145,22 +148,24 @@ def workspace_files(root: Path, environ: Mapping[str, str],
                 return fast
     except sqlite3.Error:  # a corrupted cache: the exact pass writes a new one
         cache = None
-    return _exact(real_root, environ, cache_dir, cache)
+    return _exact(real_root, environ, cache_dir, cache, max_files)
 
 
 def _exact(real_root: str, environ: Mapping[str, str], cache_dir: Path | None,
-           cache: digest_cache.Cache | None) -> WorkspaceFiles:
+           cache: digest_cache.Cache | None, max_files: int = MAX_FILES) -> WorkspaceFiles:
     """Every path listed and stat-ed; a file hashed unless its cached row holds."""
     repos: dict[str, Listing] = {}
     try:
-        listed: dict[str, bool] | None = _git_paths(Path(real_root), environ, repos)
+        listed: dict[str, bool] | None = _git_paths(Path(real_root), environ, repos,
+                                                    max_files)
         source = GIT
     except GitUnavailable:
         listed, source, repos = None, FOLDER, {}
-    paths = listed if listed is not None else dict.fromkeys(_walk(real_root), True)
-    if len(paths) > MAX_FILES:
-        return WorkspaceFiles(source, {}, f"more than {MAX_FILES:,} files in the workspace; "
-                              f"mcpctl pins at most {MAX_FILES:,}")
+    paths = listed if listed is not None \
+        else dict.fromkeys(_walk(real_root, bound=max_files), True)
+    if len(paths) > max_files:  # the walk stopped there: a part is no approval
+        return WorkspaceFiles(source, {}, f"more than {max_files:,} files in the workspace; "
+                              f"mcpctl pins at most {max_files:,}")
     import sqlite3  # noqa: PLC0415
 
     try:
@@ -517,7 +522,7 @@ def _bytecode(path: str) -> bool:
 
 
 def _git_paths(folder: Path, environ: Mapping[str, str],
-               repos: dict[str, Listing]) -> dict[str, bool]:
+               repos: dict[str, Listing], max_files: int = MAX_FILES) -> dict[str, bool]:
     """Git's files of `folder` (path → tracked): tracked, untracked but not ignored, and
     ignored ones a launch can load (`ignored.py`). A repository inside it (a submodule,
     a gitlink, a clone) is walked as a folder (issue 23, item 4): git for each would
@@ -530,7 +535,7 @@ def _git_paths(folder: Path, environ: Mapping[str, str],
     listing = work_tree_listing(folder, environ)
     listed = listing.paths
     ignored = [path for path, kind in listed.items() if kind == IGNORED]
-    loadable = ignored_loadable(str(folder), ignored, MAX_FILES) if ignored else []
+    loadable = ignored_loadable(str(folder), ignored, max_files) if ignored else []
     # No folder snapshot here: the first start walks and keeps one (`_fast`), so a
     # first pass does not pay for a third walk of the tree.
     repos[""] = listing._replace(loadable=_loadable_digest(loadable))
@@ -543,20 +548,22 @@ def _git_paths(folder: Path, environ: Mapping[str, str],
                 and not os.path.islink(folder / path.rstrip("/")):  # a link: digested as one
             nested = path.rstrip("/") + "/"
             found.update(dict.fromkeys(
-                (nested + p for p in _walk(str(folder / nested), skip=TOOL_MADE)), False))
+                (nested + p for p in _walk(str(folder / nested), skip=TOOL_MADE,
+                                           bound=max_files)), False))
         else:
             found[path.rstrip("/")] = kind == TRACKED
-        if len(found) > MAX_FILES:
+        if len(found) > max_files:
             break
     return found
 
 
-def _walk(real_root: str, skip: frozenset[str] = frozenset()) -> list[str]:
+def _walk(real_root: str, skip: frozenset[str] = frozenset(),
+          bound: int = MAX_FILES) -> list[str]:
     """Every entry under the root but folders (links are not followed) and what is in
-    the folders named in `skip`, bounded."""
+    the folders named in `skip`; past `bound` entries, the walk stops."""
     found: list[str] = []
     pending = [(real_root, "")]
-    while pending and len(found) <= MAX_FILES:
+    while pending and len(found) <= bound:
         directory, prefix = pending.pop()
         try:
             children = list(os.scandir(directory))

@@ -11,9 +11,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from mcpctl.pinning import digest_cache
 from mcpctl.pinning.git import git_environment
-from mcpctl.pinning.workspace import FOLDER, GIT, workspace_files
+from mcpctl.pinning.workspace import FOLDER, GIT, MAX_FILES, workspace_files
 from tests.cli.test_run import workspace_with
 from tests.conftest import run_mcpctl
 from tests.pinning.repos import git, git_repo
@@ -85,6 +87,45 @@ def test_a_workspace_of_more_files_than_the_open_file_limit_is_hashed(tmp_path: 
     unpinned, entries = json.loads(done.stdout)
     assert unpinned is None
     assert entries == {f"f{number}.js": sha(f"{number}\n") for number in range(300)}
+
+
+FIVE_FOLDERS = {f"d{folder}/f{number}.js": f"{folder}{number}\n"
+                for folder in range(5) for number in range(4)}
+
+
+def _twenty_files(tmp_path: Path, where: str) -> Path:
+    if where == "folder":
+        root = tmp_path / "plain"
+        for relative, text in FIVE_FOLDERS.items():
+            (root / relative).parent.mkdir(parents=True, exist_ok=True)
+            (root / relative).write_text(text)
+        return root
+    if where == "git":
+        return git_repo(tmp_path / "repo", FIVE_FOLDERS)
+    root = git_repo(tmp_path / "repo", {})  # the twenty in a clone inside: walked
+    git_repo(root / "inner", FIVE_FOLDERS)
+    return root
+
+
+@pytest.mark.parametrize("where", ["folder", "git", "repository inside"])
+def test_past_the_file_bound_nothing_is_pinned_not_a_part(tmp_path: Path, where: str) -> None:
+    """Past the bound on listed paths the set carries the reason and no entry: the walk
+    (or git's list) stops there, and a part pinned as the whole would let a file past
+    it change after approval unseen. MAX_FILES (1.5 million) is more files than a test
+    should make, so the test lowers it, as `max_files` lets it. Planted by hand: the
+    count check after the listing left out (12 of the 20 files pinned under a bound
+    of 11, the set settled). Where the walk stops only saves time: the check refuses
+    whatever it listed past the bound."""
+    root = _twenty_files(tmp_path, where)
+    whole = workspace_files(root, ENV, max_files=20)
+    assert whole.unpinned is None
+    assert {path.removeprefix("inner/") for path in whole.entries} == set(FIVE_FOLDERS)
+    for bound in (19, 11):
+        past = workspace_files(root, ENV, max_files=bound)
+        assert (past.source, dict(past.entries), past.unpinned) == (
+            whole.source, {},
+            f"more than {bound} files in the workspace; mcpctl pins at most {bound}")
+    assert MAX_FILES == 1_500_000  # the bound this test lowers, as docs/design.md states
 
 
 def test_a_submodule_is_pinned_file_by_file(tmp_path: Path) -> None:
