@@ -19,23 +19,13 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
 from mcpctl.pinning.git_index import SETTLED_NS
 from tests.components import require_program
-from tests.conftest import run_mcpctl
 from tests.pinning.repos import git, git_repo
+from tests.pinning.workspace_cli import mcpctl, state
 
 PY = "open({marker!r}, 'w').close()\n"
-
-
-def mcpctl(root: Path, *args: str, env: dict[str, str] | None = None) -> Any:
-    return run_mcpctl([*args, "--workspace", str(root)], cwd=root.parent, env=env)
-
-
-def state(root: Path, env: dict[str, str] | None = None) -> tuple[str, str]:
-    row = json.loads(mcpctl(root, "list", "--json", env=env).out)["servers"][0]
-    return row["state"], row["note"]
 
 
 def python_server(root: Path) -> None:
@@ -123,7 +113,7 @@ def test_empty_gitlinks_start_no_git_of_their_own(tmp_path: Path) -> None:
     env, log = counting_git(tmp_path)
     assert mcpctl(root, "trust", "srv", "--yes", env=env).code == 0
     log.unlink()
-    assert state(root, env) == ("trusted", "")
+    assert state(root, env=env) == ("trusted", "")
     # The root's gits (four, or three while its index is settled and as it was: its path
     # list is not read again, issue 24); none for a folder without `.git`.
     assert starts(log) in (3, 4)
@@ -142,7 +132,7 @@ def test_nested_repositories_start_no_git_and_their_gitignore_hides_nothing(
     env, log = counting_git(tmp_path)
     assert mcpctl(root, "trust", "srv", "--yes", env=env).code == 0
     log.unlink()
-    assert state(root, env) == ("trusted", "")
+    assert state(root, env=env) == ("trusted", "")
     assert starts(log) in (3, 4)  # the root's (see above); a repository inside is walked
     (root / "inner0" / "node_modules" / "x.js").write_text("y\n")
     assert state(root) == ("trusted", "")

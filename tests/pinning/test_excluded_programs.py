@@ -18,6 +18,7 @@ import pytest
 
 from tests.components import require_program
 from tests.conftest import run_mcpctl
+from tests.pinning.workspace_cli import state
 
 PY = "open({marker!r}, 'w').close()\n"
 JS = "require('fs').writeFileSync({marker}, '')\n"
@@ -80,12 +81,8 @@ def test_an_extension_module_of_the_module_is_pinned_and_one_of_another_is_not(
     assert run_mcpctl(["trust", "srv", "--yes", "--ignore-changes-in", "tools",
                        "-w", str(root)]).code == 0
 
-    def state() -> tuple[str, str]:
-        row = json.loads(run_mcpctl(["list", "--json", "-w", str(root)]).out)["servers"][0]
-        return row["state"], row["note"]
-
     (root / "tools" / "srvx.abi3.so").write_bytes(b"another module\n")
-    assert state() == ("trusted", "changes in tools/ ignored")
+    assert state(root) == ("trusted", "changes in tools/ ignored")
     (root / "tools" / "srv.abi3.so").write_bytes(b"loaded first\n")
-    assert state() == ("changed", 'named: ["tools/srv.py"] → ["tools/srv.abi3.so", '
+    assert state(root) == ("changed", 'named: ["tools/srv.py"] → ["tools/srv.abi3.so", '
                                   '"tools/srv.py"] (+1 more)')

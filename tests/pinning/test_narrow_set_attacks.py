@@ -20,8 +20,8 @@ from typing import Any
 import pytest
 
 from tests.components import require_program
-from tests.conftest import run_mcpctl
 from tests.pinning.npm_registry import loopback_registry
+from tests.pinning.workspace_cli import listed, mcpctl
 
 WRITES_MARKER = ('#!/usr/bin/env node\nrequire("fs").writeFileSync({marker}, "")\n'
                  "process.exit(0)\n")
@@ -30,15 +30,6 @@ WRITES_MARKER = ('#!/usr/bin/env node\nrequire("fs").writeFileSync({marker}, "")
 @pytest.fixture(autouse=True)
 def _quiet_npm(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("npm_config_update_notifier", "false")
-
-
-def mcpctl(root: Path, *args: str) -> Any:
-    return run_mcpctl([*args, "--workspace", str(root)], cwd=root.parent)
-
-
-def listed(root: Path) -> dict[str, Any]:
-    rows: list[dict[str, Any]] = json.loads(mcpctl(root, "list", "--json").out)["servers"]
-    return rows[0]
 
 
 def workspace(tmp_path: Path, **server: Any) -> Path:

@@ -13,7 +13,7 @@ import pytest
 
 from mcpctl.pinning.git_index import SETTLED_NS
 from tests.pinning.repos import git_repo
-from tests.pinning.test_delivered_trees import mcpctl, state
+from tests.pinning.workspace_cli import mcpctl, state
 
 
 def serve(root: Path, command: str, args: list[str]) -> None:

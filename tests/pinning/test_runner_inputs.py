@@ -7,13 +7,13 @@ import json
 import os
 import subprocess
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from mcpctl.pinning.runner_inputs import NPX_INPUTS, UVX_INPUTS, runner_inputs
 from tests.components import require_program
 from tests.conftest import ASCII_LOCALE, run_mcpctl
+from tests.pinning.workspace_cli import listed, mcpctl
 
 PATH = os.environ["PATH"]
 CLI = '#!/usr/bin/env node\nrequire("fs").writeFileSync("MARKER", "")\n'
@@ -73,15 +73,6 @@ def test_anything_else_pins_the_whole_workspace(
     argv: list[str | None], env: dict[str, str], path: str, cwd: bool
 ) -> None:
     assert runner_inputs(argv, env, path, has_cwd=cwd) is None
-
-
-def mcpctl(root: Path, *args: str) -> Any:
-    return run_mcpctl([*args, "--workspace", str(root)], cwd=root.parent)
-
-
-def listed(root: Path) -> dict[str, Any]:
-    rows: list[dict[str, Any]] = json.loads(mcpctl(root, "list", "--json").out)["servers"]
-    return rows[0]
 
 
 def npx_workspace(tmp_path: Path) -> Path:

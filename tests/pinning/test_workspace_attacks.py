@@ -20,8 +20,8 @@ from typing import Any
 import pytest
 
 from tests.components import require_program
-from tests.conftest import run_mcpctl
 from tests.pinning.repos import git, git_repo
+from tests.pinning.workspace_cli import mcpctl, state
 
 PYTHON = sys.executable
 JS = 'require("fs").writeFileSync("MARKER", "")\n'
@@ -84,17 +84,6 @@ ATTACKS: dict[str, tuple[Attack, str]] = {
 }
 
 
-def mcpctl(root: Path, *args: str) -> Any:
-    # From beside the workspace: `python -m mcpctl` started in it would itself import the
-    # repo's `json.py` (an installed `mcpctl` script does not search the cwd).
-    return run_mcpctl([*args, "--workspace", str(root)], cwd=root.parent)
-
-
-def state(root: Path, name: str) -> str:
-    rows = json.loads(mcpctl(root, "list", "--json").out)["servers"]
-    return str(next(r["state"] for r in rows if r["name"] == name))
-
-
 def write_files(root: Path, files: dict[str, str], marker: Path) -> None:
     for relative, text in files.items():
         (root / relative).parent.mkdir(parents=True, exist_ok=True)
@@ -131,12 +120,12 @@ def test_a_change_anywhere_in_the_workspace_is_refused(tmp_path: Path, label: st
     assert mcpctl(root, "trust", "srv", "--yes").code == 0
     run = mcpctl(root, "run", "srv")
     assert (run.code, run.err) == (0, "")
-    assert state(root, "srv") == "trusted"
+    assert state(root, "srv")[0] == "trusted"
     write_files(root, attack.after, evil)
     direct(root, attack.server)
     assert evil.exists(), "the attack must work without mcpctl"
     evil.unlink()
-    assert state(root, "srv") == "changed"
+    assert state(root, "srv")[0] == "changed"
     refused = mcpctl(root, "run", "srv")
     assert (refused.code, refused.out) == (4, "")
     assert refused.err.startswith("mcpctl: error: server 'srv' changed since it was approved (")
@@ -162,7 +151,7 @@ def test_committed_unchecked_bytecode_is_pinned(tmp_path: Path) -> None:
     direct(root, {"command": PYTHON, "args": ["-c", "import mod"]})
     assert evil.exists()
     evil.unlink()
-    assert state(root, "srv") == "changed"
+    assert state(root, "srv")[0] == "changed"
     assert mcpctl(root, "run", "srv").code == 4
     assert not evil.exists()
 
@@ -183,6 +172,6 @@ def test_a_committed_venv_pth_file_is_pinned(tmp_path: Path) -> None:
     direct(root, {"command": python, "args": ["-c", "pass"]})
     assert evil.exists()
     evil.unlink()
-    assert state(root, "srv") == "changed"
+    assert state(root, "srv")[0] == "changed"
     assert mcpctl(root, "run", "srv").code == 4
     assert not evil.exists()
