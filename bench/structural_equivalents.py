@@ -356,6 +356,10 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
      "MAX_OVERLAY = 256  # rows read over the cache, past which it is written again"):
         COST + "up to 4,096 rows read over the cache before it is written again: the same "
         "rows, read each start until then",
+    ("mcpctl/pinning/workspace.py", "widen-bound", "_CHUNK = 1024 * 1024"):
+        COST + "reads of up to 16 MiB where 1 MiB was: files under it read in one call, "
+        "the pipe from the child made larger; the byte bound is counted before any read, "
+        "so the same files are hashed to the same digests",
     ("mcpctl/pinning/digest_cache.py", "widen-bound", "SCHEMA_VERSION = 3"):
         "the cache's schema number is written and read by the same constant: any value "
         "new to this mcpctl behaves the same (older caches differ from it either way)",
