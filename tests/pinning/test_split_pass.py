@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -83,6 +84,20 @@ def test_a_split_first_pass_pins_every_file_of_both_halves(repos: dict[str, Path
     # The writer's lock made the cache's folder in this new home: the user's alone.
     # Planted by hand: that folder made without its mode (0755 here).
     assert (mcpctl_home / "cache" / "pins").stat().st_mode & 0o777 == 0o700
+
+
+def test_a_start_that_splits_its_pass_runs_the_server_once(tmp_path: Path,
+                                                           mcpctl_home: Path) -> None:
+    """`run` with no cache splits its pass and forks the cache's writer: that fork must
+    end as a writer, never go on as a second `run`. Planted by hand: the child's branch
+    left out, or its `os._exit` (the structural `:214`, `:222`): the fork went on
+    through the command and started the server a second time."""
+    ran = tmp_path / "ran"
+    root = make(tmp_path / "repo", {"server.sh": f"echo $$ >> '{ran}'\n"})
+    assert cli(root, "trust", "srv", "--yes").code == 0
+    shutil.rmtree(mcpctl_home / "cache")  # past SPLIT_AT files with no row: it splits
+    assert cli(root, "run", "srv").code == 0
+    assert len(ran.read_text().splitlines()) == 1
 
 
 def test_right_after_trust_run_waits_for_the_writer_and_names_changes_in_both_halves(

@@ -9,12 +9,15 @@ import os
 import stat
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
+from mcpctl.errors import ConfigError
 from mcpctl.pinning import digest_cache
 from mcpctl.pinning.git import git_environment
+from mcpctl.pinning.git_index import SETTLED_NS
 from mcpctl.pinning.workspace import FOLDER, GIT, MAX_FILES, workspace_files
 from tests.cli.test_run import workspace_with
 from tests.conftest import run_mcpctl
@@ -126,6 +129,25 @@ def test_past_the_file_bound_nothing_is_pinned_not_a_part(tmp_path: Path, where:
             whole.source, {},
             f"more than {bound} files in the workspace; mcpctl pins at most {bound}")
     assert MAX_FILES == 1_500_000  # the bound this test lowers, as docs/design.md states
+
+
+def test_a_cache_that_fails_after_the_answer_is_a_clear_error_and_removed(
+        tmp_path: Path) -> None:
+    """The fast path answers with entries read from the cache when asked: a read that
+    fails then (the file damaged meanwhile; here its connection closed) is mcpctl's
+    error, and the cache is removed so the next command rebuilds it. Planted by hand:
+    that raise left out (the structural `:105`): an UnboundLocalError, a traceback."""
+    root = git_repo(tmp_path / "repo", {"a.js": "a\n"})
+    time.sleep(SETTLED_NS / 1e9 + 0.2)  # settled: the next pass takes the fast path
+    workspace_files(root, ENV, tmp_path / "cache")
+    listing = workspace_files(root, ENV, tmp_path / "cache")
+    cache = listing.memo
+    assert isinstance(cache, digest_cache.Cache)  # the fast path's answer, read lazily
+    cache.close()
+    with pytest.raises(ConfigError, match=r"unreadable and is removed; run the command "):
+        listing.entries["a.js"]
+    assert not cache.path.exists()
+    assert digests_of(root, tmp_path / "cache") == {"a.js": sha("a\n")}
 
 
 def test_a_submodule_is_pinned_file_by_file(tmp_path: Path) -> None:
