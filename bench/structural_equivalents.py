@@ -42,6 +42,7 @@ _KINDS = ("a candidate's kind is `file`, `program` or `module`, each shorter tha
           "characters: compared by 8, each is compared whole")
 _PIN_KINDS = ("a pin set's kind is `remote`, `workspace`, `npx` or `uvx` (`PinSet`'s three "
               "makers): no two share their first 8 characters")
+_WS = "mcpctl/pinning/workspace.py"
 _WHOLE = ("the values compared are not strings (row flags are integers, the rest dicts): "
           "the prefix helper compares anything else whole, so the program is unchanged")
 _SOURCES = ("a listing's source is `git` or `folder`, each shorter than 8 characters: "
@@ -368,69 +369,69 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         COST + "reads of up to 16 MiB where 1 MiB was: files under it read in one call, "
         "the pipe from the child made larger; the byte bound is counted before any read, "
         "so the same files are hashed to the same digests",
-    ("mcpctl/pinning/workspace.py", "widen-bound",
+    (_WS, "widen-bound",
      "SPLIT_AT = 4096  # files with no cached row past which a pass is split over two processes"):
         COST + "a pass split over two processes only past 65,536 unhashed files: the same "
         "files hashed in one process, to the same digests",
-    ("mcpctl/pinning/workspace.py", "widen-bound",
+    (_WS, "widen-bound",
      "_MAX_PAYLOAD = 1024**3  # the child's rows: about 150 bytes a file, at most MAX_FILES / 2"):
         COST + "the bound on what mcpctl's own forked child hands back, about 150 bytes a "
         "file for at most half of MAX_FILES files, stays far under 1 GiB: a wider bound "
         "is never reached",
-    ("mcpctl/pinning/workspace.py", "drop-keyword", "else dict.fromkeys(_walk(real_root, bound=max_files), True)"):
+    (_WS, "drop-keyword", "else dict.fromkeys(_walk(real_root, bound=max_files), True)"):
         COST + "the walk stopped at MAX_FILES, not at a lower bound a test asks for: the "
         "count checked next refuses the same listings",
-    ("mcpctl/pinning/workspace.py", "prefix-eq",
+    (_WS, "prefix-eq",
      "cached = {path: row for path, row in previous.items() if row.flag == SETTLED}"): _WHOLE,
-    ("mcpctl/pinning/workspace.py", "drop-if", "if cache is not None:"): COST + _UNCLOSED,
-    ("mcpctl/pinning/workspace.py", "drop-call", "cache.close()"): COST + _UNCLOSED,
-    ("mcpctl/pinning/workspace.py", "drop-keyword",
+    (_WS, "drop-if", "if cache is not None:"): COST + _UNCLOSED,
+    (_WS, "drop-call", "cache.close()"): COST + _UNCLOSED,
+    (_WS, "drop-keyword",
      "hasher = _Hasher(real_root, cached, modes=source == GIT, targets=_targets(cache)) #2"):
         COST + "the digests of links' targets not taken from the cache: each link's target "
         "is read and hashed again, to the same digest",
-    ("mcpctl/pinning/workspace.py", "prefix-eq",
+    (_WS, "prefix-eq",
      "hasher = _Hasher(real_root, cached, modes=source == GIT, targets=_targets(cache))"):
         _SOURCES,
-    ("mcpctl/pinning/workspace.py", "prefix-eq", "fast = source == GIT and unpinned is None"): _SOURCES,
-    ("mcpctl/pinning/workspace.py", "if-true", "if hasher.deferred or hasher.rows != previous or fast or fast_before \\"):
+    (_WS, "prefix-eq", "fast = source == GIT and unpinned is None"): _SOURCES,
+    (_WS, "if-true", "if hasher.deferred or hasher.rows != previous or fast or fast_before \\"):
         COST + "the cache written again when it would hold the same rows",
-    ("mcpctl/pinning/workspace.py", "prefix-eq", "if hasher.deferred or hasher.rows != previous or fast or fast_before \\"):
+    (_WS, "prefix-eq", "if hasher.deferred or hasher.rows != previous or fast or fast_before \\"):
         _WHOLE,
-    ("mcpctl/pinning/workspace.py", "prefix-eq", "or hasher.new_targets != hasher.targets:"): _WHOLE,
-    ("mcpctl/pinning/workspace.py", "drop-keyword",
+    (_WS, "prefix-eq", "or hasher.new_targets != hasher.targets:"): _WHOLE,
+    (_WS, "drop-keyword",
      "hasher.total, old_indexes, targets=hasher.new_targets, generation=generation))"):
         COST + "the cache written without its links' target digests: the next start reads "
         "and hashes each target again, to the same digest",
-    ("mcpctl/pinning/workspace.py", "drop-if", "if lock is not None:"):
+    (_WS, "drop-if", "if lock is not None:"):
         COST + "the cache always written inside the command (the writer's lock, taken "
         "aside, is held until the command ends): the same cache, the answer later",
-    ("mcpctl/pinning/workspace.py", "if-true", "if os.fork() == 0:  # the writer, a grandchild: nothing has to reap it"):
+    (_WS, "if-true", "if os.fork() == 0:  # the writer, a grandchild: nothing has to reap it"):
         COST + "the child writes the cache as well as the grandchild: the same rows twice, "
         "each put in place by a rename",
-    ("mcpctl/pinning/workspace.py", "drop-call", "_detach()"): COST + _DETACHED,
-    ("mcpctl/pinning/workspace.py", "return-early", "def _detach() -> None:  # pragma: no cover - runs in the writer"):
+    (_WS, "drop-call", "_detach()"): COST + _DETACHED,
+    (_WS, "return-early", "def _detach() -> None:  # pragma: no cover - runs in the writer"):
         COST + _DETACHED,
-    ("mcpctl/pinning/workspace.py", "drop-call", "os.setsid()"): COST + _DETACHED,
-    ("mcpctl/pinning/workspace.py", "skip-loop", "for fd in (0, 1, 2):"): COST + _DETACHED,
-    ("mcpctl/pinning/workspace.py", "drop-call", "os.dup2(devnull, fd)"): COST + _DETACHED,
-    ("mcpctl/pinning/workspace.py", "drop-call", "os.close(devnull)"):
+    (_WS, "drop-call", "os.setsid()"): COST + _DETACHED,
+    (_WS, "skip-loop", "for fd in (0, 1, 2):"): COST + _DETACHED,
+    (_WS, "drop-call", "os.dup2(devnull, fd)"): COST + _DETACHED,
+    (_WS, "drop-call", "os.close(devnull)"):
         COST + "one descriptor of /dev/null left open in the writer until it ends",
-    ("mcpctl/pinning/workspace.py", "drop-call", "os.close(lock)  # the writer holds it now"):
+    (_WS, "drop-call", "os.close(lock)  # the writer holds it now"):
         COST + "the command keeps its copy of the writer's lock until it ends: a start "
         "meanwhile waits that much longer, or (past its wait) goes without the cache",
-    ("mcpctl/pinning/workspace.py", "drop-if", "if child > 0 and os.waitpid(child, 0)[1] == 0:"):
+    (_WS, "drop-if", "if child > 0 and os.waitpid(child, 0)[1] == 0:"):
         COST + "the cache written inside the command as well as by the writer: the same "
         "rows, the answer later (the child is reaped when the command ends)",
-    ("mcpctl/pinning/workspace.py", "if-true", "if child > 0 and os.waitpid(child, 0)[1] == 0:"):
+    (_WS, "if-true", "if child > 0 and os.waitpid(child, 0)[1] == 0:"):
         COST + "a memo made for a writer that failed: it is tied to that writer's "
         "generation, which no cache on disk has, so nothing kept through it is read back",
-    ("mcpctl/pinning/workspace.py", "drop-if", "if cache is None:"):
+    (_WS, "drop-if", "if cache is None:"):
         "None has no `meta`: the AttributeError is caught below, and the answer is the "
         "empty set as before",
-    ("mcpctl/pinning/workspace.py", "os-environ", "with Changes(folder, index, environ, stat_known) as asked:"):
+    (_WS, "os-environ", "with Changes(folder, index, environ, stat_known) as asked:"):
         "every command passes the process's environment (`machine.environ`), which is "
         "`os.environ`; the first round's call, which tests reach with another, is killed",
-    ("mcpctl/pinning/workspace.py", "prefix-starts",
+    (_WS, "prefix-starts",
      'found = sorted(path.rstrip("/") for path in since.others if path.endswith("/"))'):
         COST + "every name git lists as new is taken for a repository inside, so a new file "
         "makes the exact pass run, which lists the same files",
