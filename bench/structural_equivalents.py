@@ -435,6 +435,85 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
      'found = sorted(path.rstrip("/") for path in since.others if path.endswith("/"))'):
         COST + "every name git lists as new is taken for a repository inside, so a new file "
         "makes the exact pass run, which lists the same files",
+    (_WS, "drop-if",
+     "if since.index_stat is not None and since.index_stat != seen:"):
+        COST + "the index's new stat not kept: the next start has git read the index again",
+    (_WS, "if-true",
+     "if since.index_stat is not None and since.index_stat != seen:"):
+        COST + "the index's stat kept again when it is the same",
+    (_WS, "prefix-eq",
+     "if since.index_stat is not None and since.index_stat != seen:"):
+        _WHOLE,
+    (_WS, "drop-call",
+     "cache.remember(f\"index:{prefix}\", json.dumps(since.index_stat))"):
+        COST + "the index's new stat not kept: the next start has git read the index again",
+    (_WS, "drop-if",
+     "if len(candidates) > MAX_FAST:"):
+        COST + "the fast path kept past 4,096 changed paths (see `MAX_FAST`)",
+    (_WS, "if-true",
+     "if snapshots[prefix] != kept:"):
+        COST + "the same folder snapshot kept again",
+    (_WS, "prefix-eq",
+     "if snapshots[prefix] != kept:"):
+        _WHOLE,
+    (_WS, "if-true",
+     "if row is not None:"):
+        COST + "a path with no cached row looked up as None: it is hashed, as a new path is",
+    (_WS, "if-true",
+     "if new != old:"):
+        COST + "rows that did not change carried as changes: the same digests, more rows read "
+        "over the cache",
+    (_WS, "prefix-eq",
+     "if new != old:"):
+        _WHOLE,
+    (_WS, "drop-if",
+     "if hasher.new_targets != hasher.targets:"):
+        COST + "links' target digests not kept: hashed again at the next start",
+    (_WS, "if-true",
+     "if hasher.new_targets != hasher.targets:"):
+        COST + "the same target digests kept again",
+    (_WS, "prefix-eq",
+     "if hasher.new_targets != hasher.targets:"):
+        _WHOLE,
+    (_WS, "drop-call",
+     "cache.remember(\"targets\", json.dumps(hasher.new_targets))"):
+        COST + "links' target digests not kept: hashed again at the next start",
+    (_WS, "prefix-eq",
+     "if any(path.rsplit(\"/\", 1)[-1] == \".gitignore\" for path in differs):"):
+        COST + "a file whose name begins `.gitigno` also sends the start to the exact pass, "
+        "which lists the same files",
+    (_WS, "if-true",
+     "if len(changes) <= MAX_OVERLAY:"):
+        COST + "any number of changed rows read over the cache (see `MAX_OVERLAY`)",
+    (_WS, "drop-call",
+     "cache.close() #2"):
+        COST + _UNCLOSED,
+    (_WS, "drop-keyword",
+     "hasher.new_targets, generation=generation))"):
+        COST + "the cache written without its links' target digests: hashed again at the next "
+        "start",
+    (_WS, "prefix-eq",
+     "skipped = sum(1 for row in every.values() if row.flag == SKIPPED)"):
+        _WHOLE,
+    (_WS, "drop-if",
+     "if recorded == _file_stat(status):"):
+        COST + "the private index checked by its content every time, not trusted by its stat",
+    (_WS, "prefix-eq",
+     "if recorded == _file_stat(status):"):
+        _WHOLE,
+    (_WS, "drop-keyword",
+     "return folder_snapshot.dumps(snapshot._replace(others=[]) if snapshot else "
+     "None)"):
+        COST + "names git listed as new kept in the snapshot: the next start hashes them again",
+    (_WS, "if-true",
+     "if row is None or row.flag != SETTLED or not stat.S_ISREG(status.st_mode) or ("):
+        COST + "every walked path of a repository inside hashed again",
+    (_WS, "prefix-eq",
+     "if row is None or row.flag != SETTLED or not stat.S_ISREG(status.st_mode) or ("):
+        _WHOLE,
+    (_WS, "prefix-eq",
+     "if row.flag != SETTLED]).encode(\"utf-8\", \"surrogateescape\"))"):
+        _WHOLE,
     ("mcpctl/pinning/digest_cache.py", "widen-bound", "SCHEMA_VERSION = 3"):
         "the cache's schema number is written and read by the same constant: any value "
         "new to this mcpctl behaves the same (older caches differ from it either way)",
