@@ -514,6 +514,13 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     (_WS, "prefix-eq",
      "if row.flag != SETTLED]).encode(\"utf-8\", \"surrogateescape\"))"):
         _WHOLE,
+    (_WS, "drop-keyword",
+     "for row in rows.values()], key=itemgetter(0))  # git's order"):
+        "sorted by the whole pair, not by its path: the paths are a dict's keys, never "
+        "equal, so the row is never compared and the order is the same",
+    (_WS, "prefix-eq",
+     "unsettled = [row for _, row in encoded if row.flag != SETTLED]  # few: one pass"):
+        _WHOLE,
     ("mcpctl/pinning/digest_cache.py", "widen-bound", "SCHEMA_VERSION = 3"):
         "the cache's schema number is written and read by the same constant: any value "
         "new to this mcpctl behaves the same (older caches differ from it either way)",
