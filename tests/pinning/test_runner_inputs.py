@@ -12,7 +12,7 @@ import pytest
 
 from mcpctl.pinning.runner_inputs import NPX_INPUTS, UVX_INPUTS, runner_inputs
 from tests.components import require_program
-from tests.conftest import ASCII_LOCALE, run_mcpctl
+from tests.conftest import ASCII_LOCALE
 from tests.pinning.workspace_cli import listed, mcpctl
 
 PATH = os.environ["PATH"]
@@ -201,8 +201,7 @@ def test_a_package_json_past_its_bound_counts_as_the_package_and_utf8_is_read(
     (accented / "package.json").write_text(
         json.dumps({"name": "my-app", "description": "caf\u00e9"}, ensure_ascii=False),
         encoding="utf-8")
-    trusted = run_mcpctl(["trust", "srv", "--yes", "--workspace", str(accented)],
-                         cwd=accented.parent, env=ASCII_LOCALE)
+    trusted = mcpctl(accented, "trust", "srv", "--yes", env=ASCII_LOCALE)
     assert trusted.code == 0, trusted
     assert "  covers:      only what npx reads from the workspace for fakepkg@1.0.0 " \
         in trusted.out
