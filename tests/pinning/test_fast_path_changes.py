@@ -10,11 +10,15 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 
+from mcpctl.pinning.git import rules_of, tracked_digest
 from mcpctl.pinning.git_index import SETTLED_NS
-from tests.pinning.repos import git_repo
+from mcpctl.sha256 import sha256_hex
+from tests.pinning.repos import git, git_repo
 from tests.pinning.test_fast_path import FILES, SERVER, cli, fast, recorded_run, refused
 
 
@@ -74,3 +78,93 @@ def test_a_link_out_of_the_workspace_added_after_approval_is_unpinnable(
     assert result.code == 4, result.err
     assert "lib/out: a symlink to a folder outside the workspace" in result.err
     assert cli(root, "run", "srv").code == 4
+
+
+# A pair of lists whose SHA-256 digests share their first 8 hex digits (32 bits): by
+# the birthday bound about 2**16 of each are tried, a second's work; the names are fixed,
+# so every run finds the same pair.
+_TRIES = 1 << 17
+
+
+def _same_first_8(left: Callable[[int], str], right: Callable[[int], str]) -> tuple[int, int]:
+    """Numbers `i`, `j` whose `left(i)` and `right(j)` begin with the same 8 hex digits."""
+    seen = {left(number)[:8]: number for number in range(_TRIES)}
+    return next((seen[digest[:8]], number) for number in range(_TRIES * 64)
+                if (digest := right(number))[:8] in seen)
+
+
+def _tracked(root: Path) -> str:
+    return tracked_digest(git(root, "ls-files", "-z").split("\0")[:-1])
+
+
+def test_a_tracked_list_whose_digest_begins_as_the_old_one_is_seen(tmp_path: Path) -> None:
+    """The tracked list is compared by its whole digest. Here only git's index changes:
+    `pad/a<i>` leaves it, `pad/b<j>` and a bytecode file join it. Untracked, that file
+    was Python's own and left out; tracked, it ships with the repo and is pinned. `i`
+    and `j` are chosen so the two lists' digests share 8 hex digits, which a repo's
+    author can grind for any list. Planted by hand: the digests compared by 8
+    characters (the structural `:309`): the fast path kept the old tracked flags, the
+    bytecode stayed out of the set, and the server ran."""
+    base = sorted([*FILES, ".mcp.json"])
+    bytecode = "__pycache__/m.cpython-311.pyc"
+
+    def before(number: int) -> str:
+        return tracked_digest(sorted([*base, f"pad/a{number}"]))
+
+    def after(number: int) -> str:
+        return tracked_digest(sorted([*base, f"pad/b{number}", bytecode]))
+
+    first, second = _same_first_8(before, after)
+    dropped, added = f"pad/a{first}", f"pad/b{second}"
+    root = tmp_path / "repo"
+    git_repo(root, {**FILES, ".mcp.json": json.dumps(SERVER), dropped: "pad\n"})
+    for relative in (added, bytecode):
+        (root / relative).parent.mkdir(exist_ok=True)
+        (root / relative).write_text("present all along\n")
+    time.sleep(SETTLED_NS / 1e9 + 0.2)
+    assert cli(root, "trust", "srv", "--yes").code == 0
+    assert cli(root, "run", "srv").code == 0
+    old = _tracked(root)
+    git(root, "rm", "-q", "--cached", dropped)
+    git(root, "add", added, bytecode)
+    git(root, "commit", "-qm", "the index only")
+    new = _tracked(root)
+    assert new[:8] == old[:8], (old, new)  # what mcpctl reads: the pair searched for
+    assert new != old
+    result, _ = recorded_run(root, tmp_path / "calls")
+    assert refused(result, f"{bytecode} added"), result.err
+
+
+def test_ignore_rules_whose_digest_begins_as_the_old_one_are_seen(tmp_path: Path) -> None:
+    """The ignore rules git reads outside the tree (here `.git/info/exclude`) are
+    compared by their whole digest. `i` and `j` are chosen so the two files' rules share
+    8 hex digits; the second ignores `notes.txt`, which leaves the set. Planted by hand:
+    the digests compared by 8 characters (the structural `:309`): the fast path kept the
+    file, the approval held."""
+    root = tmp_path / "repo"
+    git_repo(root, {**FILES, ".mcp.json": json.dumps(SERVER)})
+    (root / "notes.txt").write_text("untracked, in the set\n")
+    git_dir = str(root / ".git")
+    exclude = root / ".git" / "info" / "exclude"
+    config = (root / ".git" / "config").read_bytes()
+    user = Path(os.environ["XDG_CONFIG_HOME"], "git", "ignore")
+    home = user.read_bytes() if user.exists() else b""
+
+    def rules(text: str) -> str:  # as `rules_of` reads them: checked below
+        return sha256_hex(b"\0\0".join([text.encode(), config, home]))
+
+    first, second = _same_first_8(lambda number: rules(f"# {number}\n"),
+                                  lambda number: rules(f"notes.txt\n# {number}\n"))
+    exclude.write_text(f"# {first}\n")
+    old = rules_of(git_dir, os.environ)
+    time.sleep(SETTLED_NS / 1e9 + 0.2)
+    assert cli(root, "trust", "srv", "--yes").code == 0
+    assert cli(root, "run", "srv").code == 0
+    exclude.write_text(f"notes.txt\n# {second}\n")
+    new = rules_of(git_dir, os.environ)
+    assert new is not None, "rules_of read no rules"
+    assert old is not None, "rules_of read no rules"
+    assert new[:8] == old[:8], (old, new)  # `rules` above is how `rules_of` digests
+    assert new != old
+    result, _ = recorded_run(root, tmp_path / "calls")
+    assert refused(result, "notes.txt removed"), result.err
