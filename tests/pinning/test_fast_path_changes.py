@@ -17,6 +17,7 @@ from pathlib import Path
 
 from mcpctl.pinning.git import rules_of, tracked_digest
 from mcpctl.pinning.git_index import SETTLED_NS
+from mcpctl.pinning.workspace import _loadable_digest
 from mcpctl.sha256 import sha256_hex
 from tests.pinning.repos import git, git_repo
 from tests.pinning.test_fast_path import FILES, SERVER, cli, fast, recorded_run, refused
@@ -168,3 +169,28 @@ def test_ignore_rules_whose_digest_begins_as_the_old_one_are_seen(tmp_path: Path
     assert new != old
     result, _ = recorded_run(root, tmp_path / "calls")
     assert refused(result, "notes.txt removed"), result.err
+
+
+def test_ignored_code_whose_digest_begins_as_the_old_one_is_seen(tmp_path: Path) -> None:
+    """The list of ignored files pinned (code a launch can load, though git ignores it)
+    is compared by its whole digest. In a tree delivered with its `.git`, `a<i>.log`
+    stops being executable (so it leaves the list) and `b<j>.log`, executable and
+    ignored like it, arrives; `i` and `j` are chosen so the two lists' digests share 8
+    hex digits. Planted by hand: the digests compared by 8 characters (the structural
+    `:312`): git named no change the fast path would hash, `b<j>.log` stayed out of the
+    set, and the server ran."""
+    first, second = _same_first_8(lambda number: _loadable_digest([f"a{number}.log"]),
+                                  lambda number: _loadable_digest([f"b{number}.log"]))
+    before, arrived = f"a{first}.log", f"b{second}.log"
+    root = tmp_path / "repo"
+    git_repo(root, {**FILES, ".mcp.json": json.dumps(SERVER)})
+    (root / before).write_text("#!/bin/sh\n")
+    (root / before).chmod(0o755)
+    time.sleep(SETTLED_NS / 1e9 + 0.2)
+    assert cli(root, "trust", "srv", "--yes").code == 0
+    assert cli(root, "run", "srv").code == 0
+    (root / before).chmod(0o644)
+    (root / arrived).write_text("#!/bin/sh\necho unpinned\n")
+    (root / arrived).chmod(0o755)
+    result, _ = recorded_run(root, tmp_path / "calls")
+    assert refused(result, f"{arrived} added"), result.err
