@@ -194,3 +194,27 @@ def test_ignored_code_whose_digest_begins_as_the_old_one_is_seen(tmp_path: Path)
     (root / arrived).chmod(0o755)
     result, _ = recorded_run(root, tmp_path / "calls")
     assert refused(result, f"{arrived} added"), result.err
+
+
+def test_a_repository_made_above_the_workspace_is_seen(tmp_path: Path) -> None:
+    """The folder's place in its repository is compared whole. The workspace
+    `aaaaaaaa/aaaaaaaa` of one repository becomes `aaaaaaaa` of a new one made between
+    them, tracking the same files under the same ignore rules: the private index names
+    its files from the old top, so git asked with it is asked about other paths. A file
+    edited in place changes no folder. Planted by hand: the place compared by its first
+    8 characters (the structural `:310`): the edit was never asked about, and the server
+    ran."""
+    top = tmp_path / "top"
+    git_repo(top, {f"aaaaaaaa/aaaaaaaa/{name}": text for name, text in
+                   {**FILES, ".mcp.json": json.dumps(SERVER)}.items()})
+    middle = top / "aaaaaaaa"
+    root = middle / "aaaaaaaa"
+    time.sleep(SETTLED_NS / 1e9 + 0.2)
+    assert cli(root, "trust", "srv", "--yes").code == 0
+    assert cli(root, "run", "srv").code == 0
+    git(middle, "init", "-q")
+    git(middle, "add", "aaaaaaaa")
+    git(middle, "commit", "-qm", "a repository between")
+    (root / "lib" / "a.js").write_text("A\n")
+    result, _ = recorded_run(root, tmp_path / "calls")
+    assert refused(result, "lib/a.js modified"), result.err
