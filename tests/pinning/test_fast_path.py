@@ -28,7 +28,7 @@ import pytest
 
 from mcpctl.pinning import digest_cache
 from mcpctl.pinning.git_index import SETTLED_NS, write_index
-from mcpctl.pinning.workspace import FOLDER, workspace_files
+from mcpctl.pinning.workspace import FOLDER, _watched_digest, workspace_files
 from tests.conftest import Result
 from tests.pinning.repos import git, git_repo
 
@@ -752,8 +752,9 @@ def test_a_git_whose_rev_parse_says_nothing_falls_back_to_the_walk(
         done.stderr
 
 
+@pytest.mark.parametrize("digest_damaged", [False, True], ids=["flag", "and-digest-tail"])
 def test_a_corrupted_flag_in_the_cache_never_stops_a_link_being_watched(
-        mcpctl_home: Path, tmp_path: Path) -> None:
+        mcpctl_home: Path, tmp_path: Path, digest_damaged: bool) -> None:
     """A symlink is watched (digested again on every start): its digest covers the file
     it leads to, which git never looks at, here a file outside the workspace. The link
     is ignored (`*.log`) and pinned as loadable, so neither git's answer nor a folder's
@@ -761,7 +762,9 @@ def test_a_corrupted_flag_in_the_cache_never_stops_a_link_being_watched(
     walk treats every link as changed anyway.) A flag in the cache turned to `settled`
     would stop that; the watched rows' digest no longer matches, so the exact pass
     runs. Planted by hand: without that check, the run after the outside file changed
-    started."""
+    started. With `digest_damaged` the kept digest is damaged too, so that only its
+    first 8 hex digits match the damaged rows': compared by 8 characters (the
+    structural `workspace.py:332`), the run started."""
     outside = tmp_path / "outside"
     outside.mkdir()
     (outside / "code.js").write_text("v1\n")
@@ -778,6 +781,16 @@ def test_a_corrupted_flag_in_the_cache_never_stops_a_link_being_watched(
         assert connection.execute("UPDATE rows SET flag = 0 WHERE path = ?",
                                   (b"ext.log",)).rowcount == 1
         connection.commit()
+    if digest_damaged:
+        cache = digest_cache.load(mcpctl_home / "cache", os.path.realpath(root))
+        assert cache is not None
+        now = _watched_digest(cache.unsettled())
+        cache.close()
+        tail = "0" if now[8] != "0" else "1"
+        with contextlib.closing(sqlite3.connect(path)) as connection:
+            assert connection.execute("UPDATE meta SET value = ? WHERE key = 'watched'",
+                                      (now[:8] + tail + now[9:],)).rowcount == 1
+            connection.commit()
     (outside / "code.js").write_text("v2, outside the workspace\n")
     result, _ = recorded_run(root, tmp_path / "calls")
     assert refused(result, "ext.log modified"), result.err
