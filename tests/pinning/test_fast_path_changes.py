@@ -8,15 +8,19 @@ never covers for it.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
+import sqlite3
 import time
 from collections.abc import Callable
 from pathlib import Path
 
+from mcpctl.pinning import digest_cache
 from mcpctl.pinning.git import rules_of, tracked_digest
 from mcpctl.pinning.git_index import SETTLED_NS
+from mcpctl.pinning.workspace import MAX_BYTES as WORKSPACE_BYTES
 from mcpctl.pinning.workspace import _loadable_digest
 from mcpctl.sha256 import sha256_hex
 from tests.pinning.repos import git, git_repo
@@ -218,3 +222,23 @@ def test_a_repository_made_above_the_workspace_is_seen(tmp_path: Path) -> None:
     (root / "lib" / "a.js").write_text("A\n")
     result, _ = recorded_run(root, tmp_path / "calls")
     assert refused(result, "lib/a.js modified"), result.err
+
+
+def test_the_bytes_a_change_adds_count_toward_the_byte_bound(
+        mcpctl_home: Path, tmp_path: Path) -> None:
+    """The fast path adds what changed to the byte total the cache keeps, and past 4 GiB
+    the set is unpinnable, so no change can be accepted. The kept total is set by hand
+    to stand for a workspace just under the bound (hashing 4 GiB takes a quarter
+    minute). Planted by hand: the totals not updated (the structural `:353`): `trust
+    --accept-changed` approved the set."""
+    root = approved(tmp_path / "repo", {})
+    cache = digest_cache.cache_file(mcpctl_home / "cache", os.path.realpath(root))
+    with contextlib.closing(sqlite3.connect(cache)) as connection:
+        assert connection.execute("UPDATE meta SET value = ? WHERE key = 'bytes'",
+                                  (str(WORKSPACE_BYTES - 10),)).rowcount == 1
+        connection.commit()
+    (root / "lib" / "more.js").write_text("more\n" * 10)
+    result = cli(root, "trust", "srv", "--yes", "--accept-changed")
+    assert result.code == 4, result.err
+    assert f"{WORKSPACE_BYTES - 10 + 50:,} bytes in the workspace" in result.err
+    assert "mcpctl hashes at most 4 GiB" in result.err
