@@ -51,6 +51,8 @@ _DETACHED = ("the cache's writer left in the caller's session, or holding its st
              "streams: it still writes the same cache and lets go of the lock when done; a "
              "reader of the command's output sees its end when the writer ends rather than "
              "the command, which only a clock can tell")
+_REPO_ORDER = ("the listings are sorted to write the cache, but `_git_paths` makes one only, "
+               "under `\"\"`: one key has one order, whatever the sort's arguments")
 _MARKER = ("a digest is `sha256:`, `sha256-tree:`, `exec:`, `absent` or a kind, or begins "
            "with the marker `unpinned:`: none but a marker begins with `unpinned`")
 _MEMO_UNKEPT = COST + "a change report never kept in the memo: made again from the manifest"
@@ -521,6 +523,14 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     (_WS, "prefix-eq",
      "unsettled = [row for _, row in encoded if row.flag != SETTLED]  # few: one pass"):
         _WHOLE,
+    (_WS, "prefix-eq",
+     "return was != now or (now and old is not None and old.digest != new.digest)"):
+        "`was` and `now` are booleans: the prefix helper compares anything but two strings "
+        "whole, so the program is unchanged",
+    (_WS, "drop-keyword", "prefixes = sorted(repos, key=len, reverse=True)"):
+        _REPO_ORDER,
+    (_WS, "drop-keyword", "prefixes = sorted(repos, key=len, reverse=True) #2"):
+        _REPO_ORDER,
     ("mcpctl/pinning/digest_cache.py", "widen-bound", "SCHEMA_VERSION = 3"):
         "the cache's schema number is written and read by the same constant: any value "
         "new to this mcpctl behaves the same (older caches differ from it either way)",
