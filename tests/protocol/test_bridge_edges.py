@@ -226,3 +226,50 @@ def test_a_client_gone_when_the_server_pushes_on_its_stream_ends_the_bridge(
             with contextlib.suppress(BrokenPipeError):
                 process.stdin.close()
     assert code == 0
+
+
+@pytest.fixture
+def silent_stream() -> Iterator[str]:
+    """An SSE server whose event stream opens and stays open, naming no endpoint."""
+    done = threading.Event()
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.end_headers()
+            self.wfile.write(b": no endpoint yet\n\n")
+            self.wfile.flush()
+            done.wait(60)
+
+        def log_message(self, format: str, *args: object) -> None:
+            return
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/sse"
+    finally:
+        done.set()
+        server.shutdown()
+        server.server_close()
+
+
+def test_an_sse_server_that_never_names_its_endpoint_ends_the_bridge_in_time(
+    silent_stream: str, user_config: Path, tmp_path: Path
+) -> None:
+    """The deprecated transport cannot send a message before the `endpoint` event: the
+    bridge waits for it as long as the server's `timeout`, then ends and says so, its
+    stdin still open. Planted by hand: the wait without its timeout (the structural
+    `bridge_sse.py:40`): the bridge waited for ever; and the check of a wait that timed
+    out left out (`:46`): the bridge went on with no endpoint."""
+    configure(user_config, silent_stream, kind="sse")
+    user_config.write_text(user_config.read_text() + "timeout = 1\n")
+    bridge = Bridged(tmp_path)
+    try:
+        code = bridge.process.wait(30)
+    finally:
+        code, err = bridge.finish()
+    assert code != 0
+    assert "no endpoint event on the event stream within 1 s" in err
