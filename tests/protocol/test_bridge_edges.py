@@ -229,12 +229,15 @@ def test_a_client_gone_when_the_server_pushes_on_its_stream_ends_the_bridge(
 
 
 @pytest.fixture
-def silent_stream() -> Iterator[str]:
-    """An SSE server whose event stream opens and stays open, naming no endpoint."""
+def silent_stream() -> Iterator[tuple[str, list[str | None]]]:
+    """An SSE server whose event stream opens and stays open, naming no endpoint, and
+    the `Accept` header of each request for it."""
     done = threading.Event()
+    accepted: list[str | None] = []
 
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self) -> None:
+            accepted.append(self.headers.get("Accept"))
             self.send_response(200)
             self.send_header("Content-Type", "text/event-stream")
             self.end_headers()
@@ -249,7 +252,7 @@ def silent_stream() -> Iterator[str]:
     server.daemon_threads = True
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/sse"
+        yield f"http://127.0.0.1:{server.server_address[1]}/sse", accepted
     finally:
         done.set()
         server.shutdown()
@@ -257,14 +260,16 @@ def silent_stream() -> Iterator[str]:
 
 
 def test_an_sse_server_that_never_names_its_endpoint_ends_the_bridge_in_time(
-    silent_stream: str, user_config: Path, tmp_path: Path
+    silent_stream: tuple[str, list[str | None]], user_config: Path, tmp_path: Path
 ) -> None:
     """The deprecated transport cannot send a message before the `endpoint` event: the
     bridge waits for it as long as the server's `timeout`, then ends and says so, its
-    stdin still open. Planted by hand: the wait without its timeout (the structural
-    `bridge_sse.py:40`): the bridge waited for ever; and the check of a wait that timed
-    out left out (`:46`): the bridge went on with no endpoint."""
-    configure(user_config, silent_stream, kind="sse")
+    stdin still open. The stream is asked for as one (`Accept: text/event-stream`).
+    Planted by hand: the wait without its timeout (the structural `bridge_sse.py:40`):
+    the bridge waited for ever; the check of a wait that timed out left out (`:46`):
+    the bridge went on with no endpoint; the header left out (`:55`)."""
+    url, accepted = silent_stream
+    configure(user_config, url, kind="sse")
     user_config.write_text(user_config.read_text() + "timeout = 1\n")
     bridge = Bridged(tmp_path)
     try:
@@ -273,3 +278,4 @@ def test_an_sse_server_that_never_names_its_endpoint_ends_the_bridge_in_time(
         code, err = bridge.finish()
     assert code != 0
     assert "no endpoint event on the event stream within 1 s" in err
+    assert accepted == ["text/event-stream"]
