@@ -53,6 +53,9 @@ _DETACHED = ("the cache's writer left in the caller's session, or holding its st
              "the command, which only a clock can tell")
 _REPO_ORDER = ("the listings are sorted to write the cache, but `_git_paths` makes one only, "
                "under `\"\"`: one key has one order, whatever the sort's arguments")
+_ENDPOINT_WAIT = (COST + "the wait for the `endpoint` event left pending: it is pending only when "
+                  "the stream ended first or the time ran out, and `run` then returns, the "
+                  "bridge ends, and `asyncio.run` cancels every task still pending")
 _MARKER = ("a digest is `sha256:`, `sha256-tree:`, `exec:`, `absent` or a kind, or begins "
            "with the marker `unpinned:`: none but a marker begins with `unpinned`")
 _MEMO_UNKEPT = COST + "a change report never kept in the memo: made again from the manifest"
@@ -889,6 +892,10 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("mcpctl/trust/status.py", "drop-call",
      "pins.memo.remember(memo_key, _encoded(file_changes))"):
         _MEMO_UNKEPT,
+    ("mcpctl/protocol/bridge_sse.py", "skip-loop", "for future in waiting - {self._ended}:"):
+        _ENDPOINT_WAIT,
+    ("mcpctl/protocol/bridge_sse.py", "drop-call", "future.cancel()"):
+        _ENDPOINT_WAIT,
     ("mcpctl/trust/status.py", "widen-bound",
      "_KEPT_CHANGES = 1000  # a longer report is computed again each time"):
         COST + "reports of up to 16,000 changes kept in the memo: a larger memo file",
