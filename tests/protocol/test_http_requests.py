@@ -1,0 +1,98 @@
+"""What the probe's HTTP channel sends a Streamable HTTP server, as the server saw it:
+the config's headers on every request, the session the server named on every request
+after `initialize`, and a DELETE that ends the session when the probe is done (issue
+30: each was shown to fail with the bug planted by hand, named in its test)."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+
+from mcpctl.model import Transport
+from mcpctl.protocol.probe import LaunchPlan
+from tests.protocol.conftest import run_probe
+from tests.protocol.test_http import send_reply
+
+SESSION = "session-7"
+JSON = {"Content-Type": "application/json"}
+RESULTS: dict[str, Any] = {
+    "initialize": {"protocolVersion": "2025-06-18", "capabilities": {"tools": {}},
+                   "serverInfo": {"name": "scripted", "version": "1"}},
+    "tools/list": {"tools": [{"name": "echo", "inputSchema": {"type": "object"}}]},
+}
+
+
+class Seen:
+    """Each request the server got: its method (HTTP, then JSON-RPC) and headers."""
+
+    def __init__(self) -> None:
+        self.requests: list[tuple[str, str, dict[str, str]]] = []
+        self.lock = threading.Lock()
+
+    def add(self, verb: str, method: str, headers: dict[str, str]) -> None:
+        with self.lock:
+            self.requests.append((verb, method, headers))
+
+
+@pytest.fixture
+def scripted() -> Iterator[tuple[str, Seen]]:
+    """A Streamable HTTP server that names a session, answers in JSON and records."""
+    seen = Seen()
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            seen.add("POST", body.get("method", ""), dict(self.headers.items()))
+            if "id" not in body or "method" not in body:
+                send_reply(self, (202, {}, b""))
+                return
+            answer: dict[str, Any] = {"jsonrpc": "2.0", "id": body["id"]}
+            if body["method"] in RESULTS or body["method"] == "notifications/initialized":
+                answer["result"] = RESULTS.get(body["method"], {})
+            else:  # `server/discover` among them: the handshake is `initialize`
+                answer["error"] = {"code": -32601, "message": "no such method"}
+            extra = {"Mcp-Session-Id": SESSION} if body["method"] == "initialize" else {}
+            send_reply(self, (200, {**JSON, **extra}, json.dumps(answer).encode()))
+
+        def do_DELETE(self) -> None:
+            seen.add("DELETE", "", dict(self.headers.items()))
+            send_reply(self, (200, {}, b""))
+
+        def log_message(self, format: str, *args: object) -> None:
+            return
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/mcp", seen
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_the_config_headers_and_the_session_reach_every_request(
+        scripted: tuple[str, Seen]) -> None:
+    """Planted by hand: the client made without the config's headers (the structural
+    `http.py:77`): no request carried `Authorization`; the DELETE left out (`:111`):
+    the server's session was never ended; the DELETE sent without the session's
+    headers (`:115`): it named no session."""
+    url, seen = scripted
+    plan = LaunchPlan("r", Transport.HTTP, url=url, timeout=5,
+                      headers={"Authorization": "Bearer t0ken", "X-Team": "blue"})
+    result = run_probe(plan)
+    assert [tool["name"] for tool in result.tools] == ["echo"]
+    verbs = [(verb, method) for verb, method, _ in seen.requests]
+    assert verbs == [("POST", "server/discover"), ("POST", "initialize"),
+                     ("POST", "notifications/initialized"), ("POST", "tools/list"),
+                     ("DELETE", "")]
+    for _, _, headers in seen.requests:
+        assert headers.get("Authorization") == "Bearer t0ken", verbs
+        assert headers.get("X-Team") == "blue"
+    sessions = [headers.get("Mcp-Session-Id") for _, _, headers in seen.requests]
+    assert sessions == [None, None, SESSION, SESSION, SESSION]  # named by initialize
