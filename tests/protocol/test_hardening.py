@@ -246,9 +246,10 @@ def test_server_requests_are_capped_in_all(loopback: Callable[[Respond], str]) -
         return 200, {"Content-Type": "text/event-stream"}, one_at_a_time()
 
     failure = run_failure(LaunchPlan("r", Transport.HTTP, url=loopback(respond), timeout=600))
-    assert failure.diagnosis == (
-        f"server sent more than {MAX_SERVER_REQUESTS} requests of its own; stopped")
-    assert answered == [f"ping-{n}" for n in range(MAX_SERVER_REQUESTS)]
+    # The documented cap, as a number: the bound widened 16 times (the structural
+    # `http.py:54`) answered every request the flood sent.
+    assert failure.diagnosis == "server sent more than 256 requests of its own; stopped"
+    assert answered == [f"ping-{n}" for n in range(256)]
 
 
 # --- what a server says is masked before it is cut (B2) ---------------------------------
