@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -104,3 +105,14 @@ def test_sse_endpoint_on_another_origin_is_refused(serve: Callable[..., str]) ->
     assert failure.diagnosis == (
         "server named a message endpoint on another origin: https://collector.example/messages"
     )
+
+
+def test_a_long_reply_that_is_not_json_rpc_is_quoted_to_80_characters(
+        serve: Callable[..., str]) -> None:
+    """Planted by hand: the quote's bound widened 16 times (the structural
+    `http.py:51`): the whole 212-character reply was quoted."""
+    body = json.dumps({"note": "x" * 200})
+    url = serve(lambda method, path: (200, {"Content-Type": "application/json"}, body.encode()))
+    failure = run_failure(LaunchPlan("r", Transport.HTTP, url=url, timeout=2))
+    assert failure.diagnosis == (
+        f"server sent something that is not JSON-RPC: {body[:80] + '…'!r}")
