@@ -892,6 +892,17 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("mcpctl/trust/status.py", "drop-call",
      "pins.memo.remember(memo_key, _encoded(file_changes))"):
         _MEMO_UNKEPT,
+    ("mcpctl/protocol/http.py", "drop-keyword",
+     "headers=dict(headers), timeout=httpx.Timeout(timeout), follow_redirects=False, #3"):
+        "httpx's client follows no redirect unless told to: `follow_redirects=False` is its "
+        "default, so leaving it out changes nothing (`test_redirects_are_not_followed`)",
+    ("mcpctl/protocol/http.py", "drop-keyword", "verify=tls_verify(url),"):
+        COST + "httpx's own verification, with the CA bundle loaded, for a plain http url "
+        "too: no TLS ever happens there (`tls_verify`), only the start is slower; for "
+        "https both verify against the bundle",
+    ("mcpctl/protocol/http.py", "widen-bound", "_CLOSE_TIMEOUT = 1.0"):
+        COST + "a server that never answers the DELETE that ends its session holds the "
+        "probe 16 s, not 1 s, before it closes anyway (the DELETE's failure is ignored)",
     ("mcpctl/protocol/bridge_sse.py", "skip-loop", "for future in waiting - {self._ended}:"):
         _ENDPOINT_WAIT,
     ("mcpctl/protocol/bridge_sse.py", "drop-call", "future.cancel()"):
