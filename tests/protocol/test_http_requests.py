@@ -15,7 +15,7 @@ import pytest
 
 from mcpctl.model import Transport
 from mcpctl.protocol.probe import LaunchPlan
-from tests.protocol.conftest import run_probe
+from tests.protocol.conftest import run_failure, run_probe
 from tests.protocol.test_http import send_reply
 
 SESSION = "session-7"
@@ -33,6 +33,7 @@ class Seen:
     def __init__(self) -> None:
         self.requests: list[tuple[str, str, dict[str, str]]] = []
         self.lock = threading.Lock()
+        self.refusing = b""  # when set: each notification refused, HTTP 400 with this body
 
     def add(self, verb: str, method: str, headers: dict[str, str]) -> None:
         with self.lock:
@@ -49,7 +50,7 @@ def scripted() -> Iterator[tuple[str, Seen]]:
             body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
             seen.add("POST", body.get("method", ""), dict(self.headers.items()))
             if "id" not in body or "method" not in body:
-                send_reply(self, (202, {}, b""))
+                send_reply(self, (400, {}, seen.refusing) if seen.refusing else (202, {}, b""))
                 return
             answer: dict[str, Any] = {"jsonrpc": "2.0", "id": body["id"]}
             if body["method"] in RESULTS or body["method"] == "notifications/initialized":
@@ -96,3 +97,15 @@ def test_the_config_headers_and_the_session_reach_every_request(
         assert headers.get("X-Team") == "blue"
     sessions = [headers.get("Mcp-Session-Id") for _, _, headers in seen.requests]
     assert sessions == [None, None, SESSION, SESSION, SESSION]  # named by initialize
+
+
+def test_a_refused_notification_fails_the_probe(scripted: tuple[str, Seen]) -> None:
+    """`notifications/initialized` answered with an HTTP error: the server did not take
+    the handshake, and the probe says so rather than going on. Planted by hand: the
+    refusal not raised (the structural `http.py:97`): the probe listed the tools."""
+    url, seen = scripted
+    seen.refusing = b"not now"
+    failure = run_failure(LaunchPlan("r", Transport.HTTP, url=url, timeout=5))
+    assert failure.diagnosis == (
+        "server refused notifications/initialized: HTTP 400: not now")
+    assert [method for _, method, _ in seen.requests][-1] != "tools/list"
