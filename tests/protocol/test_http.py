@@ -118,12 +118,15 @@ def test_a_long_reply_that_is_not_json_rpc_is_quoted_to_80_characters(
         f"server sent something that is not JSON-RPC: {body[:80] + '…'!r}")
 
 
+@pytest.mark.parametrize(("kind", "body"), [("application/xml", b"<x/>"),
+                                            ("text/events", b"data: {}\n\n")])
 def test_a_reply_of_another_content_type_is_refused_by_its_type(
-        serve: Callable[..., str]) -> None:
+        serve: Callable[..., str], kind: str, body: bytes) -> None:
     """Only JSON and an event stream are MCP's replies; the type is compared whole.
     Planted by hand: any type read as JSON (the structural `http.py:192`, `if True`),
-    and the type compared by its first 8 characters (`applicat`): the XML was quoted
-    as not JSON-RPC instead."""
-    url = serve(lambda method, path: (200, {"Content-Type": "application/xml"}, b"<x/>"))
+    or a type compared by its first 8 characters (`:190`, `:192`): the XML was quoted
+    as not JSON-RPC, the other read as events; the refusal not raised (`:195`): the
+    reply ended "without an answer"."""
+    url = serve(lambda method, path: (200, {"Content-Type": kind}, body))
     failure = run_failure(LaunchPlan("r", Transport.HTTP, url=url, timeout=2))
-    assert failure.diagnosis == "unexpected content type 'application/xml' from the server"
+    assert failure.diagnosis == f"unexpected content type {kind!r} from the server"
