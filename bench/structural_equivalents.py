@@ -903,6 +903,15 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("mcpctl/protocol/http.py", "widen-bound", "_CLOSE_TIMEOUT = 1.0"):
         COST + "a server that never answers the DELETE that ends its session holds the "
         "probe 16 s, not 1 s, before it closes anyway (the DELETE's failure is ignored)",
+    ("mcpctl/protocol/http.py", "drop-call", "skip_httpx_cli()"):
+        COST + "httpx's command-line module (click, rich, pygments) imported with httpx: "
+        "only the start is slower",
+    ("mcpctl/protocol/http.py", "drop-call", "task.add_done_callback(self._tasks.discard)"):
+        COST + "a finished task kept in the channel's set until it closes: one per request, "
+        "and cancelling a finished task at the close does nothing",
+    ("mcpctl/protocol/http.py", "drop-call", "task.add_done_callback(_seen)"):
+        "no task `_spawn` starts ends with an exception to mark as retrieved: `_post` "
+        "settles its future with any error and `_answer_all` suppresses every one",
     ("mcpctl/protocol/bridge_sse.py", "skip-loop", "for future in waiting - {self._ended}:"):
         _ENDPOINT_WAIT,
     ("mcpctl/protocol/bridge_sse.py", "drop-call", "future.cancel()"):
