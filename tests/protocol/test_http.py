@@ -141,3 +141,21 @@ def test_a_reply_that_ends_without_the_answer_fails_at_once(
     url = serve(lambda method, path: (200, {"Content-Type": "application/json"}, note))
     failure = run_failure(LaunchPlan("r", Transport.HTTP, url=url, timeout=10))
     assert failure.diagnosis == "server ended its reply to server/discover without an answer"
+
+
+@pytest.mark.parametrize("stream", [b"event: endpoint\ndata: /messages\n\n", b""],
+                         ids=["after-the-endpoint", "before-it"])
+def test_an_sse_stream_that_ends_fails_the_probe_at_once(
+        serve: Callable[..., str], stream: bytes) -> None:
+    """The deprecated transport answers only on its event stream: once the server ends
+    it, every request waiting fails with that reason, not at the timeout. Planted by
+    hand: the end not passed to the waiting requests (the structural `http.py:257`),
+    or passed only when no endpoint was named (`:255`): the probe waited out its
+    timeout."""
+    def answer(method: str, path: str) -> Reply:
+        if method == "GET":
+            return 200, {"Content-Type": "text/event-stream"}, stream
+        return 202, {}, b""
+
+    failure = run_failure(LaunchPlan("r", Transport.SSE, url=serve(answer), timeout=10))
+    assert failure.diagnosis == "server closed its event stream"
