@@ -56,6 +56,11 @@ _REPO_ORDER = ("the listings are sorted to write the cache, but `_git_paths` mak
 _ENDPOINT_WAIT = (COST + "the wait for the `endpoint` event left pending: it is pending only when "
                   "the stream ended first or the time ran out, and `run` then returns, the "
                   "bridge ends, and `asyncio.run` cancels every task still pending")
+_ORIGINS = ("`origin` gives a tuple (scheme, host, port), not a string: the prefix helper "
+            "compares it whole (`test_sse_origin.py` changes each part alone)")
+_NOTHING_RAISED = ("no task `_spawn` starts ends with an exception to mark as retrieved: "
+                   "`_post` settles its future with any error, `_answer_all` suppresses "
+                   "every one, `_listen` turns each into the channel's failure")
 _MARKER = ("a digest is `sha256:`, `sha256-tree:`, `exec:`, `absent` or a kind, or begins "
            "with the marker `unpinned:`: none but a marker begins with `unpinned`")
 _MEMO_UNKEPT = COST + "a change report never kept in the memo: made again from the manifest"
@@ -910,8 +915,16 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         COST + "a finished task kept in the channel's set until it closes: one per request, "
         "and cancelling a finished task at the close does nothing",
     ("mcpctl/protocol/http.py", "drop-call", "task.add_done_callback(_seen)"):
-        "no task `_spawn` starts ends with an exception to mark as retrieved: `_post` "
-        "settles its future with any error and `_answer_all` suppresses every one",
+        _NOTHING_RAISED,
+    ("mcpctl/protocol/http.py", "prefix-eq", "if origin(endpoint) != origin(self._url):"):
+        _ORIGINS,
+    ("mcpctl/protocol/bridge_sse.py", "prefix-eq",
+     "if origin(endpoint) != origin(self._remote.url):"):
+        _ORIGINS,
+    ("mcpctl/protocol/http.py", "return-early", "def _seen(task: asyncio.Task[None]) -> None:"):
+        _NOTHING_RAISED,
+    ("mcpctl/protocol/http.py", "drop-call", "task.exception()"):
+        _NOTHING_RAISED,
     ("mcpctl/protocol/bridge_sse.py", "skip-loop", "for future in waiting - {self._ended}:"):
         _ENDPOINT_WAIT,
     ("mcpctl/protocol/bridge_sse.py", "drop-call", "future.cancel()"):
