@@ -159,3 +159,20 @@ def test_an_sse_stream_that_ends_fails_the_probe_at_once(
 
     failure = run_failure(LaunchPlan("r", Transport.SSE, url=serve(answer), timeout=10))
     assert failure.diagnosis == "server closed its event stream"
+
+
+def test_an_sse_refusal_cut_inside_the_token_shows_none_of_it(
+        serve: Callable[..., str]) -> None:
+    """A server that refuses the event stream and echoes the token it was sent, so that
+    the 120 characters quoted end inside it: the token is masked before the cut, since
+    a cut one's first part is no longer the secret the last pass masks. Planted by
+    hand: the SSE channel made without the plan's secrets (the structural
+    `http.py:229`): the token's first 7 characters were shown."""
+    token = "tok-4f9a2c7e1b"
+    body = "a" * 112 + " " + token
+    url = serve(lambda method, path: (401, {"Content-Type": "text/plain"}, body.encode()))
+    plan = LaunchPlan("r", Transport.SSE, url=url, timeout=5,
+                      headers={"Authorization": f"Bearer {token}"}, secrets=(token,))
+    failure = run_failure(plan)
+    assert failure.diagnosis.startswith("cannot open the event stream: HTTP 401: aaaa")
+    assert token[:4] not in failure.diagnosis, failure.diagnosis
