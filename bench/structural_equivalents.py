@@ -925,6 +925,9 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         _NOTHING_RAISED,
     ("mcpctl/protocol/http.py", "drop-call", "task.exception()"):
         _NOTHING_RAISED,
+    ("mcpctl/protocol/http.py", "drop-keyword", "limits=limits, secrets=secrets)"):
+        "the SSE channel's limits left to their default, `LIMITS`, which is what the "
+        "probe, its only maker, gives (it never passes `limits`)",
     ("mcpctl/protocol/bridge_sse.py", "skip-loop", "for future in waiting - {self._ended}:"):
         _ENDPOINT_WAIT,
     ("mcpctl/protocol/bridge_sse.py", "drop-call", "future.cancel()"):
