@@ -604,6 +604,13 @@ def test_annotated_paths_follow_properties_only() -> None:
         "Mcp-Param-Region": "eu", "Mcp-Param-Zone": "7"}
     assert mirrored(annotated_paths(schema), {"region": None, "where": 3}) == {}
     assert mirrored({("on",): "On"}, {"on": True}) == {"Mcp-Param-On": "true"}
+    # JSON's safe integers only: past them a number has no one text (the structural
+    # `param_headers.py:24`, the bound widened, mirrored 2**53).
+    assert mirrored({("n",): "N"}, {"n": -(2**53 - 1)}) == {"Mcp-Param-N": "-9007199254740991"}
+    assert mirrored({("n",): "N"}, {"n": 2**53}) == {}
+    # A schema that is not an object (`true`, or text holding the keyword's name) has no
+    # annotation (`:40`: read as one, a TypeError).
+    assert annotated_paths({"properties": {"a": True, "b": "x-mcp-header"}}) == {}
 
 
 @pytest.mark.parametrize(("schema", "reason"), [
