@@ -608,6 +608,7 @@ def test_annotated_paths_follow_properties_only() -> None:
     # `param_headers.py:24`, the bound widened, mirrored 2**53).
     assert mirrored({("n",): "N"}, {"n": -(2**53 - 1)}) == {"Mcp-Param-N": "-9007199254740991"}
     assert mirrored({("n",): "N"}, {"n": 2**53}) == {}
+    assert mirrored({("n",): "N"}, {"n": 1.5}) == {}  # `:110`: mirrored as it was
     # A schema that is not an object (`true`, or text holding the keyword's name) has no
     # annotation (`:40`: read as one, a TypeError).
     assert annotated_paths({"properties": {"a": True, "b": "x-mcp-header"}}) == {}
@@ -623,6 +624,9 @@ def test_annotated_paths_follow_properties_only() -> None:
         "type": "string", "x-mcp-header": "A"}}}}, "reached through"),
     ({"anyOf": [{"properties": {"a": {"type": "string", "x-mcp-header": "A"}}}]},
      "reached through"),
+    # Only `properties` itself holds names (`param_headers.py:77`: compared by 8
+    # characters, `propertiesX` did too and its annotation went uncounted).
+    ({"propertiesX": {"x-mcp-header": "A"}}, "reached through"),
 ])
 def test_invalid_annotations_are_refused(schema: dict[str, Any], reason: str) -> None:
     with pytest.raises(InvalidAnnotation, match=reason):
