@@ -279,3 +279,24 @@ def test_an_sse_server_that_never_names_its_endpoint_ends_the_bridge_in_time(
     assert code != 0
     assert "no endpoint event on the event stream within 1 s" in err
     assert accepted == ["text/event-stream"]
+
+
+def test_a_long_reply_that_is_not_json_rpc_is_quoted_to_200_characters(
+    serve: Callable[..., str], user_config: Path, tmp_path: Path
+) -> None:
+    """The bridge answers the request with an error quoting what the server sent, cut at
+    200 characters. Planted by hand: the bound widened 16 times (the structural
+    `bridge_relay.py:63`): the whole reply was quoted."""
+    body = json.dumps({"note": "y" * 400})
+    configure(user_config, serve(lambda method, path: (
+        200, {"Content-Type": "application/json"}, body.encode())))
+    bridge = Bridged(tmp_path)
+    try:
+        bridge.send(INITIALIZE)
+        answer = bridge.receive()
+    finally:
+        bridge.finish()
+    message = answer["error"]["message"]
+    assert message.startswith("mcpctl bridge: server sent something that is not JSON-RPC: ")
+    assert message.endswith("y…")
+    assert len(message) == len("mcpctl bridge: ") + 200 + 1
