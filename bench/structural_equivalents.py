@@ -928,6 +928,13 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("mcpctl/protocol/http.py", "drop-keyword", "limits=limits, secrets=secrets)"):
         "the SSE channel's limits left to their default, `LIMITS`, which is what the "
         "probe, its only maker, gives (it never passes `limits`)",
+    ("mcpctl/protocol/bridge_relay.py", "widen-bound",
+     "CLOSE_TIMEOUT = 1.0  # for the DELETE that ends a session"):
+        COST + "at the end, the bridge waits up to 16 s, not 1 s, for its last POSTs and "
+        "for the DELETE that ends the session, then closes anyway",
+    ("mcpctl/protocol/bridge_relay.py", "widen-bound",
+     "DRAIN_SECONDS = 1.0  # for a stream to end after its answer"):
+        COST + "a reply's stream held open up to 16 s, not 1 s, after its answer was relayed",
     ("mcpctl/protocol/bridge_sse.py", "skip-loop", "for future in waiting - {self._ended}:"):
         _ENDPOINT_WAIT,
     ("mcpctl/protocol/bridge_sse.py", "drop-call", "future.cancel()"):
