@@ -12,13 +12,14 @@ import subprocess
 import sys
 import threading
 from collections.abc import Callable, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.processes import started
+from tests.protocol.loopback_server import serving
 from tests.protocol.test_bridge import Bridged, configure
 from tests.protocol.test_http import Reply, send_reply, serve
 from tests.protocol.test_sse_origin import INITIALIZE
@@ -188,16 +189,12 @@ class _Pushing:
 @pytest.fixture
 def pushing() -> Iterator[tuple[_Pushing, str]]:
     script = _Pushing()
-    server = ThreadingHTTPServer(("127.0.0.1", 0), script.handler())
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield script, f"http://127.0.0.1:{server.server_address[1]}/mcp"
-    finally:
-        script.push.set()
-        script.done.set()
-        server.shutdown()
-        server.server_close()
+    with serving(script.handler()) as base:
+        try:
+            yield script, f"{base}/mcp"
+        finally:
+            script.push.set()
+            script.done.set()
 
 
 def test_a_client_gone_when_the_server_pushes_on_its_stream_ends_the_bridge(
@@ -248,15 +245,11 @@ def silent_stream() -> Iterator[tuple[str, list[str | None]]]:
         def log_message(self, format: str, *args: object) -> None:
             return
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/sse", accepted
-    finally:
-        done.set()
-        server.shutdown()
-        server.server_close()
+    with serving(Handler) as base:
+        try:
+            yield f"{base}/sse", accepted
+        finally:
+            done.set()
 
 
 def test_an_sse_server_that_never_names_its_endpoint_ends_the_bridge_in_time(
@@ -300,3 +293,68 @@ def test_a_long_reply_that_is_not_json_rpc_is_quoted_to_200_characters(
     assert message.startswith("mcpctl bridge: server sent something that is not JSON-RPC: ")
     assert message.endswith("y…")
     assert len(message) == len("mcpctl bridge: ") + 200 + 1
+
+
+@pytest.fixture
+def holding() -> Iterator[tuple[str, threading.Event, threading.Semaphore]]:
+    """A Streamable HTTP server that holds every request until released: the
+    semaphore counts the requests it holds."""
+    release = threading.Event()
+    held = threading.Semaphore(0)
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            if "id" not in body:
+                send_reply(self, (202, {}, b""))
+                return
+            if body["method"] != "initialize":
+                held.release()
+                release.wait(60)
+            result = HANDSHAKE if body["method"] == "initialize" else {}
+            send_reply(self, (200, JSON, json.dumps(
+                {"jsonrpc": "2.0", "id": body["id"], "result": result}).encode()))
+
+        def log_message(self, format: str, *args: object) -> None:
+            return
+
+    with serving(Handler) as base:
+        try:
+            yield f"{base}/mcp", release, held
+        finally:
+            release.set()
+
+
+def test_past_256_requests_in_flight_the_next_is_answered_at_once(
+    holding: tuple[str, threading.Event, threading.Semaphore], user_config: Path,
+    tmp_path: Path
+) -> None:
+    """At most 256 messages in flight (the documented bound; the bridge's own GET
+    stream counts while it is open): a request past it is answered by the bridge at
+    once, never queued, and the ones held still get their answers. Planted by hand:
+    the bound widened 16 times (the structural `bridge_relay.py:56`): every request
+    went to the server, and the first answer never came."""
+    url, release, held = holding
+    configure(user_config, url)
+    bridge = Bridged(tmp_path)
+    try:
+        bridge.send(INITIALIZE)
+        assert bridge.receive()["id"] == 1
+        bridge.send(INITIALIZED)
+        for number in range(2, 259):  # 257 requests
+            bridge.send({"jsonrpc": "2.0", "id": number, "method": "tools/list"})
+        refused = bridge.receive()
+        for _ in range(255):  # those taken reached the server and are held there
+            assert held.acquire(timeout=60)
+        release.set()
+        rest = [bridge.receive() for _ in range(256)]
+    finally:
+        release.set()
+        bridge.finish()
+    assert refused["id"] == 258 or refused["id"] == 257, refused
+    assert refused["error"]["message"] == (
+        "mcpctl bridge: more than 256 messages in flight; try again")
+    answered = {message["id"] for message in rest if "result" in message}
+    assert len(answered) >= 255
+    assert answered | {refused["id"]} | {m["id"] for m in rest if "error" in m} == set(
+        range(2, 259))

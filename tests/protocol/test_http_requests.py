@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import pytest
@@ -16,6 +16,7 @@ import pytest
 from mcpctl.model import Transport
 from mcpctl.protocol.probe import LaunchPlan
 from tests.protocol.conftest import run_failure, run_probe
+from tests.protocol.loopback_server import serving
 from tests.protocol.test_http import send_reply
 
 SESSION = "session-7"
@@ -67,14 +68,8 @@ def scripted() -> Iterator[tuple[str, Seen]]:
         def log_message(self, format: str, *args: object) -> None:
             return
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/mcp", seen
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serving(Handler) as base:
+        yield f"{base}/mcp", seen
 
 
 def test_the_config_headers_and_the_session_reach_every_request(
