@@ -607,15 +607,21 @@ def _named(failed: str, tests: Sequence[str]) -> str:
 def likely_killers(killers: dict[str, list[list[object]]], mutant: Mutant,
                    chosen: list[str]) -> list[str]:
     """Up to FIRST_TRIES tests that killed the module's mutants nearest to this one,
-    nearest first: those that reach it, then the others. The map cannot see every
-    process a test starts (a `run` that execs its server, or one ended by a signal,
-    leaves no coverage), so a test it says does not reach a line may still kill there."""
+    nearest first: those that killed a mutant of this very line, then those that reach
+    it, then the others. The map cannot see every process a test starts (a `run` that
+    execs its server, or one ended by a signal, leaves no coverage), nor every line an
+    in-process probe runs (it listed no test for the DELETE that ends an HTTP session,
+    which a test asserts), so a test it says does not reach a line may still kill
+    there."""
     reaching = set(chosen)
     rows = sorted(killers.get(mutant.module, []),
                   key=lambda row: abs(int(str(row[0])) - mutant.line))
+    here = [test for line, test in rows
+            if isinstance(test, str) and int(str(line)) == mutant.line]
     near = list(dict.fromkeys(test for _, test in rows if isinstance(test, str)))
-    return [*(test for test in near if test in reaching),
-            *(test for test in near if test not in reaching)][:FIRST_TRIES]
+    return list(dict.fromkeys([*here, *(test for test in near if test in reaching),
+                               *(test for test in near if test not in reaching)]))[
+        :FIRST_TRIES]
 
 
 class Budget:
