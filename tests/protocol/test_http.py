@@ -150,7 +150,8 @@ def test_an_sse_stream_that_ends_fails_the_probe_at_once(
     """The deprecated transport answers only on its event stream: once the server ends
     it, every request waiting fails with that reason, not at the timeout. Planted by
     hand: the end not passed to the waiting requests (the structural `http.py:257`),
-    or passed only when no endpoint was named (`:255`): the probe waited out its
+    or the endpoint's failure set though an endpoint was named (`:255` forced true: that
+    error ended the listener before the requests were told): the probe waited out its
     timeout."""
     def answer(method: str, path: str) -> Reply:
         if method == "GET":
