@@ -1,7 +1,8 @@
-"""What the probe's HTTP channel sends a Streamable HTTP server, as the server saw it:
-the config's headers on every request, the session the server named on every request
-after `initialize`, and a DELETE that ends the session when the probe is done (issue
-30: each was shown to fail with the bug planted by hand, named in its test)."""
+"""What the probe's HTTP channels send a server, as the server saw it: the config's
+headers on every request, the session the server named on every request after
+`initialize`, a DELETE that ends the session when the probe is done, and the event
+stream asked for as one (issue 30: each was shown to fail with the bug planted by
+hand, named in its test)."""
 
 from __future__ import annotations
 
@@ -104,3 +105,22 @@ def test_a_refused_notification_fails_the_probe(scripted: tuple[str, Seen]) -> N
     assert failure.diagnosis == (
         "server refused notifications/initialized: HTTP 400: not now")
     assert [method for _, method, _ in seen.requests][-1] != "tools/list"
+
+
+def test_the_probe_asks_for_the_sse_stream_as_one() -> None:
+    """The deprecated transport's GET asks for an event stream. Planted by hand: the
+    header left out (the structural `http.py:266`): httpx's `*/*` was sent."""
+    accepted: list[str | None] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            accepted.append(self.headers.get("Accept"))
+            send_reply(self, (200, {"Content-Type": "text/event-stream"}, b""))
+
+        def log_message(self, format: str, *args: object) -> None:
+            return
+
+    with serving(Handler) as base:
+        failure = run_failure(LaunchPlan("r", Transport.SSE, url=f"{base}/sse", timeout=5))
+    assert failure.diagnosis == "server closed its event stream"
+    assert accepted == ["text/event-stream"]
