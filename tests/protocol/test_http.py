@@ -143,8 +143,9 @@ def test_a_reply_that_ends_without_the_answer_fails_at_once(
     assert failure.diagnosis == "server ended its reply to server/discover without an answer"
 
 
-@pytest.mark.parametrize("stream", [b"event: endpoint\ndata: /messages\n\n", b""],
-                         ids=["after-the-endpoint", "before-it"])
+@pytest.mark.parametrize("stream", [b"event: endpoint\ndata: /messages\n\n", b"",
+                                    b"event: endpoint\ndata: /messages\n\n" * 2],
+                         ids=["after-the-endpoint", "before-it", "after-it-twice"])
 def test_an_sse_stream_that_ends_fails_the_probe_at_once(
         serve: Callable[..., str], stream: bytes) -> None:
     """The deprecated transport answers only on its event stream: once the server ends
@@ -152,7 +153,8 @@ def test_an_sse_stream_that_ends_fails_the_probe_at_once(
     hand: the end not passed to the waiting requests (the structural `http.py:257`),
     or the endpoint's failure set though an endpoint was named (`:255` forced true: that
     error ended the listener before the requests were told): the probe waited out its
-    timeout."""
+    timeout. An endpoint named twice keeps the first (`:280` forced true: the second
+    failed the channel with another reason)."""
     def answer(method: str, path: str) -> Reply:
         if method == "GET":
             return 200, {"Content-Type": "text/event-stream"}, stream
