@@ -935,6 +935,19 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("mcpctl/protocol/bridge_relay.py", "widen-bound",
      "DRAIN_SECONDS = 1.0  # for a stream to end after its answer"):
         COST + "a reply's stream held open up to 16 s, not 1 s, after its answer was relayed",
+    ("mcpctl/protocol/bridge_relay.py", "prefix-eq",
+     'shown = "longer than the line cap" if line == TOO_LONG else "not JSON"'):
+        "a line and `TOO_LONG` are bytes: the prefix helper compares them whole",
+    ("mcpctl/protocol/bridge_relay.py", "drop-call", "settled.cancel()"):
+        COST + "a wait for the next settled request left pending past the grace's turn: "
+        "it ends when the event is set or `asyncio.run` cancels it at the bridge's end",
+    ("mcpctl/protocol/bridge_relay.py", "drop-call", "self._settled.clear()"):
+        COST + "the grace's loop wakes at once while a request is still running, so it "
+        "spins until the last answer or the grace's end (EOF_GRACE bounds it either way)",
+    ("mcpctl/protocol/bridge_relay.py", "drop-keyword", "timeout=CLOSE_TIMEOUT)"):
+        COST + "a server that never answers the DELETE ending its session holds the "
+        "bridge's end up to the server's `timeout`, not 1 s (the DELETE's failure is "
+        "ignored either way)",
     ("mcpctl/protocol/bridge_sse.py", "skip-loop", "for future in waiting - {self._ended}:"):
         _ENDPOINT_WAIT,
     ("mcpctl/protocol/bridge_sse.py", "drop-call", "future.cancel()"):
