@@ -2,8 +2,10 @@
 whatever its count or its digest, and a change that cannot be pinned is refused.
 
 Each repo is approved and started once (the cache written, the fast path on), then
-changed; the start after is shown to take the fast path (`fast`), so the exact pass
-never covers for it.
+changed. Where the fast path must answer, the start after is shown to take it
+(`fast`), so the exact pass never covers for it. Where it must hand over to the exact
+pass (a kept digest no longer matches), the change is one whose digest matches the
+kept one in its first 8 hex digits: only a comparison of the whole digest hands over.
 """
 
 from __future__ import annotations
