@@ -4,8 +4,8 @@ whatever its count or its digest, and a change that cannot be pinned is refused.
 Each repo is approved and started once (the cache written, the fast path on), then
 changed. Where the fast path must answer, the start after is shown to take it
 (`fast`), so the exact pass never covers for it. Where it must hand over to the exact
-pass (a kept digest no longer matches), the change is one whose digest matches the
-kept one in its first 8 hex digits: only a comparison of the whole digest hands over.
+pass (a kept digest or the folder's place no longer matches), the new value matches the
+kept one in its first 8 characters: only a comparison of the whole value hands over.
 """
 
 from __future__ import annotations
