@@ -353,3 +353,27 @@ def test_past_256_requests_in_flight_the_next_is_answered_at_once(
     assert {message["error"]["message"] for message in refused} == {
         "mcpctl bridge: more than 256 messages in flight; try again"}
     assert sorted(message["id"] for message in [first, *rest]) == list(range(2, 259))
+
+
+def test_a_reply_that_ends_without_the_answer_is_answered_by_the_bridge(
+    serve: Callable[..., str], user_config: Path, tmp_path: Path
+) -> None:
+    """A Streamable HTTP reply holding only a notification: the bridge relays it, then
+    answers the request itself, since no answer can come later. Planted by hand: the
+    check of a reply that ended unanswered forced to return (the structural
+    `bridge_relay.py:230`), or its error left out (`:233`): the client waited for ever."""
+    note = {"jsonrpc": "2.0", "method": "notifications/message",
+            "params": {"level": "info", "data": "working"}}
+    configure(user_config, serve(lambda method, path: (
+        200, JSON, json.dumps(note).encode())))
+    bridge = Bridged(tmp_path)
+    try:
+        bridge.send(INITIALIZE)
+        relayed = bridge.receive()
+        answer = bridge.receive()
+    finally:
+        bridge.finish()
+    assert relayed == note
+    assert answer == {"jsonrpc": "2.0", "id": 1, "error": {
+        "code": -32000,
+        "message": "mcpctl bridge: the server ended its reply to initialize without an answer"}}
