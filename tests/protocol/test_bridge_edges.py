@@ -296,16 +296,18 @@ def test_a_long_reply_that_is_not_json_rpc_is_quoted_to_200_characters(
 
 
 @pytest.fixture
-def holding() -> Iterator[tuple[str, threading.Event]]:
+def holding() -> Iterator[tuple[str, threading.Event, threading.Semaphore]]:
     """A Streamable HTTP server that answers `initialize` and holds every other request
-    until the event is set."""
+    until the event is set; the semaphore is released once for each notification."""
     release = threading.Event()
+    notified = threading.Semaphore(0)
 
     class Handler(BaseHTTPRequestHandler):
         def do_POST(self) -> None:
             body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
             if "id" not in body:
                 send_reply(self, (202, {}, b""))
+                notified.release()
                 return
             if body["method"] != "initialize":
                 release.wait(60)
@@ -318,13 +320,14 @@ def holding() -> Iterator[tuple[str, threading.Event]]:
 
     with serving(Handler) as base:
         try:
-            yield f"{base}/mcp", release
+            yield f"{base}/mcp", release, notified
         finally:
             release.set()
 
 
 def test_past_256_requests_in_flight_the_next_is_answered_at_once(
-    holding: tuple[str, threading.Event], user_config: Path, tmp_path: Path
+    holding: tuple[str, threading.Event, threading.Semaphore], user_config: Path,
+    tmp_path: Path
 ) -> None:
     """At most 256 messages in flight (the documented bound): a request past it is
     answered by the bridge at once, never queued, and the ones held still get their
@@ -332,7 +335,7 @@ def test_past_256_requests_in_flight_the_next_is_answered_at_once(
     they are open, so of 257 requests one to three are refused. Planted by hand: the
     bound widened 16 times (the structural `bridge_relay.py:56`): every request went to
     the server, and no answer came before the server let them go."""
-    url, release = holding
+    url, release, _ = holding
     configure(user_config, url)
     bridge = Bridged(tmp_path)
     try:
@@ -377,3 +380,36 @@ def test_a_reply_that_ends_without_the_answer_is_answered_by_the_bridge(
     assert answer == {"jsonrpc": "2.0", "id": 1, "error": {
         "code": -32000,
         "message": "mcpctl bridge: the server ended its reply to initialize without an answer"}}
+
+
+def test_only_a_cancellation_cancels_a_request(
+    holding: tuple[str, threading.Event, threading.Semaphore], user_config: Path,
+    tmp_path: Path
+) -> None:
+    """A notification that names a request in flight without being
+    `notifications/cancelled` leaves it running, and a cancellation of a request the
+    bridge does not know is only sent on. Planted by hand: the method compared by its
+    first 8 characters (the structural `bridge_relay.py:188`: every `notifications/…`
+    cancelled request 2), and the cancellation of an unknown request forced (`:212`:
+    an AttributeError ended the bridge)."""
+    url, release, notified = holding
+    configure(user_config, url)
+    bridge = Bridged(tmp_path)
+    try:
+        bridge.send(INITIALIZE)
+        assert bridge.receive()["id"] == 1
+        bridge.send(INITIALIZED)
+        bridge.send({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
+        bridge.send({"jsonrpc": "2.0", "method": "notifications/message",
+                     "params": {"level": "info", "data": "x", "requestId": 2}})
+        bridge.send({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                     "params": {"requestId": 99}})
+        for _ in range(3):  # `initialized` and both sent on: read, so already judged
+            assert notified.acquire(timeout=30)
+        release.set()
+        answer = bridge.receive()
+    finally:
+        release.set()
+        code, err = bridge.finish()
+    assert answer == {"jsonrpc": "2.0", "id": 2, "result": {}}
+    assert (code, err) == (0, "")
