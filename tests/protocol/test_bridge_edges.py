@@ -413,3 +413,24 @@ def test_only_a_cancellation_cancels_a_request(
         code, err = bridge.finish()
     assert answer == {"jsonrpc": "2.0", "id": 2, "result": {}}
     assert (code, err) == (0, "")
+
+
+@pytest.mark.parametrize(("kind", "body"), [("application/xml", b"<x/>"),
+                                            ("text/events", b"data: {}\n\n")])
+def test_a_reply_of_another_content_type_is_refused_by_the_bridge(
+    serve: Callable[..., str], user_config: Path, tmp_path: Path, kind: str, body: bytes
+) -> None:
+    """Only JSON and an event stream are read; the type is compared whole. Planted by
+    hand: the type compared by its first 8 characters (the structural
+    `bridge_relay.py:292`, `:307`): `text/events` was read as events and
+    `application/xml` as JSON, each then quoted as not JSON-RPC."""
+    configure(user_config, serve(lambda method, path: (200, {"Content-Type": kind}, body)))
+    bridge = Bridged(tmp_path)
+    try:
+        bridge.send(INITIALIZE)
+        answer = bridge.receive()
+    finally:
+        bridge.finish()
+    assert answer == {"jsonrpc": "2.0", "id": 1, "error": {
+        "code": -32000,
+        "message": f"mcpctl bridge: unexpected content type {kind!r} from the server"}}
