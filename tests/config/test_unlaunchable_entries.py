@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import json
 import subprocess
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import run_mcpctl
+from tests.protocol.loopback_server import serving
 
 UNLAUNCHABLE = [
     ({"command": "bash", "args": ["-c", "true\u0000evil"]},
@@ -75,13 +75,8 @@ def sse_server() -> Iterator[str]:
         def log_message(self, *_args: object) -> None:
             return
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/sse"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serving(Handler) as base:
+        yield f"{base}/sse"
 
 
 def test_an_endpoint_with_an_unparsable_port_is_refused(sse_server: str,

@@ -90,6 +90,15 @@ class Bridged:
         message: dict[str, Any] = json.loads(line)
         return message
 
+    def end_alone(self, timeout: float) -> tuple[int, str]:
+        """Wait for the bridge to end by itself, stdin still open; then `finish` (also
+        when the wait runs out, so that no bridge is left behind)."""
+        try:
+            self.process.wait(timeout)
+        finally:
+            code, err = self.finish()
+        return code, err
+
     def finish(self, timeout: float = 20) -> tuple[int, str]:
         """Close stdin (unless the bridge ended itself) and collect exit code and stderr."""
         assert self.process.stdin is not None
@@ -349,8 +358,7 @@ def test_sigterm_ends_the_session_at_once_and_exits_143(user_config: Path,
         bridge = Bridged(tmp_path)
         _open_session_and_ask(bridge)
         bridge.process.send_signal(signal.SIGTERM)
-        code = bridge.process.wait(EOF_GRACE)  # no grace: it ends at once
-        _, err = bridge.finish()
+        code, err = bridge.end_alone(EOF_GRACE)  # no grace: it ends at once
     assert (code, err) == (143, "mcpctl: error: stopped by SIGTERM; the server's session "
                                 "was ended\n")
     assert script.seen[-1].method == "DELETE"
@@ -498,8 +506,7 @@ def test_a_refused_server_ends_the_bridge_with_exit_6(
         bridge = Bridged(tmp_path)
         bridge.send(INITIALIZE)
         answer = bridge.receive()
-        code = bridge.process.wait(20)  # it ends by itself: stdin is still open
-        _, err = bridge.finish()
+        code, err = bridge.end_alone(20)
     assert (code, err) == (6, f"mcpctl: error: server 'remote': {message}\n")
     assert answer == {"jsonrpc": "2.0", "id": 1,
                       "error": {"code": -32000, "message": f"mcpctl bridge: {message}"}}

@@ -136,11 +136,7 @@ def test_an_sse_server_that_closes_its_event_stream_ends_the_bridge(
         return 202, {}, b""
 
     configure(user_config, serve(answer).replace("/mcp", "/sse"), kind="sse")
-    bridge = Bridged(tmp_path)
-    try:
-        code = bridge.process.wait(60)
-    finally:
-        code, err = bridge.finish()
+    code, err = Bridged(tmp_path).end_alone(60)
     assert code != 0
     assert "server closed its event stream" in err
 
@@ -264,11 +260,7 @@ def test_an_sse_server_that_never_names_its_endpoint_ends_the_bridge_in_time(
     url, accepted = silent_stream
     configure(user_config, url, kind="sse")
     user_config.write_text(user_config.read_text() + "timeout = 1\n")
-    bridge = Bridged(tmp_path)
-    try:
-        code = bridge.process.wait(30)
-    finally:
-        code, err = bridge.finish()
+    code, err = Bridged(tmp_path).end_alone(30)
     assert code != 0
     assert "no endpoint event on the event stream within 1 s" in err
     assert accepted == ["text/event-stream"]
