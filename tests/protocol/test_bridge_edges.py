@@ -317,6 +317,12 @@ def holding() -> Iterator[tuple[str, threading.Event, threading.Semaphore]]:
             release.set()
 
 
+def _handshake(bridge: Bridged) -> None:
+    bridge.send(INITIALIZE)
+    assert bridge.receive()["id"] == 1
+    bridge.send(INITIALIZED)
+
+
 def test_past_256_requests_in_flight_the_next_is_answered_at_once(
     holding: tuple[str, threading.Event, threading.Semaphore], user_config: Path,
     tmp_path: Path
@@ -331,9 +337,7 @@ def test_past_256_requests_in_flight_the_next_is_answered_at_once(
     configure(user_config, url)
     bridge = Bridged(tmp_path)
     try:
-        bridge.send(INITIALIZE)
-        assert bridge.receive()["id"] == 1
-        bridge.send(INITIALIZED)
+        _handshake(bridge)
         for number in range(2, 259):  # 257 requests
             bridge.send({"jsonrpc": "2.0", "id": number, "method": "tools/list"})
         first = bridge.receive()  # the server holds every request it got
@@ -388,9 +392,7 @@ def test_only_a_cancellation_cancels_a_request(
     configure(user_config, url)
     bridge = Bridged(tmp_path)
     try:
-        bridge.send(INITIALIZE)
-        assert bridge.receive()["id"] == 1
-        bridge.send(INITIALIZED)
+        _handshake(bridge)
         bridge.send({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
         bridge.send({"jsonrpc": "2.0", "method": "notifications/message",
                      "params": {"level": "info", "data": "x", "requestId": 2}})
