@@ -275,12 +275,7 @@ def test_a_long_reply_that_is_not_json_rpc_is_quoted_to_200_characters(
     body = json.dumps({"note": "y" * 400})
     configure(user_config, serve(lambda method, path: (
         200, {"Content-Type": "application/json"}, body.encode())))
-    bridge = Bridged(tmp_path)
-    try:
-        bridge.send(INITIALIZE)
-        answer = bridge.receive()
-    finally:
-        bridge.finish()
+    answer = _answer_to_initialize(tmp_path)
     message = answer["error"]["message"]
     assert message.startswith("mcpctl bridge: server sent something that is not JSON-RPC: ")
     assert message.endswith("y…")
@@ -315,6 +310,15 @@ def holding() -> Iterator[tuple[str, threading.Event, threading.Semaphore]]:
             yield f"{base}/mcp", release, notified
         finally:
             release.set()
+
+
+def _answer_to_initialize(tmp_path: Path) -> dict[str, Any]:
+    bridge = Bridged(tmp_path)
+    try:
+        bridge.send(INITIALIZE)
+        return bridge.receive()
+    finally:
+        bridge.finish()
 
 
 def _handshake(bridge: Bridged) -> None:
@@ -419,12 +423,7 @@ def test_a_reply_of_another_content_type_is_refused_by_the_bridge(
     `bridge_relay.py:292`, `:307`): `text/events` was read as events and
     `application/xml` as JSON, each then quoted as not JSON-RPC."""
     configure(user_config, serve(lambda method, path: (200, {"Content-Type": kind}, body)))
-    bridge = Bridged(tmp_path)
-    try:
-        bridge.send(INITIALIZE)
-        answer = bridge.receive()
-    finally:
-        bridge.finish()
+    answer = _answer_to_initialize(tmp_path)
     assert answer == {"jsonrpc": "2.0", "id": 1, "error": {
         "code": -32000,
         "message": f"mcpctl bridge: unexpected content type {kind!r} from the server"}}
