@@ -273,8 +273,7 @@ def test_a_long_reply_that_is_not_json_rpc_is_quoted_to_200_characters(
     200 characters. Planted by hand: the bound widened 16 times (the structural
     `bridge_relay.py:63`): the whole reply was quoted."""
     body = json.dumps({"note": "y" * 400})
-    configure(user_config, serve(lambda method, path: (
-        200, {"Content-Type": "application/json"}, body.encode())))
+    configure(user_config, serve(lambda method, path: (200, JSON, body.encode())))
     answer = _answer_to_initialize(tmp_path)
     message = answer["error"]["message"]
     assert message.startswith("mcpctl bridge: server sent something that is not JSON-RPC: ")

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
-import threading
 from collections.abc import Callable, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import pytest
 
@@ -14,6 +14,7 @@ from mcpctl.protocol.http import check_url, is_loopback
 from mcpctl.protocol.probe import LaunchPlan
 from mcpctl.protocol.session import ChannelError
 from tests.protocol.conftest import run_failure
+from tests.protocol.loopback_server import serving
 
 Reply = tuple[int, dict[str, str], bytes]
 
@@ -32,29 +33,22 @@ def send_reply(handler: BaseHTTPRequestHandler, reply: Reply) -> None:
 @pytest.fixture
 def serve() -> Iterator[Callable[[Callable[[str, str], Reply]], str]]:
     """Start a loopback server answering every request with `answer(method, path)`."""
-    servers: list[ThreadingHTTPServer] = []
+    with contextlib.ExitStack() as servers:
+        def start(answer: Callable[[str, str], Reply]) -> str:
+            class Handler(BaseHTTPRequestHandler):
+                def reply(self) -> None:
+                    length = int(self.headers.get("Content-Length") or 0)
+                    self.rfile.read(length)
+                    send_reply(self, answer(self.command, self.path))
 
-    def start(answer: Callable[[str, str], Reply]) -> str:
-        class Handler(BaseHTTPRequestHandler):
-            def reply(self) -> None:
-                length = int(self.headers.get("Content-Length") or 0)
-                self.rfile.read(length)
-                send_reply(self, answer(self.command, self.path))
+                do_GET = do_POST = do_DELETE = reply  # noqa: N815 - http.server's names
 
-            do_GET = do_POST = do_DELETE = reply  # noqa: N815 - http.server's names
+                def log_message(self, format: str, *args: object) -> None:
+                    return
 
-            def log_message(self, format: str, *args: object) -> None:
-                return
+            return servers.enter_context(serving(Handler)) + "/mcp"
 
-        server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=server.serve_forever, daemon=True).start()
-        servers.append(server)
-        return f"http://127.0.0.1:{server.server_address[1]}/mcp"
-
-    yield start
-    for server in servers:
-        server.shutdown()
-        server.server_close()
+        yield start
 
 
 @pytest.mark.parametrize(("host", "loopback"), [

@@ -18,10 +18,10 @@ from mcpctl.model import Transport
 from mcpctl.protocol.probe import LaunchPlan
 from tests.protocol.conftest import run_failure, run_probe
 from tests.protocol.loopback_server import serving
+from tests.protocol.test_bridge_edges import JSON
 from tests.protocol.test_http import send_reply
 
 SESSION = "session-7"
-JSON = {"Content-Type": "application/json"}
 RESULTS: dict[str, Any] = {
     "initialize": {"protocolVersion": "2025-06-18", "capabilities": {"tools": {}},
                    "serverInfo": {"name": "scripted", "version": "1"}},
@@ -55,8 +55,8 @@ def scripted() -> Iterator[tuple[str, Seen]]:
                 send_reply(self, (400, {}, seen.refusing) if seen.refusing else (202, {}, b""))
                 return
             answer: dict[str, Any] = {"jsonrpc": "2.0", "id": body["id"]}
-            if body["method"] in RESULTS or body["method"] == "notifications/initialized":
-                answer["result"] = RESULTS.get(body["method"], {})
+            if body["method"] in RESULTS:
+                answer["result"] = RESULTS[body["method"]]
             else:  # `server/discover` among them: the handshake is `initialize`
                 answer["error"] = {"code": -32601, "message": "no such method"}
             extra = {"Mcp-Session-Id": SESSION} if body["method"] == "initialize" else {}
