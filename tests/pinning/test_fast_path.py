@@ -88,6 +88,14 @@ def quiet(calls: list[list[str]]) -> bool:
     return fast(calls) and not any("-o" in argv or "--others" in argv for argv in calls)
 
 
+def set_kept(cache: Path, key: str, value: str) -> None:
+    """One value the cache keeps beside its rows, written over by hand."""
+    with contextlib.closing(sqlite3.connect(cache)) as connection:
+        assert connection.execute("UPDATE meta SET value = ? WHERE key = ?",
+                                  (value, key)).rowcount == 1
+        connection.commit()
+
+
 def cli(root: Path, *args: str) -> Result:
     done = subprocess.run([sys.executable, "-m", "mcpctl", *args, "--workspace", str(root)],
                           capture_output=True, text=True, cwd=REPO, timeout=120, check=False)
@@ -787,10 +795,7 @@ def test_a_corrupted_flag_in_the_cache_never_stops_a_link_being_watched(
         now = _watched_digest(cache.unsettled())
         cache.close()
         tail = "0" if now[8] != "0" else "1"
-        with contextlib.closing(sqlite3.connect(path)) as connection:
-            assert connection.execute("UPDATE meta SET value = ? WHERE key = 'watched'",
-                                      (now[:8] + tail + now[9:],)).rowcount == 1
-            connection.commit()
+        set_kept(path, "watched", now[:8] + tail + now[9:])
     (outside / "code.js").write_text("v2, outside the workspace\n")
     result, _ = recorded_run(root, tmp_path / "calls")
     assert refused(result, "ext.log modified"), result.err

@@ -10,11 +10,9 @@ kept one in its first 8 characters: only a comparison of the whole value hands o
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import os
-import sqlite3
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -26,7 +24,15 @@ from mcpctl.pinning.workspace import MAX_BYTES as WORKSPACE_BYTES
 from mcpctl.pinning.workspace import _loadable_digest
 from mcpctl.sha256 import sha256_hex
 from tests.pinning.repos import git, git_repo
-from tests.pinning.test_fast_path import FILES, SERVER, cli, fast, recorded_run, refused
+from tests.pinning.test_fast_path import (
+    FILES,
+    SERVER,
+    cli,
+    fast,
+    recorded_run,
+    refused,
+    set_kept,
+)
 
 
 def approved(root: Path, files: dict[str, str]) -> Path:
@@ -235,10 +241,7 @@ def test_the_bytes_a_change_adds_count_toward_the_byte_bound(
     --accept-changed` approved the set."""
     root = approved(tmp_path / "repo", {})
     cache = digest_cache.cache_file(mcpctl_home / "cache", os.path.realpath(root))
-    with contextlib.closing(sqlite3.connect(cache)) as connection:
-        assert connection.execute("UPDATE meta SET value = ? WHERE key = 'bytes'",
-                                  (str(WORKSPACE_BYTES - 10),)).rowcount == 1
-        connection.commit()
+    set_kept(cache, "bytes", str(WORKSPACE_BYTES - 10))
     (root / "lib" / "more.js").write_text("more\n" * 10)
     result = cli(root, "trust", "srv", "--yes", "--accept-changed")
     assert result.code == 4, result.err
