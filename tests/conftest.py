@@ -35,6 +35,9 @@ REPO = Path(__file__).resolve().parent.parent
 REAL_HOME = Path.home()
 # A process whose locale says ASCII: `LC_ALL=C` with Python's locale coercion and UTF-8
 # mode off, so `open()` without an encoding reads ASCII (a script run on a bare system).
+# Set only while bench/coverage_map.py makes its map: a process a test starts with an
+# environment of its own making passes them on, or its lines look reached by no test.
+MEASURED_ENV = ("COVERAGE_PROCESS_START", "STRUCTURAL_MUTATION_TEST")
 ASCII_LOCALE = {"LC_ALL": "C", "LANG": "C", "PYTHONCOERCECLOCALE": "0", "PYTHONUTF8": "0"}
 
 # Hypothesis times each example (a 200 ms deadline) and the generation of the data (the

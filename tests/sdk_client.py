@@ -9,8 +9,11 @@ from collections.abc import Mapping
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-# What `mcpctl run` needs from the client's environment: its home and the keyring bus.
-PASSED_ENV = ("MCPCTL_HOME", "DBUS_SESSION_BUS_ADDRESS", "HOME")
+from tests.conftest import MEASURED_ENV
+
+# What `mcpctl run` needs from the client's environment: its home and the keyring bus
+# (and, while the coverage map is made, what measures it).
+PASSED_ENV = ("MCPCTL_HOME", "DBUS_SESSION_BUS_ADDRESS", "HOME", *MEASURED_ENV)
 
 
 async def _list_tools(command: str, args: list[str], env: Mapping[str, str]

@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from tests.components import missing
-from tests.conftest import REPO
+from tests.conftest import MEASURED_ENV, REPO
 
 BIN = REPO / "tests" / ".clients" / "node_modules" / ".bin"
 VERSIONS = {  # exactly what `--version` prints for the pinned packages
@@ -36,9 +36,6 @@ QUIET = {
 # What `mcpctl run` needs from the test: its own folders and the keyring's bus.
 MCPCTL_ENV = ("MCPCTL_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME",
               "DBUS_SESSION_BUS_ADDRESS")
-# Set only while bench/coverage_map.py makes its map: without them, the mcpctl a client
-# starts records no coverage, and its lines look reached by no test.
-MEASURED_ENV = ("COVERAGE_PROCESS_START", "STRUCTURAL_MUTATION_TEST")
 CLAUDE_LINE = re.compile(r"^(?P<name>[A-Za-z0-9_.-]+): .* - (?P<status>[✔✘⏸!].*)$")
 GEMINI_LINE = re.compile(r"^\S+ (?P<name>[A-Za-z0-9_.-]+)(?: \(from [^)]*\))?: .* - "
                          r"(?P<status>Connected|Disconnected|Disabled|Blocked|Connecting)$")

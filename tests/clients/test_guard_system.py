@@ -31,13 +31,12 @@ from tests.clients import TOKEN_SERVER, codex_app, guard_key, mcpctl_shim, write
 from tests.clients.real_clients import (
     CLAUDE_LINE,
     GEMINI_LINE,
-    MEASURED_ENV,
     client,
     client_env,
     path_with,
 )
 from tests.components import missing
-from tests.conftest import REPO
+from tests.conftest import MEASURED_ENV, REPO
 
 pytestmark = pytest.mark.timeout(900)
 CONNECTED = "✔ Connected"
