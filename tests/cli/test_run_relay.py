@@ -1,0 +1,189 @@
+"""The relay's own process handling (`protocol/filter_relay.py`), which only a policy
+brings in: `mcpctl run NAME` stays between the client and the server, so what an exec'd
+server would get from the client (its stdin's end, a signal, a line cut at the cap) it
+gets from the relay. Each server here is a few lines of Python written by the test;
+none speaks MCP, since none of this depends on what the lines say.
+
+Each test names the bug it was shown to catch, planted by hand."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.cli.test_run_filter import _wait_for
+from tests.conftest import run_mcpctl
+
+pytestmark = pytest.mark.timeout(300)
+PARSE_ERROR = ('{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":'
+               '"mcpctl: message longer than the line limit"}}\n')
+PING = '{"jsonrpc":"2.0","id":7,"method":"ping"}\n'
+
+
+def relayed(user_config: Path, tmp_path: Path, body: str) -> Path:
+    """A user-tier server `s` running BODY, with a tool switched off so `run` relays it."""
+    script = tmp_path / "server.py"
+    script.write_text(body)
+    user_config.parent.mkdir(parents=True, exist_ok=True)
+    user_config.write_text(f'[servers.s]\ncommand = "{sys.executable}"\nargs = ["{script}"]\n'
+                           '[tools.s]\ndisabled = ["off"]\n')
+    return script
+
+
+def start(tmp_path: Path, *, shell_prefix: str = "") -> subprocess.Popen[bytes]:
+    command = [sys.executable, "-m", "mcpctl", "run", "s", "--workspace", str(tmp_path)]
+    if shell_prefix:
+        command = ["sh", "-c", f'{shell_prefix}; exec "$@"', "sh", *command]
+    return subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, cwd=tmp_path)
+
+
+def ended(process: subprocess.Popen[bytes], within: float) -> tuple[int, bytes, bytes]:
+    """Close `run`'s stdin (the client's EOF) and wait for its end: (code, out, err)."""
+    try:
+        out, err = process.communicate(b"", timeout=within)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.communicate(timeout=30)
+        pytest.fail(f"mcpctl run did not end within {within} s")
+    return process.returncode, out, err
+
+
+# --- the end of the client's stdin --------------------------------------------------
+
+
+@pytest.mark.parametrize(("ignored", "code"), [("", 143), ("signal.SIGTERM", 137)])
+def test_a_server_that_ignores_the_end_of_stdin_is_stopped_by_signal(
+        user_config: Path, tmp_path: Path, ignored: str, code: int) -> None:
+    """After the client's EOF the server gets 5 s, then SIGTERM, then a second later
+    SIGKILL: a server that never reads stdin cannot hold `run` (and its client) open.
+    Planted: no stop after EOF (`_stop_after_eof` not called, or its loop skipped, or its
+    signal not sent) kept `run` waiting for the server's own 60 s; the loop's first turn
+    alone left a server that ignores SIGTERM running."""
+    pids = tmp_path / "pid"
+    ignoring = f"signal.signal({ignored}, signal.SIG_IGN)\n" if ignored else ""
+    relayed(user_config, tmp_path, "import os, signal, time\n" + ignoring +
+            f"open({str(pids)!r}, 'w').write(str(os.getpid()))\ntime.sleep(60)\n")
+    process = start(tmp_path)
+    assert _wait_for(pids.exists)
+    assert ended(process, 45) == (code, b"", b"")
+    server = int(pids.read_text())
+    assert not Path(f"/proc/{server}").exists() or \
+        Path(f"/proc/{server}/stat").read_text().split()[2] == "Z"
+
+
+def test_a_server_that_exits_ends_run_while_the_client_holds_stdin_open(
+        user_config: Path, tmp_path: Path) -> None:
+    """The server's exit ends `run` with its code; the reader of the client's stdin,
+    still blocked in a read, does not hold the process. (Its thread made a non-daemon
+    survives: `run` ends by `os._exit`, which waits for no thread; this pins the
+    behaviour whichever way it is kept.)"""
+    relayed(user_config, tmp_path, "import sys\nsys.exit(3)\n")
+    process = start(tmp_path)
+    try:
+        assert process.wait(timeout=30) == 3
+    finally:
+        if process.poll() is None:
+            process.kill()
+        process.communicate(timeout=30)
+
+
+def test_a_grandchild_that_keeps_the_server_s_stdout_does_not_hold_run(
+        user_config: Path, tmp_path: Path) -> None:
+    """A server that leaves a process of its own behind holding its stdout (only: its
+    stderr, the client's, is closed to it): `run`
+    ends with the server, after at most a second's wait for that pipe. Planted: the
+    wait for the server's side without its bound made `run` wait for the grandchild."""
+    left = tmp_path / "grandchild"
+    relayed(user_config, tmp_path,
+            "import subprocess, sys\n"
+            "left = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(120)'],\n"
+            "                        stderr=subprocess.DEVNULL)\n"
+            f"open({str(left)!r}, 'w').write(str(left.pid))\n"
+            "sys.exit(0)\n")
+    process = start(tmp_path)
+    try:
+        code, out, _ = ended(process, 60)
+    finally:
+        if left.exists():
+            os.kill(int(left.read_text()), signal.SIGKILL)
+    assert (code, out) == (0, b"")
+
+
+# --- lines at the cap -----------------------------------------------------------------
+
+
+def test_a_client_line_over_the_cap_is_answered_and_never_sent(
+        user_config: Path, tmp_path: Path) -> None:
+    """A client line longer than 8 MiB gets a JSON-RPC parse error from the relay, one
+    line and nothing else, and the server gets only the lines after it. Planted: the
+    cut line sent on (the server got the relay's marker), no answer at all, and the
+    answer written with a second newline (an empty line on the client's stdout)."""
+    got = tmp_path / "got"
+    relayed(user_config, tmp_path,
+            "import sys\n"
+            f"with open({str(got)!r}, 'w') as got:\n"
+            "    for line in sys.stdin:\n"
+            "        got.write(line)\n"
+            "        got.flush()\n"
+            "        print('{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}', flush=True)\n")
+    long_line = '{"jsonrpc":"2.0","id":1,"method":"x","params":"' + "y" * (8 << 20) + '"}\n'
+    done = run_mcpctl(["run", "s", "--workspace", str(tmp_path)], cwd=tmp_path,
+                      stdin=long_line + PING)
+    assert (done.code, done.out, done.err) == (
+        0, PARSE_ERROR + '{"jsonrpc":"2.0","id":7,"result":{}}\n', "")
+    assert got.read_text() == PING
+
+
+def test_a_server_line_over_the_cap_never_reaches_the_client(
+        user_config: Path, tmp_path: Path) -> None:
+    """A server line longer than 64 MiB is dropped whole, and the relay goes on with the
+    next. Planted: the cut line handed to the gate, which sent the relay's own marker
+    (not JSON) to the client as a line; and no wait for the server's side once the server
+    was reaped, which ended `run` before the last line was relayed."""
+    note = '{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info"}}'
+    relayed(user_config, tmp_path,
+            "import sys\n"
+            "sys.stdout.write('x' * ((64 << 20) + 1) + '\\n')\n"
+            f"sys.stdout.write({note!r} + '\\n')\n")
+    done = run_mcpctl(["run", "s", "--workspace", str(tmp_path)], cwd=tmp_path, stdin="")
+    assert (done.code, done.out, done.err) == (0, note + "\n", "")
+
+
+# --- signals ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("ignored", [False, True])
+def test_sighup_reaches_the_server_unless_run_was_started_ignoring_it(
+        user_config: Path, tmp_path: Path, ignored: bool) -> None:
+    """SIGHUP is passed on to the server, as SIGTERM is; but a signal `run` was started
+    with set to be ignored (`nohup`, a shell's `trap '' HUP`) stays ignored: the server
+    was started under the same disposition and must not get what its parent would not.
+    Planted: the check for an ignored signal dropped, and the server got the SIGHUP."""
+    ready, heard = tmp_path / "ready", tmp_path / "heard"
+    relayed(user_config, tmp_path,
+            "import signal, sys\n"
+            "signal.signal(signal.SIGHUP, lambda *_: open("
+            f"{str(heard)!r}, 'a').write('HUP'))\n"
+            f"open({str(ready)!r}, 'w').close()\n"
+            "for _ in sys.stdin:\n    pass\n")
+    process = start(tmp_path, shell_prefix="trap '' HUP" if ignored else "")
+    try:
+        assert _wait_for(ready.exists)
+        process.send_signal(signal.SIGHUP)
+        if not ignored:
+            assert _wait_for(heard.exists)
+        else:
+            time.sleep(1)  # a signal passed on would have landed by now
+        assert ended(process, 30) == (0, b"", b"")
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate(timeout=30)
+    assert heard.exists() is not ignored
