@@ -90,6 +90,31 @@ def test_missing_working_directory_is_diagnosed(tmp_path: Path) -> None:
     assert failure.diagnosis == f"working directory not found: {missing}"
 
 
+def test_a_missing_command_beside_a_folder_that_exists_is_the_command(tmp_path: Path) -> None:
+    """Which of the two is missing is told by the whole path: the command's and the
+    folder's share their first characters here. Planted: the folder compared by its
+    first 8 characters called a missing command a missing working directory."""
+    command = str(tmp_path / "gone-server")
+    failure = run_failure(stdio_plan(command, cwd=str(tmp_path)))
+    assert failure.diagnosis == f"command not found: {command}"
+
+
+@pytest.mark.parametrize("argv", [(), ("",)], ids=["no argv", "empty command"])
+def test_no_command_is_diagnosed_as_such(argv: tuple[str, ...]) -> None:
+    """Planted: without the check, an empty command was "command not found: " with no
+    name, and no argv at all reached the spawn."""
+    failure = run_failure(stdio_plan(*argv))
+    assert failure.diagnosis == "no command to run"
+
+
+def test_stdout_pollution_is_quoted_to_80_characters() -> None:
+    """Planted: the quote widened 16 times showed the whole 200-character line."""
+    code = "print('p' * 200); import time; time.sleep(30)"
+    failure = run_failure(stdio_plan(sys.executable, "-c", code, timeout=5.0))
+    assert failure.diagnosis == (
+        f"stdout pollution: server printed '{'p' * 80}…' (not JSON-RPC) on stdout")
+
+
 def test_not_executable_is_diagnosed(tmp_path: Path) -> None:
     script = tmp_path / "server.sh"
     script.write_text("#!/bin/sh\n")
