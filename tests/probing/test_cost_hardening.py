@@ -319,3 +319,36 @@ def test_a_signal_to_cost_stops_every_server_group(
             assert survivors_after_settling(marker) == []
     finally:
         kill_all(survivors(marker))
+
+
+@pytest.mark.timeout(60)
+def test_ctrl_c_kills_the_servers_at_once_without_asking_them_to_end(
+    user_config: Path, tmp_path: Path
+) -> None:
+    """Ctrl-C is answered at once: every server gets SIGKILL, not the shutdown's EOF and
+    SIGTERM first, which a server may take its grace over. Planted: without the abort
+    (`StdioChannel.abort` returning early, or the probe's loop over its channels
+    skipped) the servers were shut down gracefully, and the server heard SIGTERM."""
+    marker = f"mcpctl-test-{uuid.uuid4().hex}"
+    heard = tmp_path / "heard"
+    script = tmp_path / f"{marker}.py"
+    script.write_text("import signal, sys, time\n"
+                      "signal.signal(signal.SIGTERM, lambda *_: open(sys.argv[2], 'a')"
+                      ".write('TERM'))\n"
+                      "time.sleep(600)\n")
+    write_user_config(user_config, (
+        f"[servers.stuck]\ncommand = {toml_string(sys.executable)}\n"
+        f"args = [{toml_string(str(script))}, {toml_string(marker)}, "
+        f"{toml_string(str(heard))}]\n"))
+    argv = [sys.executable, "-m", "mcpctl", "cost", "--workspace", str(tmp_path), "--timeout",
+            "60"]
+    try:
+        with started(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                     env=dict(os.environ)) as runner:
+            wait_for(lambda: len(survivors(marker)) == 1, within=15, what="the server starts")
+            signal_and_wait(runner, signal.SIGINT, within=10)
+            assert runner.returncode == 128 + signal.SIGINT
+            assert survivors_after_settling(marker) == []
+    finally:
+        kill_all(survivors(marker))
+    assert not heard.exists()
