@@ -111,6 +111,27 @@ _LOCKED = (COST + "a locked collection or item read anyway: the Secret Service a
            "`GetSecret` on it with the error `IsLocked` (the specification's), which the read "
            "turns into None, as the check does; only calls are saved")
 _LINUX = "`sys.platform` is never a string that starts with `linu` but not `linux`"
+_BYTES_SHORTENED = "the text is bytes: the mutant shortens only a string, so nothing changes"
+_BYTES_WHOLE = "both sides are bytes: the prefix mutant compares what is not a string whole"
+_DEFAULT_PIPE = (COST + "the pipe keeps the system's default size (64 KiB): a large answer "
+                 "crosses in more writes and reads")
+_EXITS_AT_ONCE = ("`run` ends its process with `os._exit`, which waits for no thread, daemon "
+                  "or not (the relay's readers and its stop after EOF)")
+_RELAY_FAILED = ("the server could not be started: `run` reports it and ends its process, "
+                 "so what the relay leaves open or installed (two pipe ends, its signal "
+                 "handlers) goes with it")
+_RELAY_ENDED = ("the signal handlers left installed once the relay has returned: `run` ends "
+                "its process at once with the server's code")
+_READ_ON = (COST + "a server that polluted stdout before its spawn returned is read on "
+            "until the channel closes: the failure and its diagnosis were set by the line "
+            "already")
+_DIAGNOSIS_LEFT = (COST + "the exit's diagnosis left running past the close: `asyncio.run` "
+                   "cancels it at the loop's end, and the failure it would set is never read")
+_ALWAYS_SPAWNED = ("a channel is handed out only once its process has started (`open` "
+                   "raises otherwise, and the probe keeps only opened channels), so "
+                   "`_process` is never None where it is closed or aborted")
+
+
 EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("mcpctl/credentials/keyring_store.py", "drop-keyword",
      'data = json.loads(index.read_text(encoding="utf-8"))'):
@@ -719,6 +740,84 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         _WHOLE,
     ("mcpctl/clients/write/edit.py", "prefix-eq", "return value is not None and value == expected"):
         _WHOLE,
+    # filter_relay.py: `run` under a tool policy ends its process with `os._exit`
+    # (`cli/main.py`) as soon as the relay returns or fails to start the server.
+    ("mcpctl/protocol/filter_relay.py", "widen-bound", "PIPE_BYTES = 1024 * 1024"):
+        COST + "the server's pipe made 16 MiB where the system allows it, and read 16 MiB "
+        "at a time: memory, not what is relayed",
+    ("mcpctl/protocol/filter_relay.py", "widen-bound", "TERM_GRACE = 1.0"):
+        COST + "a server that ignores SIGTERM is killed 16 s after it, not 1 s, and a pipe "
+        "a grandchild holds open is waited for 16 s, not 1 s, after the server's exit",
+    ("mcpctl/protocol/filter_relay.py", "prefix-starts", 'if not data.endswith(b"\\n"):'):
+        _BYTES_SHORTENED,
+    ("mcpctl/protocol/filter_relay.py", "prefix-eq", "if line == TOO_LONG:"):
+        _BYTES_WHOLE,
+    ("mcpctl/protocol/filter_relay.py", "prefix-eq", "if line is not None and line != TOO_LONG:"):
+        _BYTES_WHOLE,
+    ("mcpctl/protocol/filter_relay.py", "return-early", "def widen(fd: int) -> None:"):
+        _DEFAULT_PIPE,
+    ("mcpctl/protocol/filter_relay.py", "drop-call",
+     "fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, PIPE_BYTES)"):
+        _DEFAULT_PIPE,
+    ("mcpctl/protocol/filter_relay.py", "drop-call", "widen(self.from_child)"):
+        _DEFAULT_PIPE,
+    ("mcpctl/protocol/filter_relay.py", "drop-call", "widen(from_bridge_r)"):
+        _DEFAULT_PIPE,
+    ("mcpctl/protocol/filter_relay.py", "drop-if", "if self.gone:"):
+        COST + "once the client has stopped reading, each later line is written and fails "
+        "as the first did",
+    ("mcpctl/protocol/filter_relay.py", "drop-keyword", "daemon=True)"):
+        _EXITS_AT_ONCE,
+    ("mcpctl/protocol/filter_relay.py", "drop-keyword", "daemon=True) #2"):
+        _EXITS_AT_ONCE,
+    ("mcpctl/protocol/filter_relay.py", "drop-keyword",
+     "threading.Thread(target=stop, daemon=True).start() #2"):
+        _EXITS_AT_ONCE,
+    ("mcpctl/protocol/filter_relay.py", "drop-call", "os.close(self.to_child)"):
+        _RELAY_FAILED,
+    ("mcpctl/protocol/filter_relay.py", "drop-call", "os.close(self.from_child)"):
+        _RELAY_FAILED,
+    ("mcpctl/protocol/filter_relay.py", "drop-call", "restore()"):
+        _RELAY_FAILED,
+    ("mcpctl/protocol/filter_relay.py", "drop-call", "restore() #2"):
+        _RELAY_ENDED,
+    ("mcpctl/protocol/filter_relay.py", "return-early", "def restore() -> None:"):
+        _RELAY_ENDED,
+    ("mcpctl/protocol/filter_relay.py", "skip-loop", "for signum, handler in previous.items():"):
+        _RELAY_ENDED,
+    ("mcpctl/protocol/filter_relay.py", "drop-call",
+     "signal.signal(signum, handler)  # type: ignore[arg-type]"):
+        _RELAY_ENDED,
+    ("mcpctl/protocol/filter_relay.py", "drop-call", "os.close(to_child_r)"):
+        "the relay's copy of the read end of the server's stdin left open: the server "
+        "still reads EOF when the relay closes the write end (a pipe ends when its last "
+        "writer goes); only a write after the server's end would block on a full pipe "
+        "instead of failing, on a daemon thread, and the relay ends with the server's reap",
+    ("mcpctl/protocol/filter_relay.py", "drop-call", "os.close(from_child_w)"):
+        COST + "the relay's copy of the write end of the server's stdout left open: its "
+        "reader sees no EOF, so after the server's exit the relay waits TERM_GRACE (1 s) "
+        "for it; every line the server wrote has been read by then",
+    # stdio.py
+    ("mcpctl/protocol/stdio.py", "drop-keyword",
+     "argv, env, cwd, on_line=channel._line, on_end=channel._ended, limits=limits, #3"):
+        "the process's limits left to their default, `LIMITS`, which is what the probe, "
+        "the channel's only maker, gives (it never passes `limits`)",
+    ("mcpctl/protocol/stdio.py", "widen-bound", "_EXIT_WAIT = 3.0"):
+        COST + "a server that closes its stdout and lives on is waited for 48 s, not 3 s, "
+        "before the diagnosis (bounded by the probe's own deadline)",
+    ("mcpctl/protocol/stdio.py", "drop-if", "if channel._failure is not None:"):
+        _READ_ON,
+    ("mcpctl/protocol/stdio.py", "drop-call",
+     "channel._process.fail(OutputError(str(channel._failure)))"):
+        _READ_ON,
+    ("mcpctl/protocol/stdio.py", "drop-if", "if self._ending is not None:"):
+        _DIAGNOSIS_LEFT,
+    ("mcpctl/protocol/stdio.py", "drop-call", "self._ending.cancel()"):
+        _DIAGNOSIS_LEFT,
+    ("mcpctl/protocol/stdio.py", "if-true", "if self._process is not None:"):
+        _ALWAYS_SPAWNED,
+    ("mcpctl/protocol/stdio.py", "if-true", "if self._process is not None: #2"):
+        _ALWAYS_SPAWNED,
     # protocol/: each class's uses read by hand (only `Limits` is hashed: it is
     # `Remote.limits`' default, which Python 3.11 requires to be hashable).
     ("mcpctl/protocol/bridge_relay.py", "drop-keyword", "@dataclass(frozen=True)"):
