@@ -797,6 +797,10 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         COST + "the relay's copy of the write end of the server's stdout left open: its "
         "reader sees no EOF, so after the server's exit the relay waits TERM_GRACE (1 s) "
         "for it; every line the server wrote has been read by then",
+    ("mcpctl/protocol/lines.py", "drop-call", "pending.clear()"):
+        COST + "the part of a line read before it passed the cap (at most the cap and one "
+        "read) is held until the line ends: while skipping, nothing is added to it, and "
+        "neither the end of the line nor EOF hands it on",
     # stdio.py
     ("mcpctl/protocol/stdio.py", "drop-keyword",
      "argv, env, cwd, on_line=channel._line, on_end=channel._ended, limits=limits, #3"):
