@@ -797,7 +797,7 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         COST + "the relay's copy of the write end of the server's stdout left open: its "
         "reader sees no EOF, so after the server's exit the relay waits TERM_GRACE (1 s) "
         "for it; every line the server wrote has been read by then",
-    ("mcpctl/protocol/lines.py", "drop-call", "pending.clear()"):
+    ("mcpctl/protocol/lines.py", "drop-call", "pending.clear() #2"):
         COST + "the part of a line read before it passed the cap (at most the cap and one "
         "read) is held until the line ends: while skipping, nothing is added to it, and "
         "neither the end of the line nor EOF hands it on",
