@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import queue
 import subprocess
 import sys
 import threading
@@ -19,6 +20,7 @@ from typing import Any
 import pytest
 
 from tests.processes import started
+from tests.protocol.conftest import refusing_port
 from tests.protocol.loopback_server import serving
 from tests.protocol.test_bridge import Bridged, configure
 from tests.protocol.test_http import Reply, send_reply, serve
@@ -426,3 +428,132 @@ def test_a_reply_of_another_content_type_is_refused_by_the_bridge(
     assert answer == {"jsonrpc": "2.0", "id": 1, "error": {
         "code": -32000,
         "message": f"mcpctl bridge: unexpected content type {kind!r} from the server"}}
+
+
+@pytest.mark.parametrize(("headers", "shown"), [
+    ("", "All connection attempts failed"),
+    ('Authorization = "Bearer t0ken"',
+     "ConnectError (the error text is not shown: it may quote a header value)"),
+], ids=["no headers", "a header"])
+def test_an_sse_server_that_cannot_be_reached_ends_the_bridge_at_once(
+    user_config: Path, tmp_path: Path, headers: str, shown: str
+) -> None:
+    """The event stream cannot be opened: the bridge ends with what went wrong, without
+    waiting out the server's `timeout` for an `endpoint` event that cannot come; the
+    library's text is shown only when no configured header could be quoted in it.
+    Planted: the end on an HTTP error dropped (`bridge_sse.py:67`), and the bridge
+    waited its 30 s and said no endpoint came; `quote=` dropped, a TypeError."""
+    with refusing_port() as port:
+        configure(user_config, f"http://127.0.0.1:{port}/sse", headers, kind="sse")
+        user_config.write_text(user_config.read_text() + "timeout = 30\n")
+        code, err = Bridged(tmp_path).end_alone(20)
+    assert (code, err) == (6, f"mcpctl: error: server 'remote': cannot reach the server: "
+                              f"{shown}\n")
+
+
+@pytest.fixture
+def sse_refusing_posts() -> Iterator[str]:
+    """An SSE server whose stream names its endpoint and stays open, and whose endpoint
+    refuses every POST with HTTP 500 and a JSON-RPC error for the request."""
+    done = threading.Event()
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.end_headers()
+            self.wfile.write(b"event: endpoint\ndata: /messages\n\n")
+            self.wfile.flush()
+            done.wait(60)
+
+        def do_POST(self) -> None:
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            error = {"jsonrpc": "2.0", "id": body.get("id"),
+                     "error": {"code": -32000, "message": "down for now"}}
+            send_reply(self, (500, JSON, json.dumps(error).encode()))
+
+        def log_message(self, format: str, *args: object) -> None:
+            return
+
+    with serving(Handler) as base:
+        try:
+            yield f"{base}/sse"
+        finally:
+            done.set()
+
+
+def test_an_sse_endpoint_that_refuses_a_post_is_answered_with_its_error(
+    sse_refusing_posts: str, user_config: Path, tmp_path: Path
+) -> None:
+    """On the deprecated transport an answer comes on the stream, so a POST's own reply
+    is read only for a refusal: an HTTP 500 carrying a JSON-RPC error reaches the client
+    as that request's answer. Planted: the POST's status not checked
+    (`bridge_sse.py:89`), and the client waited for an answer that never came."""
+    configure(user_config, sse_refusing_posts, kind="sse")
+    bridge = Bridged(tmp_path)
+    bridge.send(INITIALIZE)
+    answer = bridge.receive()
+    bridge.finish()
+    assert answer == {"jsonrpc": "2.0", "id": 1,
+                      "error": {"code": -32000, "message": "down for now"}}
+
+
+@pytest.fixture
+def sse_pushing() -> Iterator[tuple[str, queue.Queue[dict[str, Any] | None]]]:
+    """An SSE server that answers each request on its stream and sends there whatever
+    the test puts in the queue (None ends the stream)."""
+    stream: queue.Queue[dict[str, Any] | None] = queue.Queue()
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.end_headers()
+            self.wfile.write(b"event: endpoint\ndata: /messages\n\n")
+            self.wfile.flush()
+            while (message := stream.get(timeout=60)) is not None:
+                self.wfile.write(f"event: message\ndata: {json.dumps(message)}\n\n".encode())
+                self.wfile.flush()
+
+        def do_POST(self) -> None:
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            if "id" in body:
+                stream.put({"jsonrpc": "2.0", "id": body["id"], "result": HANDSHAKE})
+            send_reply(self, (202, {}, b""))
+
+        def log_message(self, format: str, *args: object) -> None:
+            return
+
+    with serving(Handler) as base:
+        try:
+            yield f"{base}/sse", stream
+        finally:
+            stream.put(None)
+
+
+def test_a_client_gone_when_an_sse_server_pushes_ends_the_bridge(
+    sse_pushing: tuple[str, queue.Queue[dict[str, Any] | None]], user_config: Path,
+    tmp_path: Path
+) -> None:
+    """The deprecated transport's twin of the test above: the client has closed its end
+    of stdout, the server's next event finds nobody to read it, and the bridge ends, its
+    stdin still open. Planted: the end on a gone client dropped (`bridge_sse.py:69`),
+    and the bridge waited on stdin."""
+    url, stream = sse_pushing
+    configure(user_config, url, kind="sse")
+    argv = [sys.executable, "-m", "mcpctl", "run", "remote", "--workspace", str(tmp_path)]
+    with started(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                 stderr=subprocess.DEVNULL, env=dict(os.environ)) as process:
+        assert process.stdin is not None
+        assert process.stdout is not None
+        process.stdin.write(json.dumps(INITIALIZE).encode() + b"\n")
+        process.stdin.flush()
+        assert json.loads(process.stdout.readline())["id"] == 1
+        process.stdout.close()  # the client leaves, its writing end still open
+        stream.put({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+        try:
+            code = process.wait(60)
+        finally:
+            with contextlib.suppress(BrokenPipeError):
+                process.stdin.close()
+    assert code == 0
