@@ -107,6 +107,15 @@ def test_no_command_is_diagnosed_as_such(argv: tuple[str, ...]) -> None:
     assert failure.diagnosis == "no command to run"
 
 
+@pytest.mark.parametrize(("signum", "named"), [(9, "SIGKILL"), (40, "signal 40")])
+def test_a_server_killed_by_a_signal_is_diagnosed_so(signum: int, named: str) -> None:
+    """A real-time signal has no name of its own. Planted: the signal's case dropped,
+    and the server "exited with code -9"."""
+    code = f"import os; os.kill(os.getpid(), {signum})"
+    failure = run_failure(stdio_plan(sys.executable, "-c", code, timeout=10.0))
+    assert failure.diagnosis == f"server was killed by {named} before answering"
+
+
 def test_stdout_pollution_is_quoted_to_80_characters() -> None:
     """Planted: the quote widened 16 times showed the whole 200-character line."""
     code = "print('p' * 200); import time; time.sleep(30)"
