@@ -801,6 +801,13 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         COST + "the part of a line read before it passed the cap (at most the cap and one "
         "read) is held until the line ends: while skipping, nothing is added to it, and "
         "neither the end of the line nor EOF hands it on",
+    ("mcpctl/protocol/bridge_relay.py", "drop-raise", "raise"):
+        "a cancelled request's task that swallows its cancellation ends as done instead "
+        "of cancelled: its id is forgotten once more (a no-op), and nothing reads how it "
+        "ended (`_spawn` keeps it in a set; the waits on it use `asyncio.wait`)",
+    ("mcpctl/protocol/bridge_relay.py", "drop-call", "sys.stderr.flush()"):
+        "stderr is line-buffered (Python 3.9 and later, a terminal or not) and each "
+        "warning is one line ending in a newline: it is written at once either way",
     # stdio.py
     ("mcpctl/protocol/stdio.py", "drop-keyword",
      "argv, env, cwd, on_line=channel._line, on_end=channel._ended, limits=limits, #3"):

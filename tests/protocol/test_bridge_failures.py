@@ -1,0 +1,241 @@
+"""How a Streamable HTTP bridge ends or goes on when a request fails: a session the
+server forgot, a refused notification, a server that hangs up without a reply, a
+request still held when stdin closes, a client gone before the answer, a broken event
+stream. Each test names the bug it was shown to catch, planted by hand (structural
+mutants of issue 30)."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import subprocess
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from http.server import BaseHTTPRequestHandler
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.processes import started
+from tests.protocol.loopback_server import serving
+from tests.protocol.test_bridge import Bridged, configure
+from tests.protocol.test_bridge_edges import HANDSHAKE, INITIALIZED, JSON
+from tests.protocol.test_http import Reply, send_reply
+from tests.protocol.test_sse_origin import INITIALIZE
+
+SESSION = {"Mcp-Session-Id": "s-1"}
+TOOLS_LIST = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
+Route = Callable[[BaseHTTPRequestHandler, dict[str, Any]], Reply | None]
+
+
+def handshake(_: BaseHTTPRequestHandler, body: dict[str, Any]) -> Reply:
+    return 200, {**JSON, **SESSION}, json.dumps(
+        {"jsonrpc": "2.0", "id": body["id"], "result": HANDSHAKE}).encode()
+
+
+def accepted(_: BaseHTTPRequestHandler, __: dict[str, Any]) -> Reply:
+    return 202, {}, b""
+
+
+@pytest.fixture
+def routed() -> Iterator[Callable[[dict[str, Route]], str]]:
+    """Serve POSTs by their JSON-RPC method (`ROUTES[method](handler, body)`; a route
+    that returns None has answered by itself); GET is 405 unless routed as "GET"."""
+    with contextlib.ExitStack() as servers:
+        def start(routes: dict[str, Route]) -> str:
+            class Handler(BaseHTTPRequestHandler):
+                def do_POST(self) -> None:
+                    body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                    reply = routes[body["method"]](self, body)
+                    if reply is not None:
+                        send_reply(self, reply)
+
+                def do_GET(self) -> None:
+                    route = routes.get("GET")
+                    reply = route(self, {}) if route else (405, {}, b"")
+                    if reply is not None:
+                        send_reply(self, reply)
+
+                def do_DELETE(self) -> None:
+                    send_reply(self, (200, {}, b""))
+
+                def log_message(self, format: str, *args: object) -> None:
+                    return
+
+            return servers.enter_context(serving(Handler)) + "/mcp"
+
+        yield start
+
+
+def test_a_session_the_server_forgot_ends_the_bridge(
+    routed: Callable[[dict[str, Route]], str], user_config: Path, tmp_path: Path
+) -> None:
+    """HTTP 404 to a request that carried a session: the server ended the session, and a
+    bridge cannot start a new one for its client. The request is answered so, and the
+    bridge ends saying so. Planted: that case dropped (`bridge_relay.py:319`), and the
+    404 was an ordinary refusal ("server refused the request")."""
+    configure(user_config, routed({
+        "initialize": handshake, "notifications/initialized": accepted,
+        "tools/list": lambda _, __: (404, {}, b"")}))
+    bridge = Bridged(tmp_path)
+    bridge.send(INITIALIZE)
+    assert bridge.receive()["id"] == 1
+    bridge.send(INITIALIZED)
+    bridge.send(TOOLS_LIST)
+    answer = bridge.receive()
+    code, err = bridge.end_alone(30)
+    said = "server ended the session (HTTP 404); the client must start again"
+    assert answer == {"jsonrpc": "2.0", "id": 2,
+                      "error": {"code": -32000, "message": f"mcpctl bridge: {said}"}}
+    assert (code, err) == (6, f"mcpctl: error: server 'remote': {said}\n")
+
+
+def test_a_notification_refused_with_401_ends_the_bridge(
+    routed: Callable[[dict[str, Route]], str], user_config: Path, tmp_path: Path
+) -> None:
+    """A refusal that no later request can pass (401) ends the bridge even when it was
+    a notification's, which has no answer to carry it. Planted: the end dropped there
+    (`bridge_relay.py:248`), and the bridge went on waiting on stdin."""
+    configure(user_config, routed({
+        "initialize": handshake,
+        "notifications/initialized": lambda _, __: (401, {}, b"no entry")}))
+    bridge = Bridged(tmp_path)
+    bridge.send(INITIALIZE)
+    assert bridge.receive()["id"] == 1
+    bridge.send(INITIALIZED)
+    code, err = bridge.end_alone(30)
+    assert (code, err) == (6, "mcpctl: error: server 'remote': server refused the request: "
+                              "HTTP 401: no entry\n")
+
+
+def test_a_server_that_hangs_up_without_a_reply_is_the_request_s_answer(
+    routed: Callable[[dict[str, Route]], str], user_config: Path, tmp_path: Path
+) -> None:
+    """The connection closed with no reply at all: the library's error becomes the
+    request's answer, and the bridge goes on. Planted: that error not turned into the
+    answer (`bridge_relay.py:275`, the raise dropped): the request was answered as if
+    the server had ended its reply without an answer; `quote=` dropped, a TypeError."""
+    def hang_up(handler: BaseHTTPRequestHandler, _: dict[str, Any]) -> None:
+        handler.close_connection = True
+
+    configure(user_config, routed({"initialize": handshake,
+                                   "notifications/initialized": accepted,
+                                   "tools/list": hang_up}))
+    bridge = Bridged(tmp_path)
+    bridge.send(INITIALIZE)
+    assert bridge.receive()["id"] == 1
+    bridge.send(INITIALIZED)
+    bridge.send(TOOLS_LIST)
+    answer = bridge.receive()
+    code, err = bridge.finish()
+    assert (code, err) == (0, "")
+    assert answer == {"jsonrpc": "2.0", "id": 2, "error": {
+        "code": -32000, "message": "mcpctl bridge: cannot reach the server: Server "
+                                   "disconnected without sending a response."}}
+
+
+def test_a_request_held_when_stdin_closes_is_waited_for_5_s_only(
+    routed: Callable[[dict[str, Route]], str], user_config: Path, tmp_path: Path
+) -> None:
+    """After the client's EOF the answers already asked for may come for EOF_GRACE
+    (5 s); a server that holds one longer does not hold the bridge, whatever its
+    `timeout`. Planted: the grace's wait without its timeout (`bridge_relay.py:126`),
+    and the bridge waited for the server's 40 s."""
+    release = threading.Event()
+
+    def held(_: BaseHTTPRequestHandler, body: dict[str, Any]) -> Reply:
+        release.wait(40)
+        return 200, JSON, json.dumps({"jsonrpc": "2.0", "id": body["id"],
+                                      "result": {"tools": []}}).encode()
+
+    configure(user_config, routed({"initialize": handshake,
+                                   "notifications/initialized": accepted, "tools/list": held}))
+    user_config.write_text(user_config.read_text() + "timeout = 120\n")
+    bridge = Bridged(tmp_path)
+    try:
+        bridge.send(INITIALIZE)
+        assert bridge.receive()["id"] == 1
+        bridge.send(INITIALIZED)
+        bridge.send(TOOLS_LIST)
+        code, err = bridge.finish(timeout=25)
+    finally:
+        release.set()
+    assert (code, err) == (0, "")
+
+
+@pytest.mark.parametrize("hang_up", [False, True], ids=["its answer", "the bridge's error"])
+def test_a_client_gone_before_an_answer_ends_the_bridge(
+    routed: Callable[[dict[str, Route]], str], user_config: Path, tmp_path: Path,
+    hang_up: bool
+) -> None:
+    """The client closed its end of stdout while a request was at the server; the
+    answer (the server's, or the bridge's own when the server hangs up) finds nobody to
+    read it, and the bridge ends, its stdin still open. Planted: the end on a gone
+    client dropped in the request's task (`bridge_relay.py:225`), or where the bridge
+    writes its own answer (`:418`), and the bridge waited on stdin."""
+    release = threading.Event()
+
+    def held(handler: BaseHTTPRequestHandler, body: dict[str, Any]) -> Reply | None:
+        release.wait(60)
+        if hang_up:
+            handler.close_connection = True
+            return None
+        return 200, JSON, json.dumps({"jsonrpc": "2.0", "id": body["id"],
+                                      "result": {"tools": []}}).encode()
+
+    configure(user_config, routed({"initialize": handshake,
+                                   "notifications/initialized": accepted, "tools/list": held}))
+    argv = [sys.executable, "-m", "mcpctl", "run", "remote", "--workspace", str(tmp_path)]
+    try:
+        with started(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                     stderr=subprocess.DEVNULL, env=dict(os.environ)) as process:
+            assert process.stdin is not None
+            assert process.stdout is not None
+            for message in (INITIALIZE, INITIALIZED, TOOLS_LIST):
+                process.stdin.write(json.dumps(message).encode() + b"\n")
+                process.stdin.flush()
+            assert json.loads(process.stdout.readline())["id"] == 1
+            process.stdout.close()  # the client leaves, its writing end still open
+            release.set()
+            try:
+                code = process.wait(60)
+            finally:
+                with contextlib.suppress(BrokenPipeError):
+                    process.stdin.close()
+    finally:
+        release.set()
+    assert code == 0
+
+
+def test_an_event_stream_cut_off_is_warned_of_and_the_bridge_goes_on(
+    routed: Callable[[dict[str, Route]], str], user_config: Path, tmp_path: Path
+) -> None:
+    """The GET stream (what the server sends outside any request) breaks off in the
+    middle of a chunk: the bridge says so on stderr and its requests still work.
+    Planted: the warning dropped (`bridge_relay.py:342`)."""
+    def cut(handler: BaseHTTPRequestHandler, _: dict[str, Any]) -> None:
+        handler.send_response(200)
+        handler.send_header("Content-Type", "text/event-stream")
+        handler.send_header("Transfer-Encoding", "chunked")
+        handler.end_headers()
+        handler.wfile.write(b"40\r\nevent: message\n")  # a chunk of 64 bytes, cut short
+        handler.wfile.flush()
+        handler.close_connection = True
+
+    listed = {"jsonrpc": "2.0", "id": 2, "result": {"tools": []}}
+    configure(user_config, routed({
+        "initialize": handshake, "notifications/initialized": accepted, "GET": cut,
+        "tools/list": lambda _, __: (200, JSON, json.dumps(listed).encode())}))
+    bridge = Bridged(tmp_path)
+    bridge.send(INITIALIZE)
+    assert bridge.receive()["id"] == 1
+    bridge.send(INITIALIZED)
+    bridge.send(TOOLS_LIST)
+    answer = bridge.receive()
+    code, err = bridge.finish()
+    assert (code, answer) == (0, listed)
+    assert err.startswith("mcpctl: warning: server 'remote': the server's event stream "
+                          "ended: "), err
