@@ -68,7 +68,41 @@ def test_stderr_keeps_head_and_tail_each_line_capped() -> None:
     log.feed(b"z" * 10_000)
     log.close()
     assert log.head == [f"line {n}" for n in range(STDERR_LINES)]
-    assert log.lines() == (*[f"line {n}" for n in range(81, 100)], "z" * STDERR_LINE_CHARS)
+    # 500, written out: the structural `process.py:38` widened the constant 16 times.
+    assert log.lines() == (*[f"line {n}" for n in range(81, 100)], "z" * 500)
+    assert STDERR_LINE_CHARS == 500
+
+
+def test_stderr_that_is_not_utf_8_is_shown_with_replacement_characters() -> None:
+    """Planted: decoding without `errors="replace"` raised in asyncio's callback, and
+    the line was lost."""
+    log = StderrLog()
+    log.feed(b"caf\xe9 down\n\xff\xfe")
+    log.close()
+    assert log.lines() == ("caf\ufffd down", "\ufffd\ufffd")
+
+
+def test_the_default_total_cap_of_stdout_is_64_mib() -> None:
+    """Planted: the cap widened 16 times, and 65 MiB of output ended as an ordinary
+    end of stdout."""
+    code = ("import sys\nline = b'x' * 1048575 + b'\\n'\n"
+            "for _ in range(65): sys.stdout.buffer.write(line)\n")
+    count: list[int] = []
+    ended: list[OutputError | None] = []
+
+    async def scenario() -> None:
+        process = await ServerProcess.spawn([sys.executable, "-c", code], {}, None,
+                                            on_line=lambda _: count.append(1),
+                                            on_end=ended.append)
+        deadline = time.monotonic() + 30
+        while not ended:
+            assert time.monotonic() < deadline, "the reader never reported the end of output"
+            await asyncio.sleep(0.01)
+        await process.shutdown(grace=0.5)
+
+    asyncio.run(scenario())
+    assert str(ended[0]) == f"server wrote more than {64 << 20} bytes on stdout"
+    assert len(count) <= 64
 
 
 def test_stderr_line_split_across_chunks() -> None:
