@@ -808,6 +808,23 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("mcpctl/protocol/bridge_relay.py", "drop-call", "sys.stderr.flush()"):
         "stderr is line-buffered (Python 3.9 and later, a terminal or not) and each "
         "warning is one line ending in a newline: it is written at once either way",
+    # process.py
+    ("mcpctl/protocol/process.py", "widen-bound", "SHUTDOWN_GRACE = 1.0"):
+        COST + "each step of a server's shutdown (EOF, SIGTERM, SIGKILL) waits up to 16 s, "
+        "not 1 s, for the group to end: a group that ends sooner is seen at the next poll",
+    ("mcpctl/protocol/process.py", "widen-bound", "_POLL = 0.02"):
+        COST + "the group's end and the orphans' sweep are looked at every 0.32 s, not "
+        "0.02 s: seen later, within the same bounds",
+    ("mcpctl/protocol/process.py", "widen-bound", "_SWEEP_SECONDS = 2.0"):
+        COST + "the sweep of orphans may go on for 32 s, not 2 s: it ends as soon as none "
+        "is left",
+    ("mcpctl/protocol/process.py", "widen-bound",
+     "_START_WAIT = 30.0  # a cancelled start still connecting its pipes"):
+        COST + "a start cancelled while asyncio connects its pipes is waited for up to 8 "
+        "minutes, not 30 s: connecting pipes takes milliseconds",
+    ("mcpctl/protocol/process.py", "drop-call", "self._partial.clear()"):
+        "`close` runs once, when stderr's pipe is lost, and nothing is fed after it: the "
+        "partial line it has just added is never read again",
     # stdio.py
     ("mcpctl/protocol/stdio.py", "drop-keyword",
      "argv, env, cwd, on_line=channel._line, on_end=channel._ended, limits=limits, #3"):
