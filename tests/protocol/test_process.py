@@ -18,7 +18,7 @@ from mcpctl.protocol.process import (
     ServerProcess,
     StderrLog,
 )
-from tests.protocol.conftest import run_failure, stdio_plan
+from tests.protocol.conftest import SCRIPTED, run_failure, run_probe, stdio_plan
 
 # Each case proves a cap or a grace period of a few seconds; a minute means one is gone.
 pytestmark = pytest.mark.timeout(60)
@@ -148,6 +148,24 @@ def test_a_server_killed_by_a_signal_is_diagnosed_so(signum: int, named: str) ->
     code = f"import os; os.kill(os.getpid(), {signum})"
     failure = run_failure(stdio_plan(sys.executable, "-c", code, timeout=10.0))
     assert failure.diagnosis == f"server was killed by {named} before answering"
+
+
+def test_a_server_that_closes_its_stderr_is_still_heard_on_stdout() -> None:
+    """Only the end of stdout ends the exchange. Planted: the end of any pipe taken for
+    stdout's (`process.py:122`), and the probe failed with "closed its stdout"."""
+    code = ("import os, runpy, sys; os.close(2); sys.argv = [sys.argv[1]]; "
+            "runpy.run_path(sys.argv[0], run_name='__main__')")
+    result = run_probe(stdio_plan(sys.executable, "-c", code, str(SCRIPTED), timeout=10.0))
+    assert [tool["name"] for tool in result.tools] == ["tool_0", "tool_1", "tool_2", "needs_roots"]
+
+
+def test_the_last_stderr_line_without_a_newline_is_kept() -> None:
+    """A server's last words often lack their newline. Planted: the end of stderr not
+    handed to its log (`process.py:124`), and the line was lost."""
+    code = "import sys; sys.stderr.write('first\\nfatal: no token'); sys.exit(1)"
+    failure = run_failure(stdio_plan(sys.executable, "-c", code, timeout=10.0))
+    assert failure.diagnosis == "server exited with code 1 before answering"
+    assert failure.stderr_tail == ("first", "fatal: no token")
 
 
 def test_stdout_pollution_is_quoted_to_80_characters() -> None:
