@@ -122,6 +122,11 @@ _RELAY_FAILED = ("the server could not be started: `run` reports it and ends its
                  "handlers) goes with it")
 _RELAY_ENDED = ("the signal handlers left installed once the relay has returned: `run` ends "
                 "its process at once with the server's code")
+_NOT_PREPARED = (COST + "the answer kept from the last run under this policy is not made a "
+                 "template before the server starts: the first `tools/list` answer is "
+                 "judged again instead of replayed, to the same bytes (the filter is a "
+                 "function of the policy and the answer; `test_run_filter.py` passes "
+                 "whole with the call dropped)")
 _READ_ON = (COST + "a server that polluted stdout before its spawn returned is read on "
             "until the channel closes: the failure and its diagnosis were set by the line "
             "already")
@@ -808,6 +813,10 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("mcpctl/protocol/bridge_relay.py", "drop-call", "sys.stderr.flush()"):
         "stderr is line-buffered (Python 3.9 and later, a terminal or not) and each "
         "warning is one line ending in a newline: it is written at once either way",
+    ("mcpctl/protocol/filter_relay.py", "drop-call", "gate.prepare()  # while the server starts"):
+        _NOT_PREPARED,
+    ("mcpctl/protocol/filter_relay.py", "drop-call", "gate.prepare()"):
+        _NOT_PREPARED,
     # process.py
     ("mcpctl/protocol/process.py", "widen-bound", "SHUTDOWN_GRACE = 1.0"):
         COST + "each step of a server's shutdown (EOF, SIGTERM, SIGKILL) waits up to 16 s, "
