@@ -127,6 +127,10 @@ _NOT_PREPARED = (COST + "the answer kept from the last run under this policy is 
                  "judged again instead of replayed, to the same bytes (the filter is a "
                  "function of the policy and the answer; `test_run_filter.py` passes "
                  "whole with the call dropped)")
+_TRANSPORT_LATER = (COST + "the transport known only when `spawn` returns (`_started`): before "
+                    "then a broken cap cannot pause the reading, but what is read is "
+                    "dropped (`_ended` is set), and the exit's diagnosis waits for the "
+                    "spawn to return (`stdio.py`'s `_opened`) before it asks for the code")
 _READ_ON = (COST + "a server that polluted stdout before its spawn returned is read on "
             "until the channel closes: the failure and its diagnosis were set by the line "
             "already")
@@ -834,6 +838,16 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("mcpctl/protocol/process.py", "drop-call", "self._partial.clear()"):
         "`close` runs once, when stderr's pipe is lost, and nothing is fed after it: the "
         "partial line it has just added is never read again",
+    ("mcpctl/protocol/process.py", "return-early",
+     "def connection_made(self, transport: asyncio.BaseTransport) -> None:"):
+        _TRANSPORT_LATER,
+    ("mcpctl/protocol/process.py", "drop-if",
+     "if isinstance(transport, asyncio.SubprocessTransport):"):
+        _TRANSPORT_LATER,
+    ("mcpctl/protocol/process.py", "if-true",
+     "if isinstance(transport, asyncio.SubprocessTransport):"):
+        "asyncio's subprocess machinery calls `connection_made` with its subprocess "
+        "transport, always: the test is for the type checker",
     # stdio.py
     ("mcpctl/protocol/stdio.py", "drop-keyword",
      "argv, env, cwd, on_line=channel._line, on_end=channel._ended, limits=limits, #3"):
