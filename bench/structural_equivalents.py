@@ -131,6 +131,9 @@ _TRANSPORT_LATER = (COST + "the transport known only when `spawn` returns (`_sta
                     "then a broken cap cannot pause the reading, but what is read is "
                     "dropped (`_ended` is set), and the exit's diagnosis waits for the "
                     "spawn to return (`stdio.py`'s `_opened`) before it asks for the code")
+_PIPES_CONNECT = (COST + "a cancelled start is waited for without the 30 s bound (or, past "
+                  "it, asked for a result it does not have yet): asyncio connects the "
+                  "pipes of a forked child in milliseconds, so the bound is never met")
 _READ_ON = (COST + "a server that polluted stdout before its spawn returned is read on "
             "until the channel closes: the failure and its diagnosis were set by the line "
             "already")
@@ -848,6 +851,14 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
      "if isinstance(transport, asyncio.SubprocessTransport):"):
         "asyncio's subprocess machinery calls `connection_made` with its subprocess "
         "transport, always: the test is for the type checker",
+    ("mcpctl/protocol/process.py", "drop-keyword",
+     "await asyncio.wait({start}, timeout=_START_WAIT)"):
+        _PIPES_CONNECT,
+    ("mcpctl/protocol/process.py", "drop-if", "if not start.done():"):
+        _PIPES_CONNECT,
+    ("mcpctl/protocol/process.py", "drop-call", "self._signal(signal.SIGKILL)"):
+        COST + "a start cancelled by Ctrl-C is shut down in steps (EOF, SIGTERM, SIGKILL, "
+        "up to a second each) instead of killed at once: its group ends either way",
     # stdio.py
     ("mcpctl/protocol/stdio.py", "drop-keyword",
      "argv, env, cwd, on_line=channel._line, on_end=channel._ended, limits=limits, #3"):
