@@ -859,6 +859,10 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("mcpctl/protocol/process.py", "drop-call", "self._signal(signal.SIGKILL)"):
         COST + "a start cancelled by Ctrl-C is shut down in steps (EOF, SIGTERM, SIGKILL, "
         "up to a second each) instead of killed at once: its group ends either way",
+    ("mcpctl/protocol/process.py", "drop-if", "if self._transport is None:"):
+        "`_pipe` is asked for only once the transport is known: a write goes through a "
+        "channel that has its process (`spawn` returned), and a shutdown follows "
+        "`_started`",
     # stdio.py
     ("mcpctl/protocol/stdio.py", "drop-keyword",
      "argv, env, cwd, on_line=channel._line, on_end=channel._ended, limits=limits, #3"):
