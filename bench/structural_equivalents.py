@@ -134,6 +134,12 @@ _TRANSPORT_LATER = (COST + "the transport known only when `spawn` returns (`_sta
 _PIPES_CONNECT = (COST + "a cancelled start is waited for without the 30 s bound (or, past "
                   "it, asked for a result it does not have yet): asyncio connects the "
                   "pipes of a forked child in milliseconds, so the bound is never met")
+_PROTOCOL_STUB = ("a stub of the `Channel` protocol class, which no channel inherits: the "
+                  "stdio and HTTP channels define their own, so the body never runs")
+_ONLY_RPC_ERRORS = ("a channel's futures carry an `RpcError` or a `ChannelError` only, and "
+                    "`negotiate` and `_settled_discover` take the `ChannelError` before "
+                    "`_discover_verdict`: the error there is always an `RpcError`")
+_INTEGERS_WHOLE = "the codes are integers: the prefix mutant compares what is not a string whole"
 _READ_ON = (COST + "a server that polluted stdout before its spawn returned is read on "
             "until the channel closes: the failure and its diagnosis were set by the line "
             "already")
@@ -863,6 +869,42 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         "`_pipe` is asked for only once the transport is known: a write goes through a "
         "channel that has its process (`spawn` returned), and a shutdown follows "
         "`_started`",
+    # session.py
+    ("mcpctl/protocol/session.py", "drop-call", "super().__init__(message)"):
+        "an exception keeps the arguments it was made with (`BaseException.__new__` sets "
+        "`args`), so `str(ChannelError(text))` is the text without the call",
+    ("mcpctl/protocol/session.py", "return-early",
+     "async def notify(self, method: str, params: Json | None = None) -> None: ..."):
+        _PROTOCOL_STUB,
+    ("mcpctl/protocol/session.py", "return-early", "async def aclose(self) -> None: ..."):
+        _PROTOCOL_STUB,
+    ("mcpctl/protocol/session.py", "return-early", "def abort(self) -> None: ..."):
+        _PROTOCOL_STUB,
+    ("mcpctl/protocol/session.py", "drop-keyword",
+     "server_info: Json = field(default_factory=dict)"):
+        "a `Handshake` is made in two places, each giving every field: the default is "
+        "never used",
+    ("mcpctl/protocol/session.py", "if-true", "if pending and len(pending) == len(futures):"):
+        "every call of `_first` passes futures that are all still pending: the race's "
+        "loop returns or drops each one that is done before it waits again, and an "
+        "empty list raises `Respawn` first",
+    ("mcpctl/protocol/session.py", "if-true", "if isinstance(error, RpcError):"):
+        _ONLY_RPC_ERRORS,
+    ("mcpctl/protocol/session.py", "drop-raise", "raise error"):
+        _ONLY_RPC_ERRORS,
+    ("mcpctl/protocol/session.py", "prefix-eq",
+     "if error.code == jsonrpc.UNSUPPORTED_PROTOCOL_VERSION:"):
+        _INTEGERS_WHOLE,
+    ("mcpctl/protocol/session.py", "prefix-eq",
+     "return isinstance(error, RpcError) and error.code == jsonrpc.UNSUPPORTED_PROTOCOL_VERSION"):
+        _INTEGERS_WHOLE,
+    ("mcpctl/protocol/session.py", "prefix-eq", 'if handshake.style == "initialize":'):
+        "a handshake's style is `discover` or `initialize`, whose first 8 characters "
+        "differ",
+    ("mcpctl/protocol/session.py", "drop-call", "future.cancel()"):
+        "a `tools/list` that timed out ends the probe: the channel is closed next, which "
+        "fails the request's future (and an HTTP channel cancels its tasks): nothing "
+        "reads it either way",
     # stdio.py
     ("mcpctl/protocol/stdio.py", "drop-keyword",
      "argv, env, cwd, on_line=channel._line, on_end=channel._ended, limits=limits, #3"):
