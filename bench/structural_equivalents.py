@@ -869,6 +869,17 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         "`_pipe` is asked for only once the transport is known: a write goes through a "
         "channel that has its process (`spawn` returned), and a shutdown follows "
         "`_started`",
+    ("mcpctl/protocol/process.py", "drop-if", "if self._ended:"):
+        COST + "what is read after stdout has ended (at most what was in flight before "
+        "the reading paused) is counted and buffered, never handed on: the split and "
+        "the caps check `_ended` themselves",
+    ("mcpctl/protocol/process.py", "drop-if", "if self._ended: #2"):
+        "stdout's end heard twice (a broken cap, then the pipe's end): the channel keeps "
+        "the first failure (`StdioChannel._fail` sets it once), and the exit's diagnosis "
+        "the second end starts sets nothing new",
+    ("mcpctl/protocol/process.py", "drop-if", "if error is not None:"):
+        COST + "the reading is not paused after a broken cap: what is read next is "
+        "dropped (`_ended` is set) until the probe shuts the server down",
     # session.py
     ("mcpctl/protocol/session.py", "drop-call", "super().__init__(message)"):
         "an exception keeps the arguments it was made with (`BaseException.__new__` sets "
