@@ -140,6 +140,8 @@ _ONLY_RPC_ERRORS = ("a channel's futures carry an `RpcError` or a `ChannelError`
                     "`negotiate` and `_settled_discover` take the `ChannelError` before "
                     "`_discover_verdict`: the error there is always an `RpcError`")
 _INTEGERS_WHOLE = "the codes are integers: the prefix mutant compares what is not a string whole"
+_NOT_PAUSED = (COST + "the reading is not paused after a broken cap: what is read next is "
+               "dropped (`_ended` is set) until the probe shuts the server down")
 _READ_ON = (COST + "a server that polluted stdout before its spawn returned is read on "
             "until the channel closes: the failure and its diagnosis were set by the line "
             "already")
@@ -878,8 +880,17 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         "the first failure (`StdioChannel._fail` sets it once), and the exit's diagnosis "
         "the second end starts sets nothing new",
     ("mcpctl/protocol/process.py", "drop-if", "if error is not None:"):
-        COST + "the reading is not paused after a broken cap: what is read next is "
-        "dropped (`_ended` is set) until the probe shuts the server down",
+        _NOT_PAUSED,
+    ("mcpctl/protocol/process.py", "if-true", "if error is not None:"):
+        "the reading paused at the end of stdout too: asyncio's read pipe transport has "
+        "stopped reading by then, and `pause_reading` on it does nothing",
+    ("mcpctl/protocol/process.py", "drop-if", "if isinstance(reader, asyncio.ReadTransport):"):
+        _NOT_PAUSED,
+    ("mcpctl/protocol/process.py", "drop-call", "reader.pause_reading()"):
+        _NOT_PAUSED,
+    ("mcpctl/protocol/process.py", "if-true", "if isinstance(reader, asyncio.ReadTransport):"):
+        "the transport is known by then (`connection_made`), and the pipe transport of "
+        "stdout it gives is always asyncio's read pipe transport",
     # session.py
     ("mcpctl/protocol/session.py", "drop-call", "super().__init__(message)"):
         "an exception keeps the arguments it was made with (`BaseException.__new__` sets "
