@@ -159,6 +159,19 @@ def test_a_server_that_closes_its_stderr_is_still_heard_on_stdout() -> None:
     assert [tool["name"] for tool in result.tools] == ["tool_0", "tool_1", "tool_2", "needs_roots"]
 
 
+def test_a_probed_server_is_ended_by_the_end_of_its_stdin_first(tmp_path: Path) -> None:
+    """The stdio transport's shutdown: stdin closed, and a server that exits then never
+    hears SIGTERM. Planted: stdin left open at the shutdown (`process.py:264`), and the
+    server was ended by SIGTERM a second later."""
+    mark = tmp_path / "ended"
+    code = ("import runpy, signal, sys; mark = sys.argv[2]; "
+            "signal.signal(signal.SIGTERM, lambda *_: (open(mark, 'a').write('SIGTERM'), "
+            "sys.exit(0))); sys.argv = [sys.argv[1]]; "
+            "runpy.run_path(sys.argv[0], run_name='__main__'); open(mark, 'a').write('EOF')")
+    run_probe(stdio_plan(sys.executable, "-c", code, str(SCRIPTED), str(mark), timeout=10.0))
+    assert mark.read_text() == "EOF"
+
+
 def test_the_last_stderr_line_without_a_newline_is_kept() -> None:
     """A server's last words often lack their newline. Planted: the end of stderr not
     handed to its log (`process.py:124`), and the line was lost."""
