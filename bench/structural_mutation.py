@@ -495,6 +495,10 @@ def copy_environment(copy_root: Path) -> dict[str, str]:
 # failures (1), an interruption such as an import error at collection (2), an internal
 # error (3). A usage error (4) or no test run (5) says nothing about the mutant.
 FAILED_RUN = frozenset({1, 2, 3})
+# ...except the usage error pytest reports for a conftest that cannot be imported: a
+# mutant that makes a module fail at import (a dataclass field without its default
+# before one with it) fails every test, before any is collected.
+_CONFTEST_BROKEN = "ImportError while loading conftest"
 
 
 def run_suite(copy_root: Path, tests: list[str], timeout: float) -> tuple[str, str]:
@@ -511,6 +515,8 @@ def run_suite(copy_root: Path, tests: list[str], timeout: float) -> tuple[str, s
         print(done.stdout[-4000:], file=sys.stderr)
     if done.returncode in FAILED_RUN:
         return "killed", first_failure(done.stdout)
+    if done.returncode == 4 and _CONFTEST_BROKEN in done.stdout + done.stderr:
+        return "killed", ""  # the mutant broke a module the suite's conftest imports
     if done.returncode != 0:
         print(f"structural_mutation: pytest ended {done.returncode} (not a verdict): "
               f"{done.stdout[-300:]}{done.stderr[-300:]}", file=sys.stderr)
