@@ -142,6 +142,8 @@ _ONLY_RPC_ERRORS = ("a channel's futures carry an `RpcError` or a `ChannelError`
 _INTEGERS_WHOLE = "the codes are integers: the prefix mutant compares what is not a string whole"
 _NOT_PAUSED = (COST + "the reading is not paused after a broken cap: what is read next is "
                "dropped (`_ended` is set) until the probe shuts the server down")
+_HTTPX_CLI = (COST + "httpx imports its command-line module (click, rich): two thirds of its "
+              "import time, for `httpx.main`, which mcpctl never calls")
 _READ_ON = (COST + "a server that polluted stdout before its spawn returned is read on "
             "until the channel closes: the failure and its diagnosis were set by the line "
             "already")
@@ -891,6 +893,55 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("mcpctl/protocol/process.py", "if-true", "if isinstance(reader, asyncio.ReadTransport):"):
         "the transport is known by then (`connection_made`), and the pipe transport of "
         "stdout it gives is always asyncio's read pipe transport",
+    # http.py, http_wire.py, probe.py, jsonrpc.py, bridge.py
+    ("mcpctl/protocol/http.py", "prefix-eq",
+     'if message.get("method") == "initialize" and "mcp-session-id" in reply.headers:'):
+        "of what the probe posts (`server/discover`, `initialize`, "
+        "`notifications/initialized`, `tools/list`, answers with no method), only "
+        "`initialize` begins with `initiali`",
+    ("mcpctl/protocol/http.py", "drop-if", "if not task.cancelled():"):
+        _NOTHING_RAISED,
+    ("mcpctl/protocol/http_wire.py", "return-early", "def skip_httpx_cli() -> None:"):
+        _HTTPX_CLI,
+    ("mcpctl/protocol/http_wire.py", "drop-call",
+     'sys.modules.setdefault("httpx._main", ModuleType("httpx._main"))'):
+        _HTTPX_CLI,
+    ("mcpctl/protocol/http_wire.py", "drop-if", 'if "httpx" not in sys.modules:'):
+        "the stand-in for httpx's command-line module put in when httpx is loaded "
+        "already: `setdefault` leaves a module that is there, and mcpctl never imports "
+        "that one",
+    ("mcpctl/protocol/http_wire.py", "if-true", 'if "httpx" not in sys.modules:'):
+        "the stand-in for httpx's command-line module put in when httpx is loaded "
+        "already: `setdefault` leaves a module that is there, and mcpctl never imports "
+        "that one",
+    ("mcpctl/protocol/http_wire.py", "drop-if", 'if urlsplit(url).scheme == "http":'):
+        COST + "a plain http url verified against the CA bundle, loaded for nothing: no "
+        "TLS happens on it (redirects are not followed, an SSE endpoint keeps the origin)",
+    ("mcpctl/protocol/http_wire.py", "drop-keyword",
+     "found = socket.getaddrinfo(host, None, type=socket.SOCK_STREAM)"):
+        "the resolver gives the same addresses once per socket type: every address is "
+        "loopback or not alike",
+    ("mcpctl/protocol/http_wire.py", "drop-keyword",
+     'return kind.split(";", maxsplit=1)[0].strip().lower()'):
+        "the first piece of the split is the same however many pieces follow",
+    ("mcpctl/protocol/http_wire.py", "prefix-starts",
+     'held = b"\\r" if pending.endswith(b"\\r") else b""'):
+        _BYTES_SHORTENED,
+    ("mcpctl/protocol/http_wire.py", "if-true", "if pending:"):
+        "an empty line yielded when nothing is pending ends an event with no data, "
+        "which is skipped, and the end of the stream follows anyway",
+    ("mcpctl/protocol/probe.py", "drop-if", "if not isinstance(error, Exception):"):
+        "`_diagnosis` is given an `Exception` always: having no channel means the "
+        "conversation raised one",
+    ("mcpctl/protocol/jsonrpc.py", "drop-call", "super().__init__(text)"):
+        "an exception keeps the arguments it was made with (`BaseException.__new__` sets "
+        "`args`), so `str(NotJsonRpc(text))` is the text without the call",
+    ("mcpctl/protocol/jsonrpc.py", "prefix-eq",
+     'if not isinstance(item, dict) or item.get("jsonrpc") != JSONRPC:'):
+        "`JSONRPC` is `2.0`, three characters: a value's first 8 equal it only when the "
+        "value is it",
+    ("mcpctl/protocol/bridge.py", "drop-call", "skip_httpx_cli()"):
+        _HTTPX_CLI,
     # session.py
     ("mcpctl/protocol/session.py", "drop-call", "super().__init__(message)"):
         "an exception keeps the arguments it was made with (`BaseException.__new__` sets "
