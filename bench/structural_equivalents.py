@@ -942,6 +942,10 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         "value is it",
     ("mcpctl/protocol/bridge.py", "drop-call", "skip_httpx_cli()"):
         _HTTPX_CLI,
+    ("mcpctl/protocol/process.py", "drop-if",
+     "if self._exited.is_set() and not group_alive(self.pid):"):
+        COST + "each step of a shutdown waits its whole grace before it looks whether the "
+        "group has ended (the check after the loop)",
     # session.py
     ("mcpctl/protocol/session.py", "drop-call", "super().__init__(message)"):
         "an exception keeps the arguments it was made with (`BaseException.__new__` sets "
