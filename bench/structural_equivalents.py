@@ -144,6 +144,9 @@ _NOT_PAUSED = (COST + "the reading is not paused after a broken cap: what is rea
                "dropped (`_ended` is set) until the probe shuts the server down")
 _HTTPX_CLI = (COST + "httpx imports its command-line module (click, rich): two thirds of its "
               "import time, for `httpx.main`, which mcpctl never calls")
+_LINUX_HERE = ("the same on Linux, where the suite runs and /proc is mounted (`sys.platform` "
+               "is `linux`, and no other platform's name begins with `linu`); the "
+               "guard is for other systems, which no test here can be")
 _READ_ON = (COST + "a server that polluted stdout before its spawn returned is read on "
             "until the channel closes: the failure and its diagnosis were set by the line "
             "already")
@@ -946,6 +949,32 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
      "if self._exited.is_set() and not group_alive(self.pid):"):
         COST + "each step of a shutdown waits its whole grace before it looks whether the "
         "group has ended (the check after the loop)",
+    ("mcpctl/protocol/process.py", "if-true", "if self.pid:"):
+        "`_signal` is reached only once `_started` has set the pid (a spawn that fails "
+        "returns no process, and a cancelled start that failed returns before it)",
+    ("mcpctl/protocol/process.py", "if-true",
+     "if self._transport is not None and not self._transport.is_closing():"):
+        "the transport is known by the shutdown, and asyncio's subprocess transport "
+        "closed twice does nothing the second time",
+    ("mcpctl/protocol/process.py", "drop-call", "os.killpg(pgid, 0)"):
+        COST + "the group looked for in /proc alone, without asking the kernel first: "
+        "the same answer where /proc is mounted",
+    ("mcpctl/protocol/process.py", "drop-if", "if not proc.is_dir():"):
+        _LINUX_HERE,
+    ("mcpctl/protocol/process.py", "if-true", "if not proc.is_dir():"):
+        COST + "every group taken as still running: each step of a shutdown waits its "
+        "whole grace, and the group is killed by the last one anyway",
+    ("mcpctl/protocol/process.py", "prefix-eq",
+     'return len(fields) > 2 and fields[2] == str(pgid) and fields[0] not in ("Z", "X")'):
+        "a process group's id has 7 digits at most (Linux's `pid_max` is at most "
+        "4,194,304): the first 8 characters are all of it",
+    ("mcpctl/protocol/process.py", "if-true",
+     'if not cls.subreaper and sys.platform.startswith("linux"):'):
+        "becoming the subreaper again is the same `prctl` call, and the same state, on "
+        "Linux",
+    ("mcpctl/protocol/process.py", "prefix-starts",
+     'if not cls.subreaper and sys.platform.startswith("linux"):'):
+        _LINUX_HERE,
     # session.py
     ("mcpctl/protocol/session.py", "drop-call", "super().__init__(message)"):
         "an exception keeps the arguments it was made with (`BaseException.__new__` sets "
