@@ -28,7 +28,6 @@ from mcp.client.stdio import stdio_client
 
 from mcpctl.protocol.bridge_relay import EOF_GRACE
 from mcpctl.protocol.http_wire import encode_header_value, message_headers
-from mcpctl.protocol.lines import TOO_LONG, read_lines
 from mcpctl.protocol.param_headers import InvalidAnnotation, annotated_paths, mirrored
 from tests.conftest import run_mcpctl
 from tests.protocol.bridge_server import ASKED_ID, SESSION, Script, scripted_server
@@ -578,24 +577,6 @@ def test_request_metadata_headers_follow_the_body() -> None:
     assert message_headers(None, version="2025-11-25", session_id="s") == {
         "Accept": "application/json, text/event-stream",
         "MCP-Protocol-Version": "2025-11-25", "Mcp-Session-Id": "s"}
-
-
-def test_stdin_lines_are_split_once_and_capped() -> None:
-    read, write = os.pipe()
-    long_line = b"x" * 300_000  # spans several reads
-    data = b'{"a":1}\r\n' + long_line + b"\n\n" + b'{"b":2}\n' + b"y" * 20 + b'\n{"c":3}'
-
-    def feed() -> None:
-        os.write(write, data)
-        os.close(write)
-
-    writer = threading.Thread(target=feed)
-    writer.start()
-    got: list[bytes | None] = []
-    read_lines(read, got.append, 100_000)
-    writer.join()
-    os.close(read)
-    assert got == [b'{"a":1}', TOO_LONG, b'{"b":2}', b"y" * 20, b'{"c":3}', None]
 
 
 def test_annotated_paths_follow_properties_only() -> None:

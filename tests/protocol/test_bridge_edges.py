@@ -461,6 +461,15 @@ def test_an_sse_server_that_cannot_be_reached_ends_the_bridge_at_once(
                               f"{shown}\n")
 
 
+def name_the_endpoint(handler: BaseHTTPRequestHandler) -> None:
+    """Open an SSE stream on HANDLER and name `/messages` as its message endpoint."""
+    handler.send_response(200)
+    handler.send_header("Content-Type", "text/event-stream")
+    handler.end_headers()
+    handler.wfile.write(b"event: endpoint\ndata: /messages\n\n")
+    handler.wfile.flush()
+
+
 @pytest.fixture
 def sse_refusing_posts() -> Iterator[str]:
     """An SSE server whose stream names its endpoint and stays open, and whose endpoint
@@ -469,11 +478,7 @@ def sse_refusing_posts() -> Iterator[str]:
 
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self) -> None:
-            self.send_response(200)
-            self.send_header("Content-Type", "text/event-stream")
-            self.end_headers()
-            self.wfile.write(b"event: endpoint\ndata: /messages\n\n")
-            self.wfile.flush()
+            name_the_endpoint(self)
             done.wait(60)
 
         def do_POST(self) -> None:
@@ -516,11 +521,7 @@ def sse_pushing() -> Iterator[tuple[str, queue.Queue[dict[str, Any] | None]]]:
 
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self) -> None:
-            self.send_response(200)
-            self.send_header("Content-Type", "text/event-stream")
-            self.end_headers()
-            self.wfile.write(b"event: endpoint\ndata: /messages\n\n")
-            self.wfile.flush()
+            name_the_endpoint(self)
             while (message := stream.get(timeout=60)) is not None:
                 self.wfile.write(f"event: message\ndata: {json.dumps(message)}\n\n".encode())
                 self.wfile.flush()

@@ -40,6 +40,15 @@ def accepted(_: BaseHTTPRequestHandler, __: dict[str, Any]) -> Reply:
     return 202, {}, b""
 
 
+def listed(bridge: Bridged) -> dict[str, Any]:
+    """The handshake, then `tools/list`: what the client got for the list."""
+    bridge.send(INITIALIZE)
+    assert bridge.receive()["id"] == 1
+    bridge.send(INITIALIZED)
+    bridge.send(TOOLS_LIST)
+    return bridge.receive()
+
+
 @pytest.fixture
 def routed() -> Iterator[Callable[[dict[str, Route]], str]]:
     """Serve POSTs by their JSON-RPC method (`ROUTES[method](handler, body)`; a route
@@ -81,11 +90,7 @@ def test_a_session_the_server_forgot_ends_the_bridge(
         "initialize": handshake, "notifications/initialized": accepted,
         "tools/list": lambda _, __: (404, {}, b"")}))
     bridge = Bridged(tmp_path)
-    bridge.send(INITIALIZE)
-    assert bridge.receive()["id"] == 1
-    bridge.send(INITIALIZED)
-    bridge.send(TOOLS_LIST)
-    answer = bridge.receive()
+    answer = listed(bridge)
     code, err = bridge.end_alone(30)
     said = "server ended the session (HTTP 404); the client must start again"
     assert answer == {"jsonrpc": "2.0", "id": 2,
@@ -125,11 +130,7 @@ def test_a_server_that_hangs_up_without_a_reply_is_the_request_s_answer(
                                    "notifications/initialized": accepted,
                                    "tools/list": hang_up}))
     bridge = Bridged(tmp_path)
-    bridge.send(INITIALIZE)
-    assert bridge.receive()["id"] == 1
-    bridge.send(INITIALIZED)
-    bridge.send(TOOLS_LIST)
-    answer = bridge.receive()
+    answer = listed(bridge)
     code, err = bridge.finish()
     assert (code, err) == (0, "")
     assert answer == {"jsonrpc": "2.0", "id": 2, "error": {
@@ -225,17 +226,13 @@ def test_an_event_stream_cut_off_is_warned_of_and_the_bridge_goes_on(
         handler.wfile.flush()
         handler.close_connection = True
 
-    listed = {"jsonrpc": "2.0", "id": 2, "result": {"tools": []}}
+    tools = {"jsonrpc": "2.0", "id": 2, "result": {"tools": []}}
     configure(user_config, routed({
         "initialize": handshake, "notifications/initialized": accepted, "GET": cut,
-        "tools/list": lambda _, __: (200, JSON, json.dumps(listed).encode())}))
+        "tools/list": lambda _, __: (200, JSON, json.dumps(tools).encode())}))
     bridge = Bridged(tmp_path)
-    bridge.send(INITIALIZE)
-    assert bridge.receive()["id"] == 1
-    bridge.send(INITIALIZED)
-    bridge.send(TOOLS_LIST)
-    answer = bridge.receive()
+    answer = listed(bridge)
     code, err = bridge.finish()
-    assert (code, answer) == (0, listed)
+    assert (code, answer) == (0, tools)
     assert err.startswith("mcpctl: warning: server 'remote': the server's event stream "
                           "ended: "), err

@@ -30,6 +30,13 @@ def split(data: bytes, cap: int) -> list[bytes | None]:
     return got
 
 
+def test_lines_are_split_once_and_capped() -> None:
+    long_line = b"x" * 300_000  # spans several reads
+    data = b'{"a":1}\r\n' + long_line + b"\n\n" + b'{"b":2}\n' + b"y" * 20 + b'\n{"c":3}'
+    assert split(data, 100_000) == [b'{"a":1}', TOO_LONG, b'{"b":2}', b"y" * 20, b'{"c":3}',
+                                    None]
+
+
 def test_a_line_under_the_cap_that_spans_reads_arrives_whole() -> None:
     """Planted: the line put together from several reads never handed on."""
     line = b"a" * (3 * READ_CHUNK + 5)

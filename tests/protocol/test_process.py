@@ -87,22 +87,9 @@ def test_the_default_total_cap_of_stdout_is_64_mib() -> None:
     end of stdout."""
     code = ("import sys\nline = b'x' * 1048575 + b'\\n'\n"
             "for _ in range(65): sys.stdout.buffer.write(line)\n")
-    count: list[int] = []
-    ended: list[OutputError | None] = []
-
-    async def scenario() -> None:
-        process = await ServerProcess.spawn([sys.executable, "-c", code], {}, None,
-                                            on_line=lambda _: count.append(1),
-                                            on_end=ended.append)
-        deadline = time.monotonic() + 30
-        while not ended:
-            assert time.monotonic() < deadline, "the reader never reported the end of output"
-            await asyncio.sleep(0.01)
-        await process.shutdown(grace=0.5)
-
-    asyncio.run(scenario())
-    assert str(ended[0]) == f"server wrote more than {64 << 20} bytes on stdout"
-    assert len(count) <= 64
+    lines, error = collect([sys.executable, "-c", code], Limits())
+    assert str(error) == f"server wrote more than {64 << 20} bytes on stdout"
+    assert len(lines) <= 64
 
 
 def test_stderr_line_split_across_chunks() -> None:
