@@ -975,6 +975,8 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("mcpctl/protocol/process.py", "prefix-starts",
      'if not cls.subreaper and sys.platform.startswith("linux"):'):
         _LINUX_HERE,
+    ("mcpctl/protocol/process.py", "drop-keyword", "libc = ctypes.CDLL(None, use_errno=True)"):
+        "errno is never read after the `prctl` call, only its result",
     # session.py
     ("mcpctl/protocol/session.py", "drop-call", "super().__init__(message)"):
         "an exception keeps the arguments it was made with (`BaseException.__new__` sets "
