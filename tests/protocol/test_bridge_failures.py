@@ -236,3 +236,25 @@ def test_an_event_stream_cut_off_is_warned_of_and_the_bridge_goes_on(
     assert (code, answer) == (0, tools)
     assert err.startswith("mcpctl: warning: server 'remote': the server's event stream "
                           "ended: "), err
+
+
+def test_an_answer_slower_than_the_timeout_still_reaches_the_client(
+    routed: Callable[[dict[str, Route]], str], user_config: Path, tmp_path: Path
+) -> None:
+    """The server's `timeout` bounds connecting, not how long a request may run: the
+    client decides how long it waits for a tool. Planted: the client made without
+    `read=None` (`bridge.py:85`), and a reply 4 s after a 2 s timeout became "timed out
+    talking to the server"."""
+    def slow(_: BaseHTTPRequestHandler, body: dict[str, Any]) -> Reply:
+        threading.Event().wait(4)
+        return 200, JSON, json.dumps({"jsonrpc": "2.0", "id": body["id"],
+                                      "result": {"tools": []}}).encode()
+
+    configure(user_config, routed({"initialize": handshake,
+                                   "notifications/initialized": accepted, "tools/list": slow}))
+    user_config.write_text(user_config.read_text() + "timeout = 2\n")
+    bridge = Bridged(tmp_path)
+    answer = listed(bridge)
+    code, err = bridge.finish()
+    assert (code, err) == (0, "")
+    assert answer == {"jsonrpc": "2.0", "id": 2, "result": {"tools": []}}
