@@ -258,3 +258,23 @@ def test_an_answer_slower_than_the_timeout_still_reaches_the_client(
     code, err = bridge.finish()
     assert (code, err) == (0, "")
     assert answer == {"jsonrpc": "2.0", "id": 2, "result": {"tools": []}}
+
+
+def test_a_header_name_http_cannot_carry_stops_the_bridge_before_it_connects(
+    routed: Callable[[dict[str, Route]], str], user_config: Path, tmp_path: Path
+) -> None:
+    """Planted: the bridge's check of the config's header names dropped (`bridge.py:53`):
+    it started, and answered the client's first line itself."""
+    reached: list[str] = []
+
+    def seen(_: BaseHTTPRequestHandler, body: dict[str, Any]) -> Reply:
+        reached.append(body["method"])
+        return handshake(_, body)
+
+    configure(user_config, routed({"initialize": seen}), '"X Bad" = "v"')
+    bridge = Bridged(tmp_path)
+    bridge.send(INITIALIZE)
+    code, err = bridge.end_alone(30)
+    assert (code, err) == (6, "mcpctl: error: server 'remote': header name 'X Bad' is not "
+                              "valid in HTTP\n")
+    assert reached == []
