@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.test_run_filter import _wait_for
 from tests.conftest import run_mcpctl
+from tests.processes import wait_for
 
 pytestmark = pytest.mark.timeout(300)
 PARSE_ERROR = ('{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":'
@@ -71,7 +71,7 @@ def test_a_server_that_ignores_the_end_of_stdin_is_stopped_by_signal(
     relayed(user_config, tmp_path, "import os, signal, time\n" + ignoring +
             f"open({str(pids)!r}, 'w').write(str(os.getpid()))\ntime.sleep(60)\n")
     process = start(tmp_path)
-    assert _wait_for(pids.exists)
+    wait_for(pids.exists, within=30, what="the server writes its pid")
     assert ended(process, 45) == (code, b"", b"")
     server = int(pids.read_text())
     assert not Path(f"/proc/{server}").exists() or \
@@ -175,10 +175,10 @@ def test_sighup_reaches_the_server_unless_run_was_started_ignoring_it(
             "for _ in sys.stdin:\n    pass\n")
     process = start(tmp_path, shell_prefix="trap '' HUP" if ignored else "")
     try:
-        assert _wait_for(ready.exists)
+        wait_for(ready.exists, within=30, what="the server is ready")
         process.send_signal(signal.SIGHUP)
         if not ignored:
-            assert _wait_for(heard.exists)
+            wait_for(heard.exists, within=30, what="the server hears SIGHUP")
         else:
             time.sleep(1)  # a signal passed on would have landed by now
         assert ended(process, 30) == (0, b"", b"")
