@@ -822,6 +822,22 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         COST + "the relay's copy of the write end of the server's stdout left open: its "
         "reader sees no EOF, so after the server's exit the relay waits TERM_GRACE (1 s) "
         "for it; every line the server wrote has been read by then",
+    ("mcpctl/protocol/lines.py", "drop-if",
+     "if whole is not None and not pending and not skipping \\"):
+        COST + "the fast path never offered a line: `whole` is the relay's replay of an "
+        "answer judged before, and the line it would have taken goes to `put` instead, "
+        "which judges it again (`from_server`) to the same bytes",
+    ("mcpctl/protocol/lines.py", "prefix-eq",
+     "and buffer[size - 1] == _NEWLINE and whole(buffer, size - 1):"):
+        "a bytearray's item and `_NEWLINE` are integers: the prefix mutant compares what "
+        "is not a string whole",
+    ("mcpctl/protocol/lines.py", "if-true", "if pending:"):
+        COST + "a line with nothing pending before it is appended to the empty `pending` "
+        "and copied out of it: the same bytes, one copy more",
+    ("mcpctl/protocol/lines.py", "if-true", "if pending and not skipping:"):
+        "`pending` is empty whenever `skipping` is set (it is cleared when the cap is "
+        "passed and nothing is added until the line ends), and an empty line at EOF is "
+        "dropped by `_put_line`: nothing more is handed on",
     ("mcpctl/protocol/lines.py", "drop-call", "pending.clear() #2"):
         COST + "the part of a line read before it passed the cap (at most the cap and one "
         "read) is held until the line ends: while skipping, nothing is added to it, and "
@@ -835,6 +851,22 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         "warning is one line ending in a newline: it is written at once either way",
     ("mcpctl/protocol/filter_relay.py", "drop-call", "gate.prepare()  # while the server starts"):
         _NOT_PREPARED,
+    ("mcpctl/protocol/filter_relay.py", "drop-call", "os.close(from_bridge_w)"):
+        COST + "the relay's copy of the bridge's stdout left open once the bridge has "
+        "returned: its reader sees no EOF, so the relay waits EOF_GRACE (5 s) for it "
+        "before it ends; every line the bridge wrote has been read by then",
+    ("mcpctl/protocol/filter_relay.py", "drop-keyword", "server_side.join(timeout=EOF_GRACE)"):
+        "the wait for the bridge's side unbounded: its reader ends at the EOF the line "
+        "before makes (the relay holds the only copy of the pipe's write end once the "
+        "bridge has returned), after the lines still in the pipe, whose writes to the "
+        "client end as they would within the bound",
+    ("mcpctl/protocol/filter_relay.py", "drop-call", "gate.flush(TERM_GRACE) #2"):
+        COST + "answers judged in the bridge's last moments may not reach the answer "
+        "store before `run` ends: the next start judges them again (the store is a cache "
+        "keyed by the policy and the exact bytes)",
+    ("mcpctl/protocol/filter_relay.py", "drop-call", "os.close(to_bridge_r)"):
+        "the read end of the bridge's stdin left open after the bridge has returned: "
+        "`run` returns and its process ends at once, which closes it",
     ("mcpctl/protocol/filter_relay.py", "drop-call", "gate.prepare()"):
         _NOT_PREPARED,
     # process.py

@@ -8,6 +8,7 @@ Each test names the bug it was shown to catch, planted by hand."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -19,6 +20,8 @@ import pytest
 
 from tests.conftest import run_mcpctl
 from tests.processes import wait_for
+from tests.protocol.conftest import SDK_SERVER, free_port, http_server
+from tests.protocol.test_bridge import INITIALIZE, INITIALIZED
 
 pytestmark = pytest.mark.timeout(300)
 PARSE_ERROR = ('{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":'
@@ -156,6 +159,30 @@ def test_a_server_line_over_the_cap_never_reaches_the_client(
     assert (done.code, done.out, done.err) == (0, note + "\n", "")
 
 
+def test_a_forged_answer_is_dropped_and_the_real_one_still_relayed(
+        user_config: Path, tmp_path: Path) -> None:
+    """A server that answers the client's own id while its `tools/list` is in flight
+    forges the list: the relay drops that line and relays the real answer, filtered.
+    Planted: the dropped line handed to the writer anyway (`if answer is not None`
+    always true), which ended the relay's reading and the real answer never came."""
+    tools = [{"name": name, "inputSchema": {"type": "object"}} for name in ("on", "off")]
+    relayed(user_config, tmp_path,
+            "import json, sys\n"
+            "for line in sys.stdin:\n"
+            "    message = json.loads(line)\n"
+            "    forged = {'jsonrpc': '2.0', 'id': 7, 'result': {'tools': []}}\n"
+            "    print(json.dumps(forged), flush=True)\n"
+            "    real = {'jsonrpc': '2.0', 'id': message['id'],\n"
+            f"            'result': {{'tools': {tools!r}}}}}\n"
+            "    print(json.dumps(real), flush=True)\n")
+    done = run_mcpctl(["run", "s", "--workspace", str(tmp_path)], cwd=tmp_path,
+                      stdin='{"jsonrpc":"2.0","id":7,"method":"tools/list"}\n')
+    answers = [json.loads(line) for line in done.out.splitlines()]
+    assert (done.code, done.err) == (0, "")
+    assert [(answer["id"], [tool["name"] for tool in answer["result"]["tools"]])
+            for answer in answers] == [(7, ["on"])]
+
+
 # --- signals ----------------------------------------------------------------------------
 
 
@@ -187,3 +214,28 @@ def test_sighup_reaches_the_server_unless_run_was_started_ignoring_it(
             process.kill()
             process.communicate(timeout=30)
     assert heard.exists() is not ignored
+
+
+def test_the_client_s_eof_ends_a_filtered_url_server_s_bridge(
+        user_config: Path, tmp_path: Path) -> None:
+    """A url server behind a policy runs as the bridge inside `run`, fed through a pipe
+    the relay writes: the client's EOF must become the bridge's, or `run` outlives its
+    client. Planted: the relay's `close` returning at once, or not closing the pipe's
+    write end, kept `run` waiting forever."""
+    port = free_port()
+    with http_server([sys.executable, str(SDK_SERVER), "http", str(port)], port) as url:
+        user_config.parent.mkdir(parents=True, exist_ok=True)
+        user_config.write_text(f'[servers.s]\nurl = "{url}"\ntype = "http"\n'
+                               '[tools.s]\ndisabled = ["shout"]\n')
+        process = start(tmp_path)
+        assert ended(process, 60) == (0, b"", b"")
+        # With requests in flight at the EOF: every answer still reaches the client.
+        process = start(tmp_path)
+        assert process.stdin is not None
+        process.stdin.write("".join(json.dumps(message) + "\n" for message in (
+            INITIALIZE, INITIALIZED, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}))
+            .encode())
+        code, out, err = ended(process, 60)
+    answers = [json.loads(line) for line in out.splitlines()]
+    assert (code, err, [answer["id"] for answer in answers]) == (0, b"", [1, 2])
+    assert [tool["name"] for tool in answers[1]["result"]["tools"]] == ["add"]
