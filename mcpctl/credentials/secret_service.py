@@ -29,6 +29,7 @@ ping makes that race rarer, not impossible.
 from __future__ import annotations
 
 import importlib.util
+import os
 import sys
 from collections.abc import Mapping
 from pathlib import Path
@@ -39,6 +40,10 @@ _ROOT = "/org/freedesktop/secrets"
 _DEFAULT = "/org/freedesktop/secrets/aliases/default"
 # Every D-Bus call is bounded: a hung daemon must not hang a client's server start.
 _TIMEOUT = 5.0
+# The session buses whose service let a ping go unanswered for _TIMEOUT: it is not
+# pinged again in this process (keyring opens a connection for each of its steps, and
+# each would wait as long).
+_UNANSWERED: set[str] = set()
 
 
 def applies(environ: Mapping[str, str]) -> bool:
@@ -75,11 +80,19 @@ def register(connection: Any) -> None:
     a `Ping` the D-Bus library answers without the daemon's own code, awaited. The
     record's idle is scheduled ahead of the Ping and is of higher priority than the
     handling of a later message. This narrows the race; it did not end it (an abort was
-    seen once more after it). Raises what the call raises."""
+    seen once more after it). Raises what the call raises; once one ping has timed out,
+    TimeoutError at once: a hung daemon costs a command one bound, not one per connection."""
     from jeepney import DBusAddress  # noqa: PLC0415
 
-    _call(connection, DBusAddress(_ROOT, _BUS_NAME, "org.freedesktop.DBus.Peer"), "Ping",
-          None, ())
+    bus = os.environ.get("DBUS_SESSION_BUS_ADDRESS", "")  # the bus jeepney's SESSION is
+    if bus in _UNANSWERED:
+        raise TimeoutError("the Secret Service did not answer a ping")
+    try:
+        _call(connection, DBusAddress(_ROOT, _BUS_NAME, "org.freedesktop.DBus.Peer"), "Ping",
+              None, ())
+    except TimeoutError:
+        _UNANSWERED.add(bus)
+        raise
 
 
 def collection_state() -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 from pathlib import Path
 
 import pytest
@@ -58,6 +59,20 @@ def test_a_locked_collection_is_locked() -> None:
         code, document, err = check(bus)
         assert (code, document["state"]) == (5, "locked")
         assert "default collection is locked" in err
+
+
+def test_a_secret_service_that_does_not_answer_is_missing() -> None:
+    """A daemon that holds its name on the bus but answers nothing (stopped here): keyring
+    still picks it, and reading a secret would hang. Planted: the `unreachable` state
+    not handled (`keyring_store.py:96`), and the check said ok."""
+    with running_secret_service() as service:
+        os.kill(service.daemon.pid, signal.SIGSTOP)
+        try:
+            code, document, err = check({"DBUS_SESSION_BUS_ADDRESS": service.bus_address})
+        finally:
+            os.kill(service.daemon.pid, signal.SIGCONT)
+    assert (code, document["state"]) == (5, "missing")
+    assert "the Secret Service does not answer" in err
 
 
 def lock(service: SecretService) -> None:
