@@ -43,8 +43,9 @@ _KINDS = ("a candidate's kind is `file`, `program` or `module`, each shorter tha
 _PIN_KINDS = ("a pin set's kind is `remote`, `workspace`, `npx` or `uvx` (`PinSet`'s three "
               "makers): no two share their first 8 characters")
 _WS = "mcpctl/pinning/workspace.py"
-_WHOLE = ("the values compared are not strings (row flags are integers, the rest dicts): "
-          "the prefix helper compares anything else whole, so the program is unchanged")
+_GIT_KINDS = ("a path's kind in git's listing is `tracked`, `untracked`, `nested` or `ignored`: "
+              "no two share their first 8 characters, so the prefix decides as the whole "
+              "kind does")
 _SOURCES = ("a listing's source is `git` or `folder`, each shorter than 8 characters: "
             "compared by 8, each is compared whole")
 _DETACHED = ("the cache's writer left in the caller's session, or holding its standard "
@@ -76,8 +77,8 @@ _TUPLE_PREFIXES = ("`startswith` is given a tuple there, which the operator (it 
                    "a string) leaves as it is: the mutant is the original")
 _CHAINER = ("no keyring backend class but keyring's own chainer is named with "
             "`ChainerB` first, so the first 8 characters decide as the whole name does")
-_WHOLE = ("neither side is a string (lists, `Path`s): the prefix mutant compares them whole, "
-          "as the original does")
+_WHOLE = ("neither side is a string (integers such as row flags, lists, dicts, `Path`s): the "
+          "prefix mutant compares them whole, as the original does")
 _SMALLER_CACHE = (COST + "a pure function's cache kept to 128 names (lru_cache's default) "
                   "instead of 4,096: more names judged again, the same answers")
 _ANCHORED = ("`_PREFIX` begins with `^` (and no MULTILINE): it can match once at most, so "
@@ -454,6 +455,40 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     (_WS, "prefix-eq", "if hasher.deferred or hasher.rows != previous or fast or fast_before \\"):
         _WHOLE,
     (_WS, "prefix-eq", "or hasher.new_targets != hasher.targets:"): _WHOLE,
+    (_WS, "prefix-eq", "for raw, row in encoded if row.flag == SETTLED"): _WHOLE,
+    (_WS, "prefix-eq", '"skipped": str(sum(1 for row in unsettled if row.flag == SKIPPED)),'):
+        _WHOLE,
+    (_WS, "prefix-eq", 'if kind == NESTED or (kind == UNTRACKED and path.endswith("/")))'):
+        _GIT_KINDS,
+    (_WS, "prefix-eq", 'if kind == NESTED or (kind == UNTRACKED and path.endswith("/"))) #2'):
+        _GIT_KINDS,
+    (_WS, "prefix-eq", "ignored = [path for path, kind in listed.items() if kind == IGNORED]"):
+        _GIT_KINDS,
+    (_WS, "prefix-eq", "if kind == IGNORED:"): _GIT_KINDS,
+    (_WS, "prefix-eq", 'if (path.endswith("/") or kind == NESTED) \\'): _GIT_KINDS,
+    (_WS, "prefix-eq", 'found[path.rstrip("/")] = kind == TRACKED'): _GIT_KINDS,
+    (_WS, "prefix-eq", "sum(1 for row in self.rows.values() if row.flag == SKIPPED)))"): _WHOLE,
+    (_WS, "prefix-eq",
+     "return sum(1 for row in self.rows.values() if row.flag == SKIPPED) + sum("): _WHOLE,
+    (_WS, "prefix-eq", "and row.size == status.st_size and row.mtime == status.st_mtime_ns"):
+        _WHOLE,
+    (_WS, "prefix-eq", "and row.size == status.st_size and row.mtime == status.st_mtime_ns #2"):
+        _WHOLE,
+    (_WS, "prefix-eq", "and row.ctime == status.st_ctime_ns and row.ino == status.st_ino"):
+        _WHOLE,
+    (_WS, "prefix-eq", "and row.ctime == status.st_ctime_ns and row.ino == status.st_ino #2"):
+        _WHOLE,
+    (_WS, "prefix-eq", "and row.mode == status.st_mode and row.uid == status.st_uid"): _WHOLE,
+    (_WS, "prefix-eq", "and row.mode == status.st_mode and row.uid == status.st_uid #2"):
+        _WHOLE,
+    (_WS, "prefix-eq", "and row.gid == status.st_gid):"): _WHOLE,
+    (_WS, "prefix-eq", "if isinstance(known, list) and len(known) == 6 and known[:5] == key \\"):
+        _WHOLE,
+    (_WS, "prefix-eq",
+     'if after is not None and list(after) == key[1:] and digest.startswith("sha256:") \\'):
+        _WHOLE,
+    (_WS, "prefix-starts",
+     "and raw.startswith(start) and not (inner and raw.startswith(inner))]"): _BYTES_SHORTENED,
     (_WS, "drop-keyword",
      "hasher.total, old_indexes, targets=hasher.new_targets, generation=generation))"):
         COST + "the cache written without its links' target digests: the next start reads "

@@ -39,6 +39,15 @@ def test_a_token_within_a_longer_one_is_masked_after_it() -> None:
     assert masked_value(f"x {TOKEN} {TOKEN}Q9") == "x ghp_*** ghp_***"
 
 
+def test_a_password_that_a_token_also_holds_is_masked_after_the_token() -> None:
+    """Longest first by length, whatever the kinds: a URL password that is part of a token
+    in the same value. Planted: the order by length dropped (`masking.py:28`, the key:
+    matches then ran in the order of their kinds), the password went first, the token
+    was no longer found as written, and the whole value was hidden."""
+    url = f"https://u:{TOKEN[8:18]}@h/?t={TOKEN}"
+    assert masked_value(url) == f"https://u:{TOKEN[8:10]}***@h/?t=ghp_***"
+
+
 def test_a_token_escaped_inside_json_hides_the_whole_value() -> None:
     """A token found only once its JSON escape is read (`\\u0041` for `A`) is not in the
     value as written, so it cannot be masked where it stands: the whole value is hidden.
