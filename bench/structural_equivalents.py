@@ -1085,6 +1085,23 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
      "argv, env, cwd, on_line=channel._line, on_end=channel._ended, limits=limits, #3"):
         "the process's limits left to their default, `LIMITS`, which is what the probe, "
         "the channel's only maker, gives (it never passes `limits`)",
+    ("mcpctl/protocol/stdio.py", "drop-call",
+     'self._dispatcher.fail_all(ChannelError("the connection was closed"))'):
+        "the requests still open at the close left pending: no one awaits them, since the "
+        "probe closes a channel only once its own waits have ended (answered, failed, timed "
+        "out or cancelled), and a future never done is dropped without a word",
+    ("mcpctl/protocol/stdio.py", "drop-call", "self._process.fail(OutputError(diagnosis))"):
+        COST + "the reading not stopped after stdout pollution: what the server writes next "
+        "is read and passed over (`_failure` is set, so `_line` returns at once) until the "
+        "probe shuts the server down",
+    ("mcpctl/protocol/stdio.py", "if-true", "if self._failure is None:"):
+        "a second failure replaces the first only with its own text: the pollution `_line` "
+        "reports comes back from the reader it stops (`OutputError` of the same diagnosis), "
+        "and the reader ends once, so no other failure can follow one",
+    ("mcpctl/protocol/process.py", "prefix-eq",
+     "if len(fields) > 19 and fields[1] == me and int(fields[19]) >= since:"):
+        "a parent's pid and this process's are decimal texts of at most 7 digits (Linux's "
+        "largest pid_max is 2^22): their first 8 characters are the whole of them",
     ("mcpctl/protocol/stdio.py", "widen-bound", "_EXIT_WAIT = 3.0"):
         COST + "a server that closes its stdout and lives on is waited for 48 s, not 3 s, "
         "before the diagnosis (bounded by the probe's own deadline)",
@@ -1363,4 +1380,13 @@ EQUIVALENT_ANYWHERE: dict[tuple[str, str], str] = {
                                       "never evaluated at run time",
     ("if-true", "if TYPE_CHECKING:"): "the type checker's imports made at run time too: "
                                       "only what is imported, and when, changes",
+}
+
+# Never planted: with the mutant in, a test that reaches it would harm the machine the run
+# is on. Each counts as a survivor (the score does not gain by it), with the reason.
+UNSAFE: dict[tuple[str, str, str], str] = {
+    ("mcpctl/protocol/process.py", "if-true",
+     "if len(fields) > 19 and fields[1] == me and int(fields[19]) >= since:"):
+        "every process on the machine taken as an orphan of the prober's: the sweep would "
+        "SIGKILL each one the user may signal, the run's own included",
 }

@@ -33,7 +33,8 @@ Results are kept in a committed file keyed by the module's content and the mutan
 stopped half-way resumes where it was, and a later commit re-runs only what changed: a
 module that changed, or a survivor whose reaching tests did (its verdict is kept with a
 digest of their files). The equivalents judged by hand (`structural_equivalents.py`)
-are not run.
+are not run, nor the few mutants that would harm the machine if planted (`UNSAFE`
+there: each counts as a survivor).
 
 Most mutants die at the first test that fails, and that test is usually one that
 killed a mutant a few lines away. So the test that killed each mutant is kept too
@@ -80,7 +81,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench import coverage_contexts, coverage_map
 from bench.mutation import copy_checkout
-from bench.structural_equivalents import COST, EQUIVALENT, EQUIVALENT_ANYWHERE
+from bench.structural_equivalents import COST, EQUIVALENT, EQUIVALENT_ANYWHERE, UNSAFE
 
 REPO = Path(__file__).resolve().parent.parent
 PACKAGE = REPO / "mcpctl"
@@ -130,11 +131,19 @@ class Mutant:
         return f"{self.module}:{self.operator}:{self.index}"
 
 
+def _recorded_source(mutant: Mutant) -> str:
+    return mutant.source if not mutant.twin else f"{mutant.source} #{mutant.twin + 1}"
+
+
 def equivalent(mutant: Mutant) -> str | None:
     """Why the mutant behaves as the original does, if it is recorded as such."""
-    source = mutant.source if not mutant.twin else f"{mutant.source} #{mutant.twin + 1}"
-    return EQUIVALENT.get((mutant.module, mutant.operator, source)) \
+    return EQUIVALENT.get((mutant.module, mutant.operator, _recorded_source(mutant))) \
         or EQUIVALENT_ANYWHERE.get((mutant.operator, mutant.source.split("  #")[0]))
+
+
+def unsafe(mutant: Mutant) -> str | None:
+    """Why the mutant is never planted, if it would harm the machine the run is on."""
+    return UNSAFE.get((mutant.module, mutant.operator, _recorded_source(mutant)))
 
 
 # --- making mutants -------------------------------------------------------------------
@@ -750,6 +759,8 @@ def stored_verdicts(mutants: list[Mutant], texts: dict[str, str], results: dict[
             outcomes[mutant] = verdict
         elif equivalent(mutant) is not None:
             outcomes[mutant] = "survived"  # not run: the report says why it is equivalent
+        elif unsafe(mutant) is not None:
+            outcomes[mutant] = "survived"  # not run: the report says why, and counts it
         else:
             pending.append(mutant)
     return outcomes, pending
@@ -847,7 +858,9 @@ def report(outcomes: dict[Mutant, str], population: int | None = None) -> int:
                 continue
             why = equivalent(mutant)
             cost = why is not None and why.startswith(COST)
+            harm = unsafe(mutant)
             tag = (why if cost else f"equivalent: {why}") if why else \
+                f"SURVIVOR (never planted: {harm})" if harm else \
                 "SURVIVOR" if outcome == "survived" else f"SURVIVOR ({outcome})"
             print(f"  {tag}\n    line {mutant.line} {mutant.operator}: {mutant.source}")
             equivalents += why is not None and not cost
