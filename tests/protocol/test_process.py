@@ -137,11 +137,30 @@ def test_a_server_killed_by_a_signal_is_diagnosed_so(signum: int, named: str) ->
     assert failure.diagnosis == f"server was killed by {named} before answering"
 
 
+def test_a_server_that_closes_its_stdout_and_lives_on_is_diagnosed_so() -> None:
+    """No exit code follows the end of stdout within its wait (3 s): the diagnosis says
+    what is known. Planted: the case of no code dropped (`stdio.py:149`), the diagnosis
+    raised instead, and the probe waited out its whole timeout."""
+    code = "import os, time; os.close(1); time.sleep(30)"
+    failure = run_failure(stdio_plan(sys.executable, "-c", code, timeout=20.0))
+    assert failure.diagnosis == "server closed its stdout before answering"
+
+
 def test_a_server_that_closes_its_stderr_is_still_heard_on_stdout() -> None:
     """Only the end of stdout ends the exchange. Planted: the end of any pipe taken for
     stdout's (`process.py:122`), and the probe failed with "closed its stdout"."""
     code = ("import os, runpy, sys; os.close(2); sys.argv = [sys.argv[1]]; "
             "runpy.run_path(sys.argv[0], run_name='__main__')")
+    result = run_probe(stdio_plan(sys.executable, "-c", code, str(SCRIPTED), timeout=10.0))
+    assert [tool["name"] for tool in result.tools] == ["tool_0", "tool_1", "tool_2", "needs_roots"]
+
+
+def test_blank_lines_between_a_server_s_messages_are_passed_over() -> None:
+    """A blank line (or one of only a carriage return) carries nothing and is tolerated,
+    not taken for stdout pollution. Planted: the channel's skip of blank lines dropped
+    (`stdio.py:106`), and the probe failed with "not JSON-RPC"."""
+    code = ("import runpy, sys; sys.stdout.write('\\n\\r\\n  \\n'); sys.stdout.flush(); "
+            "sys.argv = [sys.argv[1]]; runpy.run_path(sys.argv[0], run_name='__main__')")
     result = run_probe(stdio_plan(sys.executable, "-c", code, str(SCRIPTED), timeout=10.0))
     assert [tool["name"] for tool in result.tools] == ["tool_0", "tool_1", "tool_2", "needs_roots"]
 
