@@ -1,8 +1,9 @@
 """How a Streamable HTTP bridge ends or goes on when a request fails: a session the
 server forgot, a refused notification, a server that hangs up without a reply, a
 request still held when stdin closes, a client gone before the answer, a broken event
-stream. Each test names the bug it was shown to catch, planted by hand (structural
-mutants of issue 30)."""
+stream; and the hold on the client's other messages while `initialize` is at the server,
+which only `initialize` begins or ends. Each test names the bug it was shown to catch,
+planted by hand (structural mutants of issue 30)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
@@ -278,3 +280,74 @@ def test_a_header_name_http_cannot_carry_stops_the_bridge_before_it_connects(
     assert (code, err) == (6, "mcpctl: error: server 'remote': header name 'X Bad' is not "
                               "valid in HTTP\n")
     assert reached == []
+
+
+# --- the hold while `initialize` is at the server ----------------------------------
+
+LOOKALIKE = "initialization/status"  # not `initialize`, though its first 8 letters are
+
+
+def answered(result: dict[str, Any]) -> Route:
+    def answer(_: BaseHTTPRequestHandler, body: dict[str, Any]) -> Reply:
+        return 200, JSON, json.dumps({"jsonrpc": "2.0", "id": body["id"],
+                                      "result": result}).encode()
+    return answer
+
+
+def test_a_request_that_only_begins_like_initialize_holds_nothing_back(
+    routed: Callable[[dict[str, Route]], str], user_config: Path, tmp_path: Path
+) -> None:
+    """A request named like `initialize` for its first letters is an ordinary request:
+    the requests after it go out at once. Planted: the method compared by its first 8
+    characters where the hold begins (`bridge_relay.py:192`), and the hold never ended,
+    so `tools/list` was never sent."""
+    configure(user_config, routed({
+        "initialize": handshake, "notifications/initialized": accepted,
+        LOOKALIKE: answered({"ok": True}), "tools/list": answered({"tools": []})}))
+    bridge = Bridged(tmp_path)
+    listed(bridge)
+    bridge.send({"jsonrpc": "2.0", "id": 3, "method": LOOKALIKE})
+    assert bridge.receive() == {"jsonrpc": "2.0", "id": 3, "result": {"ok": True}}
+    bridge.send({**TOOLS_LIST, "id": 4})
+    assert bridge.receive() == {"jsonrpc": "2.0", "id": 4, "result": {"tools": []}}
+    assert bridge.finish() == (0, "")
+
+
+def test_only_the_answer_to_initialize_releases_what_waits_for_it(
+    routed: Callable[[dict[str, Route]], str], user_config: Path, tmp_path: Path
+) -> None:
+    """While `initialize` is held at the server, a request that begins like it is
+    cancelled: that ends no hold, and `tools/list` reaches the server only after the
+    handshake's answer. Planted: the method compared by its first 8 characters where
+    a request is forgotten (`bridge_relay.py:238`), and the cancelled lookalike let
+    `tools/list` out while `initialize` was still at the server."""
+    early = threading.Event()
+    answered_initialize = threading.Event()
+
+    def held_handshake(handler: BaseHTTPRequestHandler, body: dict[str, Any]) -> Reply:
+        early.wait(5)  # let a premature `tools/list` arrive first, if one comes
+        answered_initialize.set()
+        return handshake(handler, body)
+
+    def tools(_: BaseHTTPRequestHandler, body: dict[str, Any]) -> Reply:
+        if not answered_initialize.is_set():
+            early.set()
+        return 200, JSON, json.dumps({"jsonrpc": "2.0", "id": body["id"],
+                                      "result": {"tools": []}}).encode()
+
+    configure(user_config, routed({
+        "initialize": held_handshake, "notifications/initialized": accepted,
+        "notifications/cancelled": accepted, LOOKALIKE: answered({}), "tools/list": tools}))
+    bridge = Bridged(tmp_path)
+    bridge.send(INITIALIZE)
+    bridge.send({"jsonrpc": "2.0", "id": 3, "method": LOOKALIKE})
+    time.sleep(1)  # its task under way, waiting for the handshake (a task cancelled
+    # before it starts never runs, and is never forgotten either)
+    bridge.send({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                 "params": {"requestId": 3}})
+    bridge.send(TOOLS_LIST)
+    assert bridge.receive(30)["id"] == 1
+    bridge.send(INITIALIZED)
+    ids = {bridge.receive(30)["id"]}
+    code, err = bridge.finish()
+    assert (ids, code, err, early.is_set()) == ({2}, 0, "", False)
