@@ -440,6 +440,15 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         "count checked next refuses the same listings",
     (_WS, "prefix-eq",
      "cached = {path: row for path, row in previous.items() if row.flag == SETTLED}"): _WHOLE,
+    (_WS, "drop-if", "if len(found) > max_files:"):
+        COST + "the listing read on past MAX_FILES paths: the caller checks the count and "
+        "refuses the same listings, after the rest is listed",
+    (_WS, "drop-keyword", "bound=max_files)), False))"):
+        COST + "a repository inside walked to MAX_FILES, not to the lower bound a caller "
+        "asks for: the count checked after it refuses the same listings",
+    (_WS, "prefix-starts",
+     "and raw.startswith(start) and not (inner and raw.startswith(inner))] #2"):
+        _TUPLE_PREFIXES,
     (_WS, "drop-if", "if cache is not None:"): COST + _UNCLOSED,
     (_WS, "drop-call", "cache.close()"): COST + _UNCLOSED,
     (_WS, "drop-keyword",
@@ -826,6 +835,13 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("mcpctl/protocol/filter_relay.py", "drop-if", "if self.gone:"):
         COST + "once the client has stopped reading, each later line is written and fails "
         "as the first did",
+    ("mcpctl/protocol/bridge_io.py", "drop-keyword",
+     "thread = threading.Thread(target=read_lines, args=(fd, put, cap), daemon=True) #3"):
+        _EXITS_AT_ONCE,
+    ("mcpctl/protocol/http_wire.py", "if-true", 'if b"\\n" in chunk or b"\\r" in chunk:'):
+        "a chunk with no line end split anyway: it ends no line but one a CR held back from "
+        "the chunk before ended, which the next line end would hand on in the same order; "
+        "an event is dispatched only at an empty line, which a later chunk must bring",
     ("mcpctl/protocol/filter_relay.py", "drop-keyword", "daemon=True)"):
         _EXITS_AT_ONCE,
     ("mcpctl/protocol/filter_relay.py", "drop-keyword", "daemon=True) #2"):

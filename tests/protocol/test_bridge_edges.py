@@ -268,6 +268,20 @@ def test_an_sse_server_that_never_names_its_endpoint_ends_the_bridge_in_time(
     assert accepted == ["text/event-stream"]
 
 
+@pytest.mark.timeout(400)  # waits out the default 30 s
+def test_with_no_timeout_of_its_own_the_bridge_waits_30_s_for_the_endpoint(
+    silent_stream: tuple[str, list[str | None]], user_config: Path, tmp_path: Path
+) -> None:
+    """A url server without `timeout` gets the bridge's default, 30 s, for the `endpoint`
+    event too. Planted: the default widened 16 times (`bridge_relay.py:55`), and the
+    bridge waited until the server closed the stream a minute later."""
+    url, _ = silent_stream
+    configure(user_config, url, kind="sse")
+    code, err = Bridged(tmp_path).end_alone(90)
+    assert code != 0
+    assert "no endpoint event on the event stream within 30 s" in err
+
+
 def test_a_long_reply_that_is_not_json_rpc_is_quoted_to_200_characters(
     serve: Callable[..., str], user_config: Path, tmp_path: Path
 ) -> None:
