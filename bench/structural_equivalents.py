@@ -1026,6 +1026,13 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
      'if not isinstance(item, dict) or item.get("jsonrpc") != JSONRPC:'):
         "`JSONRPC` is `2.0`, three characters: a value's first 8 equal it only when the "
         "value is it",
+    ("mcpctl/protocol/bridge.py", "drop-keyword", "follow_redirects=False,"):
+        "httpx's client follows no redirect unless told to: `follow_redirects` is False by "
+        "default (httpx 0.28, the version locked)",
+    ("mcpctl/protocol/bridge.py", "drop-keyword", "verify=tls_verify(remote.url)) as client:"):
+        COST + "httpx's default verification for a plain http url too: the CA bundle is "
+        "loaded for a connection that never speaks TLS (an https url gets that default "
+        "either way)",
     ("mcpctl/protocol/bridge.py", "drop-call", "skip_httpx_cli()"):
         _HTTPX_CLI,
     ("mcpctl/protocol/process.py", "drop-if",

@@ -59,10 +59,14 @@ def configure(user_config: Path, url: str, headers: str = "", kind: str = "http"
 class Bridged:
     """`mcpctl run NAME` as a process: JSON-RPC lines in, lines out, each wait bounded."""
 
-    def __init__(self, root: Path, name: str = "remote") -> None:
+    def __init__(self, root: Path, name: str = "remote", *, shell_prefix: str = "") -> None:
+        """`shell_prefix`: shell commands run first, in the process that then execs
+        mcpctl (`trap '' TERM`: mcpctl starts with SIGTERM ignored)."""
+        command = [sys.executable, "-m", "mcpctl", "run", name, "--workspace", str(root)]
+        if shell_prefix:
+            command = ["sh", "-c", f'{shell_prefix}; exec "$@"', "sh", *command]
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "mcpctl", "run", name, "--workspace", str(root)],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             env=dict(os.environ))
         self.lines: queue.Queue[bytes | None] = queue.Queue()
         self.out: list[bytes] = []

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -245,10 +246,11 @@ def test_an_answer_slower_than_the_timeout_still_reaches_the_client(
 ) -> None:
     """The server's `timeout` bounds connecting, not how long a request may run: the
     client decides how long it waits for a tool. Planted: the client made without
-    `read=None` (`bridge.py:85`), and a reply 4 s after a 2 s timeout became "timed out
-    talking to the server"."""
+    `read=None` (`bridge.py:85`), and a reply 6 s after a 2 s timeout became "timed out
+    talking to the server"; the client made without the timeout at all (`:87`: httpx's
+    default, 5 s for reading too), the same."""
     def slow(_: BaseHTTPRequestHandler, body: dict[str, Any]) -> Reply:
-        threading.Event().wait(4)
+        threading.Event().wait(6)
         return 200, JSON, json.dumps({"jsonrpc": "2.0", "id": body["id"],
                                       "result": {"tools": []}}).encode()
 
@@ -280,6 +282,26 @@ def test_a_header_name_http_cannot_carry_stops_the_bridge_before_it_connects(
     assert (code, err) == (6, "mcpctl: error: server 'remote': header name 'X Bad' is not "
                               "valid in HTTP\n")
     assert reached == []
+
+
+def test_a_bridge_started_with_sigterm_ignored_keeps_it_ignored(
+    routed: Callable[[dict[str, Route]], str], user_config: Path, tmp_path: Path
+) -> None:
+    """A client (or a shell before it) that starts its server with SIGTERM ignored means
+    it to go on: the bridge installs no handler of its own then. Planted: that check
+    dropped (`bridge.py:107`), and SIGTERM ended the session with 143."""
+    configure(user_config, routed({
+        "initialize": handshake, "notifications/initialized": accepted,
+        "tools/list": lambda _, body: (200, JSON, json.dumps(
+            {"jsonrpc": "2.0", "id": body["id"], "result": {"tools": []}}).encode())}))
+    bridge = Bridged(tmp_path, shell_prefix="trap '' TERM")
+    bridge.send(INITIALIZE)
+    assert bridge.receive()["id"] == 1
+    bridge.process.send_signal(signal.SIGTERM)
+    bridge.send(INITIALIZED)
+    bridge.send(TOOLS_LIST)
+    assert bridge.receive() == {"jsonrpc": "2.0", "id": 2, "result": {"tools": []}}
+    assert bridge.finish() == (0, "")
 
 
 # --- the hold while `initialize` is at the server ----------------------------------
