@@ -250,6 +250,17 @@ def test_a_symlink_is_pinned_as_a_link_with_where_it_leads(tmp_path: Path) -> No
     assert digests_of(root)["run.sh"] not in (first, second)
 
 
+def test_a_link_named_like_a_tool_made_folder_is_still_pinned(tmp_path: Path) -> None:
+    """In a repository inside the workspace (walked as a folder), only a real folder
+    named `node_modules` (or another tool's) is left out: a symlink of that name is an
+    entry like any other, pinned with where it leads. Planted: the folder test following
+    links (`workspace.py:575`, `follow_symlinks` dropped), and the link was not pinned."""
+    root = git_repo(tmp_path / "repo", {"server.js": "ok\n"})
+    inner = git_repo(root / "vendor", {"lib/index.js": "module.exports = 1\n"})
+    (inner / "node_modules").symlink_to("lib")
+    assert digests_of(root)["vendor/node_modules"].startswith("symlink:")
+
+
 def test_a_symlink_to_an_outside_folder_makes_the_set_unpinned(tmp_path: Path) -> None:
     root = tmp_path / "plain"
     root.mkdir()
