@@ -20,7 +20,8 @@ from mcpctl.pinning.git import git_environment
 from mcpctl.pinning.git_index import SETTLED_NS
 from mcpctl.pinning.workspace import FOLDER, GIT, MAX_FILES, workspace_files
 from tests.cli.test_run import workspace_with
-from tests.conftest import run_mcpctl
+from tests.components import require_program
+from tests.conftest import REPO, run_mcpctl
 from tests.pinning.repos import git, git_repo
 
 ENV = dict(os.environ)
@@ -259,6 +260,30 @@ def test_a_link_named_like_a_tool_made_folder_is_still_pinned(tmp_path: Path) ->
     inner = git_repo(root / "vendor", {"lib/index.js": "module.exports = 1\n"})
     (inner / "node_modules").symlink_to("lib")
     assert digests_of(root)["vendor/node_modules"].startswith("symlink:")
+
+
+def test_a_folder_the_walk_cannot_read_is_pinned_as_such(tmp_path: Path) -> None:
+    """A folder the walk cannot open is an entry of its own (`unreadable:folder`), so the
+    approval says what it could not see. Root reads every folder: the listing runs
+    without the capabilities that let it (`setpriv`), in a repository inside the
+    workspace, which is walked as a folder. Planted: the entry dropped
+    (`workspace.py:571`), and the folder was not pinned."""
+    setpriv = require_program("setpriv")
+    root = git_repo(tmp_path / "repo", {"server.js": "ok\n"})
+    inner = git_repo(root / "vendor", {"index.js": "ok\n"})
+    (inner / "locked").mkdir()
+    (inner / "locked").chmod(0)
+    code = ("import json, os, sys; from mcpctl.pinning.workspace import workspace_files; "
+            "found = workspace_files(sys.argv[1], dict(os.environ)).entries; "
+            "print(json.dumps({path: entry.digest for path, entry in found.items()}))")
+    try:
+        done = subprocess.run([setpriv, "--bounding-set=-dac_override,-dac_read_search", "--",
+                               sys.executable, "-c", code, str(root)], capture_output=True,
+                              text=True, timeout=60, check=False, cwd=REPO)
+    finally:
+        (inner / "locked").chmod(0o755)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["vendor/locked/"] == "unreadable:folder"
 
 
 def test_a_symlink_to_an_outside_folder_makes_the_set_unpinned(tmp_path: Path) -> None:
