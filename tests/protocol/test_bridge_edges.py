@@ -143,6 +143,29 @@ def test_an_sse_server_that_closes_its_event_stream_ends_the_bridge(
     assert "server closed its event stream" in err
 
 
+def test_an_sse_stream_refused_before_its_endpoint_sends_nothing_on(
+    serve: Callable[..., str], user_config: Path, tmp_path: Path
+) -> None:
+    """The event stream is refused (HTTP 500) after the client's `initialize` is queued:
+    the bridge ends saying why and posts nothing, since there is no endpoint to post
+    to. Planted: the end not checked once the wait for the endpoint was over
+    (`bridge_sse.py:44`), and the queued request was posted to no url and answered
+    with the library's error."""
+    def answer(method: str, path: str) -> Reply:
+        if method == "GET":
+            threading.Event().wait(2)  # the client's line is read and queued by then
+            return 500, {}, b"down"
+        return 202, {}, b""
+
+    configure(user_config, serve(answer).replace("/mcp", "/sse"), kind="sse")
+    bridge = Bridged(tmp_path)
+    bridge.send(INITIALIZE)
+    code, err = bridge.end_alone(60)
+    assert (code, bridge.out) == (6, [])
+    assert err == "mcpctl: error: server 'remote': cannot open the event stream: " \
+                  "HTTP 500: down\n"
+
+
 class _Pushing:
     """A Streamable HTTP server whose GET stream sends one notification when told."""
 
