@@ -838,10 +838,6 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("mcpctl/protocol/bridge_io.py", "drop-keyword",
      "thread = threading.Thread(target=read_lines, args=(fd, put, cap), daemon=True) #3"):
         _EXITS_AT_ONCE,
-    ("mcpctl/protocol/http_wire.py", "if-true", 'if b"\\n" in chunk or b"\\r" in chunk:'):
-        "a chunk with no line end split anyway: it ends no line but one a CR held back from "
-        "the chunk before ended, which the next line end would hand on in the same order; "
-        "an event is dispatched only at an empty line, which a later chunk must bring",
     ("mcpctl/protocol/filter_relay.py", "drop-keyword", "daemon=True)"):
         _EXITS_AT_ONCE,
     ("mcpctl/protocol/filter_relay.py", "drop-keyword", "daemon=True) #2"):
