@@ -116,8 +116,6 @@ _BYTES_SHORTENED = "the text is bytes: the mutant shortens only a string, so not
 _BYTES_WHOLE = "both sides are bytes: the prefix mutant compares what is not a string whole"
 _DEFAULT_PIPE = (COST + "the pipe keeps the system's default size (64 KiB): a large answer "
                  "crosses in more writes and reads")
-_EXITS_AT_ONCE = ("`run` ends its process with `os._exit`, which waits for no thread, daemon "
-                  "or not (the relay's readers and its stop after EOF)")
 _RELAY_FAILED = ("the server could not be started: `run` reports it and ends its process, "
                  "so what the relay leaves open or installed (two pipe ends, its signal "
                  "handlers) goes with it")
@@ -835,16 +833,11 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("mcpctl/protocol/filter_relay.py", "drop-if", "if self.gone:"):
         COST + "once the client has stopped reading, each later line is written and fails "
         "as the first did",
-    ("mcpctl/protocol/bridge_io.py", "drop-keyword",
-     "thread = threading.Thread(target=read_lines, args=(fd, put, cap), daemon=True) #3"):
-        _EXITS_AT_ONCE,
-    ("mcpctl/protocol/filter_relay.py", "drop-keyword", "daemon=True)"):
-        _EXITS_AT_ONCE,
-    ("mcpctl/protocol/filter_relay.py", "drop-keyword", "daemon=True) #2"):
-        _EXITS_AT_ONCE,
     ("mcpctl/protocol/filter_relay.py", "drop-keyword",
      "threading.Thread(target=stop, daemon=True).start() #2"):
-        _EXITS_AT_ONCE,
+        "the stop after EOF made a non-daemon thread: it ends as soon as the server is "
+        "reaped (its every wait is on that), and `run` reaps the server before it ends, "
+        "by `os._exit` on the fast path or the interpreter's exit through typer",
     ("mcpctl/protocol/filter_relay.py", "drop-call", "os.close(self.to_child)"):
         _RELAY_FAILED,
     ("mcpctl/protocol/filter_relay.py", "drop-call", "os.close(self.from_child)"):
@@ -902,11 +895,6 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         COST + "the relay's copy of the bridge's stdout left open once the bridge has "
         "returned: its reader sees no EOF, so the relay waits EOF_GRACE (5 s) for it "
         "before it ends; every line the bridge wrote has been read by then",
-    ("mcpctl/protocol/filter_relay.py", "drop-keyword", "server_side.join(timeout=EOF_GRACE)"):
-        "the wait for the bridge's side unbounded: its reader ends at the EOF the line "
-        "before makes (the relay holds the only copy of the pipe's write end once the "
-        "bridge has returned), after the lines still in the pipe, whose writes to the "
-        "client end as they would within the bound",
     ("mcpctl/protocol/filter_relay.py", "drop-call", "gate.flush(TERM_GRACE) #2"):
         COST + "answers judged in the bridge's last moments may not reach the answer "
         "store before `run` ends: the next start judges them again (the store is a cache "

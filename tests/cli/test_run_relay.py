@@ -39,8 +39,14 @@ def relayed(user_config: Path, tmp_path: Path, body: str) -> Path:
     return script
 
 
-def start(tmp_path: Path, *, shell_prefix: str = "") -> subprocess.Popen[bytes]:
+def start(tmp_path: Path, *, shell_prefix: str = "", parser: str = "fast"
+          ) -> subprocess.Popen[bytes]:
+    """`mcpctl run s` in the background. `parser="typer"`: the line names the workspace
+    twice, which `run`'s own parser leaves to typer's (the command then ends through
+    the interpreter's exit, which waits for every thread not made a daemon)."""
     command = [sys.executable, "-m", "mcpctl", "run", "s", "--workspace", str(tmp_path)]
+    if parser == "typer":
+        command += ["--workspace", str(tmp_path)]
     if shell_prefix:
         command = ["sh", "-c", f'{shell_prefix}; exec "$@"', "sh", *command]
     return subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -81,14 +87,15 @@ def test_a_server_that_ignores_the_end_of_stdin_is_stopped_by_signal(
         Path(f"/proc/{server}/stat").read_text().split()[2] == "Z"
 
 
+@pytest.mark.parametrize("parser", ["fast", "typer"])
 def test_a_server_that_exits_ends_run_while_the_client_holds_stdin_open(
-        user_config: Path, tmp_path: Path) -> None:
+        user_config: Path, tmp_path: Path, parser: str) -> None:
     """The server's exit ends `run` with its code; the reader of the client's stdin,
-    still blocked in a read, does not hold the process. (Its thread made a non-daemon
-    survives: `run` ends by `os._exit`, which waits for no thread; this pins the
-    behaviour whichever way it is kept.)"""
+    still blocked in a read, does not hold the process, whichever parser read the line.
+    Planted: the reader's thread made a non-daemon (`filter_relay.py:108`), and `run`
+    through typer's parser waited on it at exit (the fast path ends by `os._exit`)."""
     relayed(user_config, tmp_path, "import sys\nsys.exit(3)\n")
-    process = start(tmp_path)
+    process = start(tmp_path, parser=parser)
     try:
         assert process.wait(timeout=30) == 3
     finally:
@@ -97,12 +104,14 @@ def test_a_server_that_exits_ends_run_while_the_client_holds_stdin_open(
         process.communicate(timeout=30)
 
 
+@pytest.mark.parametrize("parser", ["fast", "typer"])
 def test_a_grandchild_that_keeps_the_server_s_stdout_does_not_hold_run(
-        user_config: Path, tmp_path: Path) -> None:
+        user_config: Path, tmp_path: Path, parser: str) -> None:
     """A server that leaves a process of its own behind holding its stdout (only: its
-    stderr, the client's, is closed to it): `run`
-    ends with the server, after at most a second's wait for that pipe. Planted: the
-    wait for the server's side without its bound made `run` wait for the grandchild."""
+    stderr, the client's, is closed to it): `run` ends with the server, after at most a
+    second's wait for that pipe, whichever parser read the line. Planted: the wait for
+    the server's side without its bound made `run` wait for the grandchild; that side's
+    reader made a non-daemon thread (`filter_relay.py:132`), the same through typer."""
     left = tmp_path / "grandchild"
     relayed(user_config, tmp_path,
             "import subprocess, sys\n"
@@ -110,7 +119,7 @@ def test_a_grandchild_that_keeps_the_server_s_stdout_does_not_hold_run(
             "                        stderr=subprocess.DEVNULL)\n"
             f"open({str(left)!r}, 'w').write(str(left.pid))\n"
             "sys.exit(0)\n")
-    process = start(tmp_path)
+    process = start(tmp_path, parser=parser)
     try:
         code, out, _ = ended(process, 60)
     finally:

@@ -59,10 +59,16 @@ def configure(user_config: Path, url: str, headers: str = "", kind: str = "http"
 class Bridged:
     """`mcpctl run NAME` as a process: JSON-RPC lines in, lines out, each wait bounded."""
 
-    def __init__(self, root: Path, name: str = "remote", *, shell_prefix: str = "") -> None:
+    def __init__(self, root: Path, name: str = "remote", *, shell_prefix: str = "",
+                 parser: str = "fast") -> None:
         """`shell_prefix`: shell commands run first, in the process that then execs
-        mcpctl (`trap '' TERM`: mcpctl starts with SIGTERM ignored)."""
+        mcpctl (`trap '' TERM`: mcpctl starts with SIGTERM ignored). `parser="typer"`:
+        the workspace named twice, which `run`'s own parser leaves to typer's (the
+        command then ends through the interpreter's exit, which waits for every thread
+        not made a daemon)."""
         command = [sys.executable, "-m", "mcpctl", "run", name, "--workspace", str(root)]
+        if parser == "typer":
+            command += ["--workspace", str(root)]
         if shell_prefix:
             command = ["sh", "-c", f'{shell_prefix}; exec "$@"', "sh", *command]
         self.process = subprocess.Popen(

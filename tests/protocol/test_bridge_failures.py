@@ -101,16 +101,20 @@ def test_a_session_the_server_forgot_ends_the_bridge(
     assert (code, err) == (6, f"mcpctl: error: server 'remote': {said}\n")
 
 
+@pytest.mark.parametrize("parser", ["fast", "typer"])
 def test_a_notification_refused_with_401_ends_the_bridge(
-    routed: Callable[[dict[str, Route]], str], user_config: Path, tmp_path: Path
+    routed: Callable[[dict[str, Route]], str], user_config: Path, tmp_path: Path,
+    parser: str
 ) -> None:
     """A refusal that no later request can pass (401) ends the bridge even when it was
-    a notification's, which has no answer to carry it. Planted: the end dropped there
-    (`bridge_relay.py:248`), and the bridge went on waiting on stdin."""
+    a notification's, which has no answer to carry it, whichever parser read the line.
+    Planted: the end dropped there (`bridge_relay.py:248`), and the bridge went on
+    waiting on stdin; the reader of stdin made a non-daemon thread (`bridge_io.py:43`),
+    and through typer the process waited on it at exit."""
     configure(user_config, routed({
         "initialize": handshake,
         "notifications/initialized": lambda _, __: (401, {}, b"no entry")}))
-    bridge = Bridged(tmp_path)
+    bridge = Bridged(tmp_path, parser=parser)
     bridge.send(INITIALIZE)
     assert bridge.receive()["id"] == 1
     bridge.send(INITIALIZED)
