@@ -438,6 +438,9 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         "count checked next refuses the same listings",
     (_WS, "prefix-eq",
      "cached = {path: row for path, row in previous.items() if row.flag == SETTLED}"): _WHOLE,
+    (_WS, "drop-if", "if len(paths) >= SPLIT_AT and not self.cached:"):
+        COST + "a first pass over many files never split: hashed in this process alone, "
+        "as it is where no child can be forked (`_can_fork`), to the same entries",
     (_WS, "drop-if", "if len(found) > max_files:"):
         COST + "the listing read on past MAX_FILES paths: the caller checks the count and "
         "refuses the same listings, after the rest is listed",
