@@ -441,6 +441,28 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     (_WS, "drop-if", "if len(paths) >= SPLIT_AT and not self.cached:"):
         COST + "a first pass over many files never split: hashed in this process alone, "
         "as it is where no child can be forked (`_can_fork`), to the same entries",
+    (_WS, "if-true", "if not _can_fork():"):
+        COST + "a first pass over many files never split: hashed in this process alone, "
+        "as it is where no child can be forked, to the same entries",
+    (_WS, "drop-call", "fcntl.fcntl(writer, fcntl.F_SETPIPE_SZ, _CHUNK)"):
+        COST + "the split's pipe keeps the system's default size: the child's entries "
+        "cross in more, smaller reads",
+    (_WS, "drop-call", "os.close(reader)"):
+        COST + "when the fork fails, the pipe's two ends stay open until the command ends",
+    (_WS, "drop-call", "os.close(writer)"):
+        COST + "when the fork fails, the pipe's two ends stay open until the command ends",
+    (_WS, "drop-call", "os.close(reader) #2"):
+        "the child's copy of the pipe's read end left open: the child only writes, and "
+        "`os._exit` closes every descriptor it has",
+    (_WS, "drop-call", "self._send(self._entries(islice(paths.items(), half, None)), pipe)"):
+        COST + "the child sends nothing: what the parent reads is not whole (`_receive` "
+        "says so), and the parent hashes the child's half itself, as for a child that "
+        "failed",
+    (_WS, "return-early",
+     "def _send(self, found: dict[str, Entry], pipe: BinaryIO) -> None:  # pragma: no cover"):
+        COST + "the child sends nothing: what the parent reads is not whole (`_receive` "
+        "says so), and the parent hashes the child's half itself, as for a child that "
+        "failed",
     (_WS, "drop-if", "if len(found) > max_files:"):
         COST + "the listing read on past MAX_FILES paths: the caller checks the count and "
         "refuses the same listings, after the rest is listed",
