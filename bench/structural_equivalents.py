@@ -463,6 +463,15 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         COST + "the child sends nothing: what the parent reads is not whole (`_receive` "
         "says so), and the parent hashes the child's half itself, as for a child that "
         "failed",
+    (_WS, "drop-keyword", "strict=True)), strict=True))"):
+        "the child's columns come from one dict and its entries' fields, so they are of "
+        "one length: `strict` checks what always holds",
+    (_WS, "drop-keyword", "strict=True)), strict=True)) #2"):
+        "the child's columns come from one dict and its entries' fields, so they are of "
+        "one length: `strict` checks what always holds",
+    (_WS, "drop-call", "self.new_targets.update(targets)"):
+        COST + "the link targets the child hashed are not remembered in the cache: the "
+        "next start hashes them again",
     (_WS, "drop-if", "if len(found) > max_files:"):
         COST + "the listing read on past MAX_FILES paths: the caller checks the count and "
         "refuses the same listings, after the rest is listed",
