@@ -472,6 +472,12 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     (_WS, "drop-call", "self.new_targets.update(targets)"):
         COST + "the link targets the child hashed are not remembered in the cache: the "
         "next start hashes them again",
+    (_WS, "if-true", "if row is None:"):
+        COST + "no cached row taken: every file of the pass is read and hashed again, to "
+        "the same entries",
+    (_WS, "drop-if", "if (is_regular(status.st_mode)"):
+        COST + "a cached row that still holds is not taken: the file is read and hashed "
+        "again (`entry`), to the same entry",
     (_WS, "drop-if", "if len(found) > max_files:"):
         COST + "the listing read on past MAX_FILES paths: the caller checks the count and "
         "refuses the same listings, after the rest is listed",
