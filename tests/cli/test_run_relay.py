@@ -92,7 +92,7 @@ def test_a_server_that_exits_ends_run_while_the_client_holds_stdin_open(
         user_config: Path, tmp_path: Path, parser: str) -> None:
     """The server's exit ends `run` with its code; the reader of the client's stdin,
     still blocked in a read, does not hold the process, whichever parser read the line.
-    Planted: the reader's thread made a non-daemon (`filter_relay.py:108`), and `run`
+    Planted: the reader's thread made a non-daemon (`filter_relay.py:109`), and `run`
     through typer's parser waited on it at exit (the fast path ends by `os._exit`)."""
     relayed(user_config, tmp_path, "import sys\nsys.exit(3)\n")
     process = start(tmp_path, parser=parser)
