@@ -478,6 +478,15 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     (_WS, "drop-if", "if (is_regular(status.st_mode)"):
         COST + "a cached row that still holds is not taken: the file is read and hashed "
         "again (`entry`), to the same entry",
+    (_WS, "if-true", "if fresh:"):
+        "`_fresh` of no paths reads nothing and returns an empty dict: `found` is the "
+        "same",
+    (_WS, "drop-if", 'if not hasattr(os, "fork"):'):
+        "every system mcpctl runs on here has `os.fork` (Linux); the guard is for one "
+        "that does not, which no test here can be",
+    (_WS, "if-true", 'if not hasattr(os, "fork"):'):
+        COST + "a first pass over many files never split: hashed in this process alone, "
+        "as it is where no child can be forked, to the same entries",
     (_WS, "drop-if", "if len(found) > max_files:"):
         COST + "the listing read on past MAX_FILES paths: the caller checks the count and "
         "refuses the same listings, after the rest is listed",
