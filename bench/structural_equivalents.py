@@ -1055,6 +1055,10 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("mcpctl/protocol/jsonrpc.py", "drop-call", "super().__init__(text)"):
         "an exception keeps the arguments it was made with (`BaseException.__new__` sets "
         "`args`), so `str(NotJsonRpc(text))` is the text without the call",
+    ("mcpctl/protocol/bridge_relay.py", "prefix-eq",
+     'if not isinstance(item, dict) or item.get("jsonrpc") != jsonrpc.JSONRPC:'):
+        "`JSONRPC` is `2.0`, three characters: a value's first 8 equal it only when the "
+        "value is `2.0`",
     ("mcpctl/protocol/jsonrpc.py", "prefix-eq",
      'if not isinstance(item, dict) or item.get("jsonrpc") != JSONRPC:'):
         "`JSONRPC` is `2.0`, three characters: a value's first 8 equal it only when the "

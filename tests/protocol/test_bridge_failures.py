@@ -324,19 +324,33 @@ def test_a_request_that_only_begins_like_initialize_holds_nothing_back(
     routed: Callable[[dict[str, Route]], str], user_config: Path, tmp_path: Path
 ) -> None:
     """A request named like `initialize` for its first letters is an ordinary request:
-    the requests after it go out at once. Planted: the method compared by its first 8
-    characters where the hold begins (`bridge_relay.py:192`), and the hold never ended,
-    so `tools/list` was never sent."""
+    the requests after it go out at once, and its reply's session and version are not
+    the session's. Planted: the method compared by its first 8 characters where the hold
+    begins (`bridge_relay.py:192`), and the hold never ended, so `tools/list` was never
+    sent; where a reply's session id is taken (`:283`), or its version learnt (`:381`),
+    and `tools/list` went out with the lookalike's."""
+    seen: list[tuple[str | None, str | None]] = []
+
+    def lookalike(_: BaseHTTPRequestHandler, body: dict[str, Any]) -> Reply:
+        return 200, {**JSON, "Mcp-Session-Id": "other"}, json.dumps(
+            {"jsonrpc": "2.0", "id": body["id"],
+             "result": {"protocolVersion": "2099-01-01"}}).encode()
+
+    def tools(handler: BaseHTTPRequestHandler, body: dict[str, Any]) -> Reply:
+        seen.append((handler.headers["Mcp-Session-Id"], handler.headers["MCP-Protocol-Version"]))
+        return answered({"tools": []})(handler, body)
+
     configure(user_config, routed({
         "initialize": handshake, "notifications/initialized": accepted,
-        LOOKALIKE: answered({"ok": True}), "tools/list": answered({"tools": []})}))
+        LOOKALIKE: lookalike, "tools/list": tools}))
     bridge = Bridged(tmp_path)
     listed(bridge)
     bridge.send({"jsonrpc": "2.0", "id": 3, "method": LOOKALIKE})
-    assert bridge.receive() == {"jsonrpc": "2.0", "id": 3, "result": {"ok": True}}
+    assert bridge.receive()["id"] == 3
     bridge.send({**TOOLS_LIST, "id": 4})
     assert bridge.receive() == {"jsonrpc": "2.0", "id": 4, "result": {"tools": []}}
     assert bridge.finish() == (0, "")
+    assert seen == [("s-1", "2025-06-18")] * 2
 
 
 def test_only_the_answer_to_initialize_releases_what_waits_for_it(
@@ -346,7 +360,8 @@ def test_only_the_answer_to_initialize_releases_what_waits_for_it(
     cancelled: that ends no hold, and `tools/list` reaches the server only after the
     handshake's answer. Planted: the method compared by its first 8 characters where
     a request is forgotten (`bridge_relay.py:238`), and the cancelled lookalike let
-    `tools/list` out while `initialize` was still at the server."""
+    `tools/list` out while `initialize` was still at the server; where a POST waits for
+    the handshake (`:278`), and the lookalike itself went out before its answer."""
     early = threading.Event()
     answered_initialize = threading.Event()
 
@@ -361,9 +376,14 @@ def test_only_the_answer_to_initialize_releases_what_waits_for_it(
         return 200, JSON, json.dumps({"jsonrpc": "2.0", "id": body["id"],
                                       "result": {"tools": []}}).encode()
 
+    def lookalike(handler: BaseHTTPRequestHandler, body: dict[str, Any]) -> Reply:
+        if not answered_initialize.is_set():
+            early.set()
+        return answered({})(handler, body)
+
     configure(user_config, routed({
         "initialize": held_handshake, "notifications/initialized": accepted,
-        "notifications/cancelled": accepted, LOOKALIKE: answered({}), "tools/list": tools}))
+        "notifications/cancelled": accepted, LOOKALIKE: lookalike, "tools/list": tools}))
     bridge = Bridged(tmp_path)
     bridge.send(INITIALIZE)
     bridge.send({"jsonrpc": "2.0", "id": 3, "method": LOOKALIKE})
