@@ -43,6 +43,14 @@ _KINDS = ("a candidate's kind is `file`, `program` or `module`, each shorter tha
 _PIN_KINDS = ("a pin set's kind is `remote`, `workspace`, `npx` or `uvx` (`PinSet`'s three "
               "makers): no two share their first 8 characters")
 _WS = "mcpctl/pinning/workspace.py"
+_NO_SPLIT = (COST + "a first pass over many files never split: hashed in this process "
+             "alone, as it is where no child can be forked (`_can_fork`), to the same "
+             "entries")
+_CHILD_SILENT = (COST + "the child sends nothing: what the parent reads is not whole "
+                 "(`_receive` says so), and the parent hashes the child's half itself, as "
+                 "for a child that failed")
+_ONE_LENGTH = ("the child's columns come from one dict and its entries' fields, so they are "
+               "of one length: `strict` checks what always holds")
 _GIT_KINDS = ("a path's kind in git's listing is `tracked`, `untracked`, `nested` or `ignored`: "
               "no two share their first 8 characters, so the prefix decides as the whole "
               "kind does")
@@ -439,11 +447,9 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     (_WS, "prefix-eq",
      "cached = {path: row for path, row in previous.items() if row.flag == SETTLED}"): _WHOLE,
     (_WS, "drop-if", "if len(paths) >= SPLIT_AT and not self.cached:"):
-        COST + "a first pass over many files never split: hashed in this process alone, "
-        "as it is where no child can be forked (`_can_fork`), to the same entries",
+        _NO_SPLIT,
     (_WS, "if-true", "if not _can_fork():"):
-        COST + "a first pass over many files never split: hashed in this process alone, "
-        "as it is where no child can be forked, to the same entries",
+        _NO_SPLIT,
     (_WS, "drop-call", "fcntl.fcntl(writer, fcntl.F_SETPIPE_SZ, _CHUNK)"):
         COST + "the split's pipe keeps the system's default size: the child's entries "
         "cross in more, smaller reads",
@@ -455,20 +461,14 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         "the child's copy of the pipe's read end left open: the child only writes, and "
         "`os._exit` closes every descriptor it has",
     (_WS, "drop-call", "self._send(self._entries(islice(paths.items(), half, None)), pipe)"):
-        COST + "the child sends nothing: what the parent reads is not whole (`_receive` "
-        "says so), and the parent hashes the child's half itself, as for a child that "
-        "failed",
+        _CHILD_SILENT,
     (_WS, "return-early",
      "def _send(self, found: dict[str, Entry], pipe: BinaryIO) -> None:  # pragma: no cover"):
-        COST + "the child sends nothing: what the parent reads is not whole (`_receive` "
-        "says so), and the parent hashes the child's half itself, as for a child that "
-        "failed",
+        _CHILD_SILENT,
     (_WS, "drop-keyword", "strict=True)), strict=True))"):
-        "the child's columns come from one dict and its entries' fields, so they are of "
-        "one length: `strict` checks what always holds",
+        _ONE_LENGTH,
     (_WS, "drop-keyword", "strict=True)), strict=True)) #2"):
-        "the child's columns come from one dict and its entries' fields, so they are of "
-        "one length: `strict` checks what always holds",
+        _ONE_LENGTH,
     (_WS, "drop-call", "self.new_targets.update(targets)"):
         COST + "the link targets the child hashed are not remembered in the cache: the "
         "next start hashes them again",
@@ -485,8 +485,7 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         "every system mcpctl runs on here has `os.fork` (Linux); the guard is for one "
         "that does not, which no test here can be",
     (_WS, "if-true", 'if not hasattr(os, "fork"):'):
-        COST + "a first pass over many files never split: hashed in this process alone, "
-        "as it is where no child can be forked, to the same entries",
+        _NO_SPLIT,
     (_WS, "drop-if", "if len(found) > max_files:"):
         COST + "the listing read on past MAX_FILES paths: the caller checks the count and "
         "refuses the same listings, after the rest is listed",
