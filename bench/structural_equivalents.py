@@ -1153,6 +1153,10 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         COST + "the reading not stopped after stdout pollution: what the server writes next "
         "is read and passed over (`_failure` is set, so `_line` returns at once) until the "
         "probe shuts the server down",
+    ("mcpctl/protocol/process.py", "prefix-eq",
+     "if len(fields) > 19 and fields[1] == me and int(fields[19]) >= since:"):
+        "a parent's pid and this process's are decimal texts of at most 7 digits (Linux's "
+        "largest pid_max is 2^22): their first 8 characters are the whole of them",
     ("mcpctl/protocol/stdio.py", "widen-bound", "_EXIT_WAIT = 3.0"):
         COST + "a server that closes its stdout and lives on is waited for 48 s, not 3 s, "
         "before the diagnosis (bounded by the probe's own deadline)",
