@@ -51,6 +51,9 @@ _CHILD_SILENT = (COST + "the child sends nothing: what the parent reads is not w
                  "for a child that failed")
 _ONE_LENGTH = ("the child's columns come from one dict and its entries' fields, so they are "
                "of one length: `strict` checks what always holds")
+_PINGED_AGAIN = (COST + "a Secret Service that let a ping time out is pinged again on each "
+                 "connection keyring opens: each waits its own 5 s (`secret check` "
+                 "against a stopped daemon, 25 s) and fails as the first did")
 _GIT_KINDS = ("a path's kind in git's listing is `tracked`, `untracked`, `nested` or `ignored`: "
               "no two share their first 8 characters, so the prefix decides as the whole "
               "kind does")
@@ -1157,6 +1160,17 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
      "if len(fields) > 19 and fields[1] == me and int(fields[19]) >= since:"):
         "a parent's pid and this process's are decimal texts of at most 7 digits (Linux's "
         "largest pid_max is 2^22): their first 8 characters are the whole of them",
+    ("mcpctl/credentials/secret_service.py", "drop-if", "if bus in _UNANSWERED:"):
+        _PINGED_AGAIN,
+    ("mcpctl/credentials/secret_service.py", "drop-raise",
+     'raise TimeoutError("the Secret Service did not answer a ping")'):
+        _PINGED_AGAIN,
+    ("mcpctl/credentials/secret_service.py", "drop-call", "_UNANSWERED.add(bus)"):
+        _PINGED_AGAIN,
+    ("mcpctl/credentials/secret_service.py", "drop-raise", "raise"):
+        COST + "a ping that timed out let pass: the call after it on that connection times "
+        "out as the ping did, and its caller (a read, the collection's state, keyring's "
+        "connection) takes that failure as it took the ping's",
     ("mcpctl/protocol/stdio.py", "widen-bound", "_EXIT_WAIT = 3.0"):
         COST + "a server that closes its stdout and lives on is waited for 48 s, not 3 s, "
         "before the diagnosis (bounded by the probe's own deadline)",
