@@ -308,6 +308,29 @@ def test_a_bridge_started_with_sigterm_ignored_keeps_it_ignored(
     assert bridge.finish() == (0, "")
 
 
+def test_an_answer_is_relayed_as_the_server_wrote_it_and_a_null_id_error_gets_the_id(
+    routed: Callable[[dict[str, Route]], str], user_config: Path, tmp_path: Path
+) -> None:
+    """An answer goes to the client byte for byte (a number past a float's precision
+    stays as the server wrote it), and an error the server sent with a null id, which
+    can only be about the request its reply carries, gets that request's id. Planted:
+    every answer re-encoded (`bridge_relay.py:361`), and the number came back rounded;
+    the null id left as it was (`:357`), and the client could not match the error."""
+    exact = b'{"jsonrpc":"2.0","id":2,"result":{"tools":[],"pi":3.14159265358979323846264}}'
+    configure(user_config, routed({
+        "initialize": handshake, "notifications/initialized": accepted,
+        "tools/list": lambda _, __: (200, JSON, exact),
+        "ping": lambda _, __: (200, JSON, b'{"jsonrpc":"2.0","id":null,'
+                                          b'"error":{"code":-32603,"message":"no"}}')}))
+    bridge = Bridged(tmp_path)
+    listed(bridge)
+    bridge.send({"jsonrpc": "2.0", "id": 5, "method": "ping"})
+    assert bridge.receive() == {"jsonrpc": "2.0", "id": 5,
+                                "error": {"code": -32603, "message": "no"}}
+    assert bridge.finish() == (0, "")
+    assert bridge.out[1] == exact + b"\n"
+
+
 # --- the hold while `initialize` is at the server ----------------------------------
 
 LOOKALIKE = "initialization/status"  # not `initialize`, though its first 8 letters are
