@@ -336,7 +336,7 @@ def test_an_answer_is_relayed_as_the_server_wrote_it_and_a_null_id_error_gets_th
 LOOKALIKE = "initialization/status"  # not `initialize`, though its first 8 letters are
 
 
-def answered(result: dict[str, Any]) -> Route:
+def answered(result: dict[str, Any]) -> Callable[[BaseHTTPRequestHandler, dict[str, Any]], Reply]:
     def answer(_: BaseHTTPRequestHandler, body: dict[str, Any]) -> Reply:
         return 200, JSON, json.dumps({"jsonrpc": "2.0", "id": body["id"],
                                       "result": result}).encode()
