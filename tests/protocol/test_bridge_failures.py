@@ -420,3 +420,57 @@ def test_only_the_answer_to_initialize_releases_what_waits_for_it(
     ids = {bridge.receive(30)["id"]}
     code, err = bridge.finish()
     assert (ids, code, err, early.is_set()) == ({2}, 0, "", False)
+
+
+def test_a_refused_initialize_ends_the_hold_too(
+    routed: Callable[[dict[str, Route]], str], user_config: Path, tmp_path: Path
+) -> None:
+    """`initialize` refused (HTTP 500): its error is the answer, and the messages after
+    it go out. Planted: the hold's end dropped where a request is forgotten
+    (`bridge_relay.py:239`), and `tools/list` waited for ever."""
+    configure(user_config, routed({
+        "initialize": lambda _, __: (500, {}, b"not now"),
+        "tools/list": answered({"tools": []})}))
+    bridge = Bridged(tmp_path)
+    bridge.send(INITIALIZE)
+    assert bridge.receive()["error"]["message"].endswith("HTTP 500: not now")
+    bridge.send(TOOLS_LIST)
+    assert bridge.receive() == {"jsonrpc": "2.0", "id": 2, "result": {"tools": []}}
+    assert bridge.finish() == (0, "")
+
+
+def test_a_lookalike_s_answer_does_not_end_the_hold(
+    routed: Callable[[dict[str, Route]], str], user_config: Path, tmp_path: Path
+) -> None:
+    """A lookalike sent before `initialize` is answered while `initialize` is held at the
+    server: that answer ends no hold, and `tools/list` still waits for the handshake's.
+    Planted: the method compared by its first 8 characters where an answer ends the hold
+    (`bridge_relay.py:377`), and `tools/list` reached the server first."""
+    arrived, early, done = threading.Event(), threading.Event(), threading.Event()
+
+    def held_handshake(handler: BaseHTTPRequestHandler, body: dict[str, Any]) -> Reply:
+        arrived.set()
+        early.wait(5)
+        done.set()
+        return handshake(handler, body)
+
+    def lookalike(handler: BaseHTTPRequestHandler, body: dict[str, Any]) -> Reply:
+        arrived.wait(10)  # answered only once `initialize` is at the server
+        return answered({})(handler, body)
+
+    def tools(handler: BaseHTTPRequestHandler, body: dict[str, Any]) -> Reply:
+        if not done.is_set():
+            early.set()
+        return answered({"tools": []})(handler, body)
+
+    configure(user_config, routed({
+        "initialize": held_handshake, "notifications/initialized": accepted,
+        LOOKALIKE: lookalike, "tools/list": tools}))
+    bridge = Bridged(tmp_path)
+    bridge.send({"jsonrpc": "2.0", "id": 3, "method": LOOKALIKE})
+    time.sleep(1)  # posted before `initialize` begins the hold
+    bridge.send(INITIALIZE)
+    bridge.send(TOOLS_LIST)
+    ids = {bridge.receive(30)["id"] for _ in range(3)}
+    code, err = bridge.finish()
+    assert (ids, code, err, early.is_set()) == ({1, 2, 3}, 0, "", False)
