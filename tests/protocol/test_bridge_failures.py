@@ -422,18 +422,23 @@ def test_only_the_answer_to_initialize_releases_what_waits_for_it(
     assert (ids, code, err, early.is_set()) == ({2}, 0, "", False)
 
 
+@pytest.mark.parametrize("refusal", ["http", "json-rpc"])
 def test_a_refused_initialize_ends_the_hold_too(
-    routed: Callable[[dict[str, Route]], str], user_config: Path, tmp_path: Path
+    routed: Callable[[dict[str, Route]], str], user_config: Path, tmp_path: Path,
+    refusal: str
 ) -> None:
-    """`initialize` refused (HTTP 500): its error is the answer, and the messages after
-    it go out. Planted: the hold's end dropped where a request is forgotten
-    (`bridge_relay.py:239`), and `tools/list` waited for ever."""
+    """`initialize` refused, by HTTP 500 or by a JSON-RPC error: the error is the answer,
+    and the messages after it go out. Planted: the hold's end dropped where a request is
+    forgotten (`bridge_relay.py:239`), and `tools/list` waited for ever; the check that
+    an answer has a result dropped (`:379`), and the error answer crashed the bridge."""
+    error = {"jsonrpc": "2.0", "id": 1, "error": {"code": -32600, "message": "not now"}}
     configure(user_config, routed({
-        "initialize": lambda _, __: (500, {}, b"not now"),
+        "initialize": lambda _, __: (500, {}, b"not now") if refusal == "http"
+        else (200, JSON, json.dumps(error).encode()),
         "tools/list": answered({"tools": []})}))
     bridge = Bridged(tmp_path)
     bridge.send(INITIALIZE)
-    assert bridge.receive()["error"]["message"].endswith("HTTP 500: not now")
+    assert bridge.receive()["error"]["message"].endswith("not now")
     bridge.send(TOOLS_LIST)
     assert bridge.receive() == {"jsonrpc": "2.0", "id": 2, "result": {"tools": []}}
     assert bridge.finish() == (0, "")
