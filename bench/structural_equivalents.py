@@ -1057,6 +1057,14 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("mcpctl/protocol/jsonrpc.py", "drop-call", "super().__init__(text)"):
         "an exception keeps the arguments it was made with (`BaseException.__new__` sets "
         "`args`), so `str(NotJsonRpc(text))` is the text without the call",
+    ("mcpctl/protocol/bridge_relay.py", "drop-call", "self._settled.set() #2"):
+        COST + "a request that ends without an answer read (the bridge's own error, a "
+        "cancellation) does not wake the wait after the client's EOF: an answer read wakes "
+        "it (`_observe`), and otherwise it wakes at its 5 s deadline",
+    ("mcpctl/protocol/bridge_relay.py", "drop-call", "self._settled.set() #3"):
+        COST + "an answer read does not wake the wait after the client's EOF by itself: "
+        "the Streamable HTTP bridge's request end (`_forget`) wakes it moments later, and "
+        "the SSE bridge's wait wakes at its 5 s deadline instead",
     ("mcpctl/protocol/bridge_relay.py", "prefix-eq",
      'if not isinstance(item, dict) or item.get("jsonrpc") != jsonrpc.JSONRPC:'):
         "`JSONRPC` is `2.0`, three characters: a value's first 8 equal it only when the "
