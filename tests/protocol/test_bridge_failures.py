@@ -479,3 +479,61 @@ def test_a_lookalike_s_answer_does_not_end_the_hold(
     ids = {bridge.receive(30)["id"] for _ in range(3)}
     code, err = bridge.finish()
     assert (ids, code, err, early.is_set()) == ({1, 2, 3}, 0, "", False)
+
+
+def test_a_notification_the_server_holds_delays_the_next_request_by_timeout_only(
+    routed: Callable[[dict[str, Route]], str], user_config: Path, tmp_path: Path
+) -> None:
+    """A request waits for the client's notifications sent before it to be accepted
+    (`initialized` must reach the server before `tools/list`), but no longer than the
+    server's `timeout`. Planted: that wait without its bound (`bridge_relay.py:268`),
+    and `tools/list` waited for the notification the server held."""
+    release = threading.Event()
+
+    def held(_: BaseHTTPRequestHandler, __: dict[str, Any]) -> Reply:
+        release.wait(60)
+        return 202, {}, b""
+
+    configure(user_config, routed({"initialize": handshake, "notifications/initialized": held,
+                                   "tools/list": answered({"tools": []})}))
+    user_config.write_text(user_config.read_text() + "timeout = 1\n")
+    bridge = Bridged(tmp_path)
+    try:
+        answer = listed(bridge)
+    finally:
+        release.set()
+    assert answer == {"jsonrpc": "2.0", "id": 2, "result": {"tools": []}}
+    assert bridge.finish() == (0, "")
+
+
+def test_nothing_reaches_the_client_once_the_bridge_has_ended(
+    routed: Callable[[dict[str, Route]], str], user_config: Path, tmp_path: Path
+) -> None:
+    """A refusal that ends the bridge (401 to a notification) cancels the requests still
+    at the server: an answer that comes while the bridge closes is not relayed. Planted:
+    the close's cancelling of them skipped (`bridge_relay.py:142`, `:143`), and the
+    answer went out after the bridge had ended."""
+    refused = threading.Event()
+
+    def late(handler: BaseHTTPRequestHandler, body: dict[str, Any]) -> Reply:
+        refused.wait(30)
+        time.sleep(0.3)  # within the close's one second
+        return answered({"tools": []})(handler, body)
+
+    def refuse(_: BaseHTTPRequestHandler, __: dict[str, Any]) -> Reply:
+        refused.set()
+        return 401, {}, b"no entry"
+
+    configure(user_config, routed({
+        "initialize": handshake, "notifications/initialized": accepted,
+        "tools/list": late, "notifications/roots/list_changed": refuse}))
+    bridge = Bridged(tmp_path)
+    bridge.send(INITIALIZE)
+    assert bridge.receive()["id"] == 1
+    bridge.send(INITIALIZED)
+    bridge.send(TOOLS_LIST)
+    time.sleep(0.5)  # `tools/list` at the server before the refusal
+    bridge.send({"jsonrpc": "2.0", "method": "notifications/roots/list_changed"})
+    code, err = bridge.end_alone(30)
+    assert (code, len(bridge.out)) == (6, 1)
+    assert "HTTP 401: no entry" in err
