@@ -1057,6 +1057,11 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("mcpctl/protocol/jsonrpc.py", "drop-call", "super().__init__(text)"):
         "an exception keeps the arguments it was made with (`BaseException.__new__` sets "
         "`args`), so `str(NotJsonRpc(text))` is the text without the call",
+    ("mcpctl/protocol/bridge_relay.py", "drop-call",
+     "task.add_done_callback(lambda _: self._posts.pop(request_id, None))"):
+        COST + "an ended request's task kept by its id until the bridge ends: a later "
+        "cancellation of that id cancels a task already done, which does nothing, and a "
+        "new request with the id takes its place",
     ("mcpctl/protocol/bridge_relay.py", "drop-call", "self._settled.set() #2"):
         COST + "a request that ends without an answer read (the bridge's own error, a "
         "cancellation) does not wake the wait after the client's EOF: an answer read wakes "
