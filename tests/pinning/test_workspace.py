@@ -251,6 +251,17 @@ def test_a_symlink_is_pinned_as_a_link_with_where_it_leads(tmp_path: Path) -> No
     assert digests_of(root)["run.sh"] not in (first, second)
 
 
+def test_a_tracked_file_made_executable_is_a_change(tmp_path: Path) -> None:
+    """git records a tracked file's executable bit, so a clone has it: a small script
+    read on the pass's quick path is pinned with it. Planted: the bit left out there
+    (`workspace.py:788`), and `chmod +x` on a tracked script changed nothing pinned."""
+    root = git_repo(tmp_path / "repo", {"run.sh": "echo hi\n"})
+    before = digests_of(root)["run.sh"]
+    (root / "run.sh").chmod(0o755)
+    after = digests_of(root)["run.sh"]
+    assert (before.startswith("sha256:"), after == "exec:" + before) == (True, True)
+
+
 def test_a_link_named_like_a_tool_made_folder_is_still_pinned(tmp_path: Path) -> None:
     """In a repository inside the workspace (walked as a folder), only a real folder
     named `node_modules` (or another tool's) is left out: a symlink of that name is an
