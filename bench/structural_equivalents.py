@@ -489,6 +489,13 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         "that does not, which no test here can be",
     (_WS, "if-true", 'if not hasattr(os, "fork"):'):
         _NO_SPLIT,
+    (_WS, "drop-if",
+     "if regular(status.st_mode) and size < _CHUNK and self.total + size <= MAX_BYTES:"):
+        COST + "a small file not read on the quick path: `entry` reads and hashes it, to "
+        "the same entry",
+    (_WS, "if-true",
+     "if status is None or data is None or len(data) != size:  # else: read to its end"):
+        COST + "a small file read whole is hashed again by `entry`, to the same entry",
     (_WS, "drop-if", "if len(found) > max_files:"):
         COST + "the listing read on past MAX_FILES paths: the caller checks the count and "
         "refuses the same listings, after the rest is listed",
