@@ -43,6 +43,13 @@ def accepted(_: BaseHTTPRequestHandler, __: dict[str, Any]) -> Reply:
     return 202, {}, b""
 
 
+def answered(result: dict[str, Any]) -> Callable[[BaseHTTPRequestHandler, dict[str, Any]], Reply]:
+    def answer(_: BaseHTTPRequestHandler, body: dict[str, Any]) -> Reply:
+        return 200, JSON, json.dumps({"jsonrpc": "2.0", "id": body["id"],
+                                      "result": result}).encode()
+    return answer
+
+
 def listed(bridge: Bridged) -> dict[str, Any]:
     """The handshake, then `tools/list`: what the client got for the list."""
     bridge.send(INITIALIZE)
@@ -296,8 +303,7 @@ def test_a_bridge_started_with_sigterm_ignored_keeps_it_ignored(
     dropped (`bridge.py:107`), and SIGTERM ended the session with 143."""
     configure(user_config, routed({
         "initialize": handshake, "notifications/initialized": accepted,
-        "tools/list": lambda _, body: (200, JSON, json.dumps(
-            {"jsonrpc": "2.0", "id": body["id"], "result": {"tools": []}}).encode())}))
+        "tools/list": answered({"tools": []})}))
     bridge = Bridged(tmp_path, shell_prefix="trap '' TERM")
     bridge.send(INITIALIZE)
     assert bridge.receive()["id"] == 1
@@ -334,13 +340,6 @@ def test_an_answer_is_relayed_as_the_server_wrote_it_and_a_null_id_error_gets_th
 # --- the hold while `initialize` is at the server ----------------------------------
 
 LOOKALIKE = "initialization/status"  # not `initialize`, though its first 8 letters are
-
-
-def answered(result: dict[str, Any]) -> Callable[[BaseHTTPRequestHandler, dict[str, Any]], Reply]:
-    def answer(_: BaseHTTPRequestHandler, body: dict[str, Any]) -> Reply:
-        return 200, JSON, json.dumps({"jsonrpc": "2.0", "id": body["id"],
-                                      "result": result}).encode()
-    return answer
 
 
 def test_a_request_that_only_begins_like_initialize_holds_nothing_back(
