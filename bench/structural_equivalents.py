@@ -42,6 +42,8 @@ _KINDS = ("a candidate's kind is `file`, `program` or `module`, each shorter tha
           "characters: compared by 8, each is compared whole")
 _PIN_KINDS = ("a pin set's kind is `remote`, `workspace`, `npx` or `uvx` (`PinSet`'s three "
               "makers): no two share their first 8 characters")
+_LOOP_PIPES = ("the event loop's `subprocess_exec` (unlike `create_subprocess_exec`) makes "
+               "each of the three standard streams a pipe when it is not named")
 _WS = "mcpctl/pinning/workspace.py"
 _NO_SPLIT = (COST + "a first pass over many files never split: hashed in this process "
              "alone, as it is where no child can be forked (`_can_fork`), to the same "
@@ -870,9 +872,6 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("mcpctl/protocol/filter_relay.py", "widen-bound", "PIPE_BYTES = 1024 * 1024"):
         COST + "the server's pipe made 16 MiB where the system allows it, and read 16 MiB "
         "at a time: memory, not what is relayed",
-    ("mcpctl/protocol/filter_relay.py", "widen-bound", "TERM_GRACE = 1.0"):
-        COST + "a server that ignores SIGTERM is killed 16 s after it, not 1 s, and a pipe "
-        "a grandchild holds open is waited for 16 s, not 1 s, after the server's exit",
     ("mcpctl/protocol/filter_relay.py", "prefix-starts", 'if not data.endswith(b"\\n"):'):
         _BYTES_SHORTENED,
     ("mcpctl/protocol/filter_relay.py", "prefix-eq", "if line == TOO_LONG:"):
@@ -963,9 +962,15 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("mcpctl/protocol/filter_relay.py", "drop-call", "gate.prepare()"):
         _NOT_PREPARED,
     # process.py
-    ("mcpctl/protocol/process.py", "widen-bound", "SHUTDOWN_GRACE = 1.0"):
-        COST + "each step of a server's shutdown (EOF, SIGTERM, SIGKILL) waits up to 16 s, "
-        "not 1 s, for the group to end: a group that ends sooner is seen at the next poll",
+    ("mcpctl/protocol/process.py", "drop-keyword",
+     "stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,"):
+        _LOOP_PIPES,
+    ("mcpctl/protocol/process.py", "drop-keyword",
+     "stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, #2"):
+        _LOOP_PIPES,
+    ("mcpctl/protocol/process.py", "drop-keyword",
+     "stderr=asyncio.subprocess.PIPE, env=dict(env), cwd=cwd,"):
+        _LOOP_PIPES,
     ("mcpctl/protocol/process.py", "widen-bound", "_POLL = 0.02"):
         COST + "the group's end and the orphans' sweep are looked at every 0.32 s, not "
         "0.02 s: seen later, within the same bounds",
@@ -1191,9 +1196,6 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         COST + "a ping that timed out let pass: the call after it on that connection times "
         "out as the ping did, and its caller (a read, the collection's state, keyring's "
         "connection) takes that failure as it took the ping's",
-    ("mcpctl/protocol/stdio.py", "widen-bound", "_EXIT_WAIT = 3.0"):
-        COST + "a server that closes its stdout and lives on is waited for 48 s, not 3 s, "
-        "before the diagnosis (bounded by the probe's own deadline)",
     ("mcpctl/protocol/stdio.py", "drop-if", "if channel._failure is not None:"):
         _READ_ON,
     ("mcpctl/protocol/stdio.py", "drop-call",
@@ -1393,9 +1395,6 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         COST + "httpx's own verification, with the CA bundle loaded, for a plain http url "
         "too: no TLS ever happens there (`tls_verify`), only the start is slower; for "
         "https both verify against the bundle",
-    ("mcpctl/protocol/http.py", "widen-bound", "_CLOSE_TIMEOUT = 1.0"):
-        COST + "a server that never answers the DELETE that ends its session holds the "
-        "probe 16 s, not 1 s, before it closes anyway (the DELETE's failure is ignored)",
     ("mcpctl/protocol/http.py", "drop-call", "skip_httpx_cli()"):
         COST + "httpx's command-line module (click, rich, pygments) imported with httpx: "
         "only the start is slower",
@@ -1416,13 +1415,6 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("mcpctl/protocol/http.py", "drop-keyword", "limits=limits, secrets=secrets)"):
         "the SSE channel's limits left to their default, `LIMITS`, which is what the "
         "probe, its only maker, gives (it never passes `limits`)",
-    ("mcpctl/protocol/bridge_relay.py", "widen-bound",
-     "CLOSE_TIMEOUT = 1.0  # for the DELETE that ends a session"):
-        COST + "at the end, the bridge waits up to 16 s, not 1 s, for its last POSTs and "
-        "for the DELETE that ends the session, then closes anyway",
-    ("mcpctl/protocol/bridge_relay.py", "widen-bound",
-     "DRAIN_SECONDS = 1.0  # for a stream to end after its answer"):
-        COST + "a reply's stream held open up to 16 s, not 1 s, after its answer was relayed",
     ("mcpctl/protocol/bridge_relay.py", "prefix-eq",
      'shown = "longer than the line cap" if line == TOO_LONG else "not JSON"'):
         "a line and `TOO_LONG` are bytes: the prefix helper compares them whole",

@@ -73,12 +73,14 @@ def test_a_server_that_ignores_the_end_of_stdin_is_stopped_by_signal(
     """After the client's EOF the server gets 5 s, then SIGTERM, then a second later
     SIGKILL: a server that never reads stdin cannot hold `run` (and its client) open.
     Planted: no stop after EOF (`_stop_after_eof` not called, or its loop skipped, or its
-    signal not sent) kept `run` waiting for the server's own 60 s; the loop's first turn
-    alone left a server that ignores SIGTERM running."""
+    signal not sent) kept `run` waiting until the server left by itself, 12 s after it
+    began (code 0); the loop's first turn alone left a server that ignores SIGTERM
+    running; the second before SIGKILL widened 16 times (`filter_relay.py:42`), and the
+    server that ignores SIGTERM outlived it and left by itself."""
     pids = tmp_path / "pid"
     ignoring = f"signal.signal({ignored}, signal.SIG_IGN)\n" if ignored else ""
     relayed(user_config, tmp_path, "import os, signal, time\n" + ignoring +
-            f"open({str(pids)!r}, 'w').write(str(os.getpid()))\ntime.sleep(60)\n")
+            f"open({str(pids)!r}, 'w').write(str(os.getpid()))\ntime.sleep(12)\n")
     process = start(tmp_path)
     wait_for(pids.exists, within=30, what="the server writes its pid")
     assert ended(process, 45) == (code, b"", b"")

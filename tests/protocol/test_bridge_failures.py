@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import queue
 import signal
 import subprocess
 import sys
@@ -27,6 +28,7 @@ from tests.protocol.loopback_server import serving
 from tests.protocol.test_bridge import Bridged, configure
 from tests.protocol.test_bridge_edges import HANDSHAKE, INITIALIZED, JSON
 from tests.protocol.test_http import Reply, send_reply
+from tests.protocol.test_http_edges import hold
 from tests.protocol.test_sse_origin import INITIALIZE
 
 SESSION = {"Mcp-Session-Id": "s-1"}
@@ -62,7 +64,8 @@ def listed(bridge: Bridged) -> dict[str, Any]:
 @pytest.fixture
 def routed() -> Iterator[Callable[[dict[str, Route]], str]]:
     """Serve POSTs by their JSON-RPC method (`ROUTES[method](handler, body)`; a route
-    that returns None has answered by itself); GET is 405 unless routed as "GET"."""
+    that returns None has answered by itself); GET is 405 and DELETE 200 unless routed
+    as "GET" or "DELETE"."""
     with contextlib.ExitStack() as servers:
         def start(routes: dict[str, Route]) -> str:
             class Handler(BaseHTTPRequestHandler):
@@ -79,7 +82,10 @@ def routed() -> Iterator[Callable[[dict[str, Route]], str]]:
                         send_reply(self, reply)
 
                 def do_DELETE(self) -> None:
-                    send_reply(self, (200, {}, b""))
+                    route = routes.get("DELETE")
+                    reply = route(self, {}) if route else (200, {}, b"")
+                    if reply is not None:
+                        send_reply(self, reply)
 
                 def log_message(self, format: str, *args: object) -> None:
                     return
@@ -106,6 +112,55 @@ def test_a_session_the_server_forgot_ends_the_bridge(
     assert answer == {"jsonrpc": "2.0", "id": 2,
                       "error": {"code": -32000, "message": f"mcpctl bridge: {said}"}}
     assert (code, err) == (6, f"mcpctl: error: server 'remote': {said}\n")
+
+
+def test_a_session_end_the_server_never_answers_is_given_up_after_a_second(
+    routed: Callable[[dict[str, Route]], str], user_config: Path, tmp_path: Path
+) -> None:
+    """At its end the bridge ends the session with a DELETE, and waits one second for
+    its answer (`CLOSE_TIMEOUT`) before it closes anyway. Planted: that second widened
+    16 times (`bridge_relay.py:58`), and the server, holding the DELETE for 12 s, saw
+    the bridge wait it out."""
+    ends: queue.Queue[str] = queue.Queue()
+
+    def never(handler: BaseHTTPRequestHandler, _: dict[str, Any]) -> None:
+        ends.put(hold(handler, bound=12))
+
+    configure(user_config, routed({
+        "initialize": handshake, "notifications/initialized": accepted, "DELETE": never}))
+    bridge = Bridged(tmp_path)
+    bridge.send(INITIALIZE)
+    assert bridge.receive()["id"] == 1
+    bridge.send(INITIALIZED)
+    assert bridge.finish(30) == (0, "")
+    assert ends.get(timeout=30) == "closed"  # the bridge hung up; the server waited on
+
+
+def test_an_answer_s_stream_held_open_after_it_is_let_go_after_a_second(
+    routed: Callable[[dict[str, Route]], str], user_config: Path, tmp_path: Path
+) -> None:
+    """An answer's event stream should end once the answer is sent; the bridge relays
+    the answer and reads on for one second (`DRAIN_SECONDS`), then lets the stream go.
+    Planted: that second widened 16 times (`bridge_relay.py:59`), and the server,
+    holding the stream open for 12 s after the answer, saw the bridge wait it out."""
+    ends: queue.Queue[str] = queue.Queue()
+    tools = {"jsonrpc": "2.0", "id": 2, "result": {"tools": []}}
+
+    def streamed(handler: BaseHTTPRequestHandler, _: dict[str, Any]) -> None:
+        handler.send_response(200)
+        handler.send_header("Content-Type", "text/event-stream")
+        handler.end_headers()
+        handler.wfile.write(f"event: message\ndata: {json.dumps(tools)}\n\n".encode())
+        handler.wfile.flush()
+        ends.put(hold(handler, bound=12))
+
+    configure(user_config, routed({
+        "initialize": handshake, "notifications/initialized": accepted,
+        "tools/list": streamed}))
+    bridge = Bridged(tmp_path)
+    assert listed(bridge) == tools
+    assert ends.get(timeout=30) == "closed"  # stdin still open: only the second ended it
+    assert bridge.finish() == (0, "")
 
 
 @pytest.mark.parametrize("parser", ["fast", "typer"])

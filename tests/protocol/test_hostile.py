@@ -11,6 +11,7 @@ import sys
 import textwrap
 import time
 import uuid
+from pathlib import Path
 
 import pytest
 
@@ -126,6 +127,26 @@ def test_ignores_sigterm_and_stdin_close(hostile: Hostile) -> None:
     # sleep past the module's bound). A lower bound: load only lengthens the waits.
     assert waited >= 2 * SHUTDOWN_GRACE
     assert survivors(marker) == []
+
+
+def test_a_server_deaf_to_the_end_and_sigterm_is_killed_not_outwaited(
+        hostile: Hostile, tmp_path: Path) -> None:
+    """Each step of the shutdown (stdin closed, SIGTERM) waits one grace: the SIGKILL
+    comes about 2 s after the probe is done, long before this server, 8 s after its
+    stdin ended, would leave by itself and say so. Planted: the grace widened 16 times
+    (`process.py:42`), and the server outlived both steps and exited on its own."""
+    outlived = tmp_path / "outlived"
+    plan, marker = hostile(textwrap.dedent(f"""\
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        for request in requests():
+            handshake_answer(request)
+        time.sleep(8)
+        open({str(outlived)!r}, "w").close()
+        """))
+    result = run_probe(plan)
+    assert [tool["name"] for tool in result.tools] == ["t"]
+    assert survivors(marker) == []
+    assert not outlived.exists()
 
 
 def test_grandchild_ignoring_sigterm_dies_with_the_group(hostile: Hostile) -> None:

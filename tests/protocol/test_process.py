@@ -187,6 +187,19 @@ def test_the_last_stderr_line_without_a_newline_is_kept() -> None:
     assert failure.stderr_tail == ("first", "fatal: no token")
 
 
+def test_a_stderr_line_is_not_cut_where_the_server_closed_its_stdin() -> None:
+    """Only the end of stderr ends its last line; the end of stdin (the server closed
+    it, or the probe's write found it closed) is not stderr's. Planted: the end of any
+    pipe but stdout's taken for stderr's (`process.py:124` taken always), and the line
+    the server was writing when its stdin went came out in two."""
+    code = ("import os, sys, time; sys.stderr.write('fatal: no conf'); sys.stderr.flush(); "
+            "time.sleep(1); os.close(0); time.sleep(1); sys.stderr.write('ig\\n'); "
+            "sys.exit(3)")
+    failure = run_failure(stdio_plan(sys.executable, "-c", code, timeout=10.0))
+    assert failure.diagnosis == "server exited with code 3 before answering"
+    assert failure.stderr_tail == ("fatal: no config",)
+
+
 def test_stdout_pollution_is_quoted_to_80_characters() -> None:
     """Planted: the quote widened 16 times showed the whole 200-character line."""
     code = "print('p' * 200); import time; time.sleep(30)"
