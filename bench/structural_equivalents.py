@@ -44,6 +44,9 @@ _PIN_KINDS = ("a pin set's kind is `remote`, `workspace`, `npx` or `uvx` (`PinSe
               "makers): no two share their first 8 characters")
 _LOOP_PIPES = ("the event loop's `subprocess_exec` (unlike `create_subprocess_exec`) makes "
                "each of the three standard streams a pipe when it is not named")
+_HASHED = ("`_hash` gives `sha256:` and the hex digest, or `unreadable:` or `special:` and "
+           "a word: no other begins with `sha256`, so the prefix without its colon decides "
+           "as the whole one does")
 _WS = "mcpctl/pinning/workspace.py"
 _NO_SPLIT = (COST + "a first pass over many files never split: hashed in this process "
              "alone, as it is where no child can be forked (`_can_fork`), to the same "
@@ -589,6 +592,17 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     (_WS, "os-environ", "with Changes(folder, index, environ, stat_known) as asked:"):
         "every command passes the process's environment (`machine.environ`), which is "
         "`os.environ`; the first round's call, which tests reach with another, is killed",
+    (_WS, "if-false", "if self.total > MAX_BYTES:"):
+        COST + "a file past the byte bound read and hashed anyway: the total already counts "
+        "it, so the set is refused as before (`_past_bytes`)",
+    (_WS, "prefix-starts", 'if tracked and self.modes and digest.startswith("sha256:") \\'):
+        _HASHED,
+    (_WS, "prefix-starts",
+     'if after == key and digest.removeprefix(EXECUTABLE).startswith("sha256:") \\'):
+        _HASHED,
+    (_WS, "prefix-starts",
+     'if after is not None and list(after) == key[1:] and digest.startswith("sha256:") \\'):
+        _HASHED,
     (_WS, "prefix-starts",
      'found = sorted(path.rstrip("/") for path in since.others if path.endswith("/"))'):
         COST + "every name git lists as new is taken for a repository inside, so a new file "
