@@ -13,6 +13,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -23,6 +25,8 @@ from mcpctl.pinning.git_index import SETTLED_NS
 from mcpctl.pinning.workspace import MAX_BYTES as WORKSPACE_BYTES
 from mcpctl.pinning.workspace import _loadable_digest
 from mcpctl.sha256 import sha256_hex
+from tests.components import require_program
+from tests.conftest import REPO, Result
 from tests.pinning.repos import git, git_repo
 from tests.pinning.test_fast_path import (
     FILES,
@@ -247,3 +251,27 @@ def test_the_bytes_a_change_adds_count_toward_the_byte_bound(
     assert result.code == 4, result.err
     assert f"{WORKSPACE_BYTES - 10 + 50:,} bytes in the workspace" in result.err
     assert "mcpctl hashes at most 4 GiB" in result.err
+
+
+def test_a_file_the_fast_path_cannot_look_at_is_a_change(tmp_path: Path) -> None:
+    """In a repository inside the workspace (walked and stat-ed at each start), a file
+    whose folder can be listed but not searched cannot be stat-ed: it is a change, read
+    again, and gone from the set. Root looks at every file: the start runs without the
+    capabilities that let it (`setpriv`). Planted: the failed stat passed over
+    (`workspace.py:434`), and the file's approved digest was kept: the server ran."""
+    setpriv = require_program("setpriv")
+    root = git_repo(tmp_path / "repo", {**FILES, ".mcp.json": json.dumps(SERVER)})
+    inner = git_repo(root / "vendor", {"lib/x.js": "x\n"})
+    time.sleep(SETTLED_NS / 1e9 + 0.2)
+    assert cli(root, "trust", "srv", "--yes").code == 0
+    assert cli(root, "run", "srv").code == 0
+    (inner / "lib").chmod(0o444)
+    try:
+        done = subprocess.run(
+            [setpriv, "--bounding-set=-dac_override,-dac_read_search", "--", sys.executable,
+             "-m", "mcpctl", "run", "srv", "--workspace", str(root)],
+            capture_output=True, text=True, timeout=120, check=False, cwd=REPO)
+    finally:
+        (inner / "lib").chmod(0o755)
+    assert refused(Result(done.returncode, done.stdout, done.stderr),
+                   "file vendor/lib/x.js removed"), done.stderr

@@ -149,6 +149,32 @@ def test_a_server_deaf_to_the_end_and_sigterm_is_killed_not_outwaited(
     assert not outlived.exists()
 
 
+def test_answers_to_a_server_that_closed_its_stdin_are_not_written(
+        hostile: Hostile, caplog: pytest.LogCaptureFixture) -> None:
+    """A server that closed its stdin and still asks (eight pings) gets no answer written
+    to the closed pipe; the probe lists its tools. Planted: the write made whatever the
+    pipe's state (`process.py:204` taken always), and asyncio, past its fifth write to a
+    lost pipe, logged a warning for each (on the user's stderr, as `mcpctl` sets up no
+    logging)."""
+    plan, marker = hostile(textwrap.dedent("""\
+        for request in requests():
+            if request["method"] == "tools/list":
+                os.close(0)
+                time.sleep(0.5)
+                for number in range(8):
+                    send({"jsonrpc": "2.0", "id": f"p{number}", "method": "ping"})
+                time.sleep(0.5)
+            handshake_answer(request)
+            if request["method"] == "tools/list":
+                break
+        time.sleep(600)
+        """))
+    result = run_probe(plan)
+    assert [tool["name"] for tool in result.tools] == ["t"]
+    assert [record.getMessage() for record in caplog.records] == []
+    assert survivors(marker) == []
+
+
 def test_grandchild_ignoring_sigterm_dies_with_the_group(hostile: Hostile) -> None:
     plan, marker = hostile(textwrap.dedent("""\
         grandchild_ignoring_sigterm()
