@@ -178,6 +178,21 @@ def test_a_probed_server_is_ended_by_the_end_of_its_stdin_first(tmp_path: Path) 
     assert mark.read_text() == "EOF"
 
 
+def test_a_probed_server_that_outlives_its_stdin_hears_sigterm_before_sigkill(
+        tmp_path: Path) -> None:
+    """A server still running a grace after its stdin closed is asked to end (SIGTERM),
+    and may tidy up, before it is killed. Planted: the SIGTERM left out
+    (`process.py:269`), and the server was SIGKILLed a grace later, its handler never
+    run."""
+    mark = tmp_path / "ended"
+    code = ("import runpy, signal, sys, time; mark = sys.argv[2]; "
+            "signal.signal(signal.SIGTERM, lambda *_: (open(mark, 'a').write('SIGTERM'), "
+            "sys.exit(0))); sys.argv = [sys.argv[1]]; "
+            "runpy.run_path(sys.argv[0], run_name='__main__'); time.sleep(30)")
+    run_probe(stdio_plan(sys.executable, "-c", code, str(SCRIPTED), str(mark), timeout=10.0))
+    assert mark.read_text() == "SIGTERM"
+
+
 def test_the_last_stderr_line_without_a_newline_is_kept() -> None:
     """A server's last words often lack their newline. Planted: the end of stderr not
     handed to its log (`process.py:124`), and the line was lost."""
