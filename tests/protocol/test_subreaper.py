@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import signal
@@ -10,9 +11,16 @@ import sys
 import textwrap
 from pathlib import Path
 
+from mcpctl.protocol.probe import probe
 from tests.components import missing
 from tests.processes import started, wait_for
-from tests.protocol.conftest import Hostile, run_probe, survivors, survivors_after_settling
+from tests.protocol.conftest import (
+    DEFAULT_CAPABILITIES,
+    Hostile,
+    run_probe,
+    survivors,
+    survivors_after_settling,
+)
 
 
 def require_linux() -> None:
@@ -97,6 +105,41 @@ def test_the_escape_works_without_the_subreaper(hostile: Hostile) -> None:
         for pid in escaped:  # this test process may be their subreaper: reap them
             with contextlib.suppress(ChildProcessError):
                 os.waitpid(pid, 0)
+
+
+def test_an_orphan_of_a_server_still_probed_outlives_another_probe_s_end(
+        hostile: Hostile, tmp_path: Path) -> None:
+    """Orphans are swept when the last server of a batch ends, not the first: a server
+    still being probed keeps what it started, and at its own end everything it started
+    since the batch began is stopped. Planted: a server not counted as running
+    (`process.py:345`), and the quick probe's end killed the slow server's orphan; the
+    batch's start taken from each new server (`:346`), or forgotten at every end
+    (`:354`, dropped or taken always), and the orphan outlived the slow probe."""
+    require_linux()
+    go = tmp_path / "go"
+    slow, marker = hostile(ESCAPE.split("for request in requests():")[0] + textwrap.dedent(f"""\
+        for request in requests():
+            if request["method"] == "tools/list":
+                while not os.path.exists({str(go)!r}) and time.monotonic() < deadline + 30:
+                    time.sleep(0.02)
+            handshake_answer(request)
+        """), timeout=60.0)
+    quick, _ = hostile("for request in requests():\n    handshake_answer(request)\n",
+                       timeout=10.0)
+    seen: list[int] = []
+
+    async def scenario() -> None:
+        held = asyncio.ensure_future(probe(slow, capabilities=DEFAULT_CAPABILITIES))
+        await asyncio.to_thread(wait_for, lambda: len(sleepers(marker)) == 2, within=30,
+                                what="the slow server's two grandchildren start")
+        await probe(quick, capabilities=DEFAULT_CAPABILITIES)
+        seen.append(len(sleepers(marker)))
+        go.touch()
+        await held
+
+    asyncio.run(scenario())
+    assert seen == [2]
+    assert survivors_after_settling(marker) == []
 
 
 PROBE_ALONE = textwrap.dedent("""\
