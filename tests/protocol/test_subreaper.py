@@ -11,16 +11,10 @@ import sys
 import textwrap
 from pathlib import Path
 
-from mcpctl.protocol.probe import probe
+from mcpctl.protocol.probe import DEFAULT_CAPABILITIES, probe
 from tests.components import missing
 from tests.processes import started, wait_for
-from tests.protocol.conftest import (
-    DEFAULT_CAPABILITIES,
-    Hostile,
-    run_probe,
-    survivors,
-    survivors_after_settling,
-)
+from tests.protocol.conftest import Hostile, run_probe, survivors, survivors_after_settling
 
 
 def require_linux() -> None:
