@@ -430,6 +430,69 @@ def test_a_request_that_only_begins_like_initialize_holds_nothing_back(
     assert seen == [("s-1", "2025-06-18")] * 2
 
 
+def test_a_protocol_version_that_is_not_one_is_sent_on_by_no_request(
+    routed: Callable[[dict[str, Route]], str], user_config: Path, tmp_path: Path
+) -> None:
+    """The handshake's `protocolVersion` goes into the header of the requests after it
+    only when a header can carry it as one token (visible ASCII, at most 64 characters).
+    Planted: that check dropped (`bridge_relay.py:383` taken always), and `tools/list`
+    carried "2025-11-25 beta" to the server."""
+    seen: list[str | None] = []
+
+    def initialize(_: BaseHTTPRequestHandler, body: dict[str, Any]) -> Reply:
+        return 200, {**JSON, **SESSION}, json.dumps(
+            {"jsonrpc": "2.0", "id": body["id"],
+             "result": {**HANDSHAKE, "protocolVersion": "2025-11-25 beta"}}).encode()
+
+    def tools(handler: BaseHTTPRequestHandler, body: dict[str, Any]) -> Reply:
+        seen.append(handler.headers["MCP-Protocol-Version"])
+        return answered({"tools": []})(handler, body)
+
+    configure(user_config, routed({
+        "initialize": initialize, "notifications/initialized": accepted, "tools/list": tools}))
+    bridge = Bridged(tmp_path)
+    assert listed(bridge) == {"jsonrpc": "2.0", "id": 2, "result": {"tools": []}}
+    assert bridge.finish() == (0, "")
+    assert seen == [None]
+
+
+def test_methods_that_only_begin_like_tools_list_and_tools_call_are_relayed_as_they_are(
+    routed: Callable[[dict[str, Route]], str], user_config: Path, tmp_path: Path
+) -> None:
+    """Only `tools/list`'s answer is read for the tools' header annotations (a tool with
+    invalid ones left out, with a warning), and only `tools/call` mirrors arguments into
+    `Mcp-Param-*` headers: a method that shares their first 8 letters is relayed as it
+    is. Planted: the method compared by its first 8 characters where an answer is read
+    (`bridge_relay.py:385`), and the lookalike's answer lost a tool; where a call's
+    headers are made (`:409`), and the lookalike carried `Mcp-Param-Region`."""
+    regional = {"name": "route", "inputSchema": {"type": "object", "properties": {
+        "region": {"type": "string", "x-mcp-header": "Region"}}}}
+    invalid = {"name": "bad", "inputSchema": {"type": "object", "properties": {
+        "ratio": {"type": "number", "x-mcp-header": "Ratio"}}}}
+    seen: list[str | None] = []
+
+    def recorded(handler: BaseHTTPRequestHandler, body: dict[str, Any]) -> Reply:
+        seen.append(handler.headers["Mcp-Param-Region"])
+        return answered({})(handler, body)
+
+    configure(user_config, routed({
+        "initialize": handshake, "notifications/initialized": accepted,
+        "tools/list": answered({"tools": [regional]}),
+        "tools/listing": answered({"tools": [regional, invalid]}),
+        "tools/call": recorded, "tools/callback": recorded}))
+    bridge = Bridged(tmp_path)
+    assert listed(bridge) == {"jsonrpc": "2.0", "id": 2, "result": {"tools": [regional]}}
+    bridge.send({"jsonrpc": "2.0", "id": 3, "method": "tools/listing"})
+    assert bridge.receive() == {"jsonrpc": "2.0", "id": 3,
+                                "result": {"tools": [regional, invalid]}}
+    arguments = {"name": "route", "arguments": {"region": "eu"}}
+    for number, method in enumerate(["tools/call", "tools/callback"], start=4):
+        bridge.send({"jsonrpc": "2.0", "id": number, "method": method, "params": arguments})
+        assert bridge.receive()["id"] == number
+    assert bridge.finish() == (0, "")
+    assert seen == ["eu", None]
+
+
 def test_only_the_answer_to_initialize_releases_what_waits_for_it(
     routed: Callable[[dict[str, Route]], str], user_config: Path, tmp_path: Path
 ) -> None:
