@@ -307,6 +307,34 @@ def test_an_event_stream_cut_off_is_warned_of_and_the_bridge_goes_on(
                           "ended: "), err
 
 
+def test_a_get_reply_that_is_not_an_event_stream_is_not_read(
+    routed: Callable[[dict[str, Route]], str], user_config: Path, tmp_path: Path
+) -> None:
+    """The stream for what the server sends outside any request is read only when the
+    GET's reply is an event stream; one of another type (`text/events`) offers none,
+    whatever its body holds. Planted: that check dropped (`bridge_relay.py:335`), or
+    the type compared by its first 8 characters, and the event in the body reached the
+    client."""
+    served = threading.Event()
+    note = {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}
+
+    def other(_: BaseHTTPRequestHandler, __: dict[str, Any]) -> Reply:
+        served.set()
+        return 200, {"Content-Type": "text/events"}, \
+            f"event: message\ndata: {json.dumps(note)}\n\n".encode()
+
+    configure(user_config, routed({
+        "initialize": handshake, "notifications/initialized": accepted, "GET": other,
+        "tools/list": answered({"tools": []})}))
+    bridge = Bridged(tmp_path)
+    assert listed(bridge)["id"] == 2
+    assert served.wait(20)
+    bridge.send({**TOOLS_LIST, "id": 3})
+    assert bridge.receive() == {"jsonrpc": "2.0", "id": 3, "result": {"tools": []}}
+    assert bridge.finish() == (0, "")
+    assert [json.loads(line).get("id") for line in bridge.out] == [1, 2, 3]
+
+
 def test_an_answer_slower_than_the_timeout_still_reaches_the_client(
     routed: Callable[[dict[str, Route]], str], user_config: Path, tmp_path: Path
 ) -> None:
