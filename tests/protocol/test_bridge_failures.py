@@ -335,6 +335,37 @@ def test_a_get_reply_that_is_not_an_event_stream_is_not_read(
     assert [json.loads(line).get("id") for line in bridge.out] == [1, 2, 3]
 
 
+def test_a_server_request_with_the_id_of_a_client_request_is_not_its_answer(
+    routed: Callable[[dict[str, Route]], str], user_config: Path, tmp_path: Path
+) -> None:
+    """The server's own request (a ping) may carry the id of the client's request it
+    came with, as the two ids are each side's own: only the answer after it settles the
+    client's `tools/list`, whose tools are then read (the invalid one left out).
+    Planted: the check for a request dropped (`bridge_relay.py:372`), and the ping took
+    the place of the answer, which was relayed unread, the invalid tool in it."""
+    valid = {"name": "ask", "inputSchema": {"type": "object"}}
+    invalid = {"name": "bad", "inputSchema": {"type": "object", "properties": {
+        "ratio": {"type": "number", "x-mcp-header": "Ratio"}}}}
+    ping = {"jsonrpc": "2.0", "id": 2, "method": "ping"}
+
+    def streamed(_: BaseHTTPRequestHandler, body: dict[str, Any]) -> Reply:
+        answer = {"jsonrpc": "2.0", "id": body["id"], "result": {"tools": [valid, invalid]}}
+        return 200, {"Content-Type": "text/event-stream"}, "".join(
+            f"event: message\ndata: {json.dumps(message)}\n\n"
+            for message in (ping, answer)).encode()
+
+    configure(user_config, routed({
+        "initialize": handshake, "notifications/initialized": accepted,
+        "tools/list": streamed}))
+    bridge = Bridged(tmp_path)
+    assert listed(bridge) == ping
+    assert bridge.receive() == {"jsonrpc": "2.0", "id": 2, "result": {"tools": [valid]}}
+    code, err = bridge.finish()
+    assert (code, err) == (0, "mcpctl: warning: server 'remote': tool 'bad' left out of "
+                              "tools/list: x-mcp-header of ratio is on a parameter that is "
+                              "not a string, integer or boolean\n")
+
+
 def test_an_answer_slower_than_the_timeout_still_reaches_the_client(
     routed: Callable[[dict[str, Route]], str], user_config: Path, tmp_path: Path
 ) -> None:
