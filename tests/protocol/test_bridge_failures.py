@@ -366,6 +366,58 @@ def test_a_server_request_with_the_id_of_a_client_request_is_not_its_answer(
                               "not a string, integer or boolean\n")
 
 
+def test_a_tool_whose_name_is_not_a_string_lends_no_call_its_headers(
+    routed: Callable[[dict[str, Route]], str], user_config: Path, tmp_path: Path
+) -> None:
+    """Only a tool named by a string has its `x-mcp-header` annotations kept for the
+    calls that name it: a call naming a number is sent without `Mcp-Param-*` headers.
+    Planted: the name's type not checked (`bridge_relay.py:398` taken always), and a
+    call naming 5 carried the header of the tool listed as 5."""
+    numbered = {"name": 5, "inputSchema": {"type": "object", "properties": {
+        "region": {"type": "string", "x-mcp-header": "Region"}}}}
+    seen: list[str | None] = []
+
+    def recorded(handler: BaseHTTPRequestHandler, body: dict[str, Any]) -> Reply:
+        seen.append(handler.headers["Mcp-Param-Region"])
+        return answered({})(handler, body)
+
+    configure(user_config, routed({
+        "initialize": handshake, "notifications/initialized": accepted,
+        "tools/list": answered({"tools": [numbered]}), "tools/call": recorded}))
+    bridge = Bridged(tmp_path)
+    assert listed(bridge) == {"jsonrpc": "2.0", "id": 2, "result": {"tools": [numbered]}}
+    bridge.send({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+                 "params": {"name": 5, "arguments": {"region": "eu"}}})
+    assert bridge.receive()["id"] == 3
+    assert bridge.finish() == (0, "")
+    assert seen == [None]
+
+
+def test_more_messages_than_may_be_in_flight_pass_one_after_another(
+    routed: Callable[[dict[str, Route]], str], user_config: Path, tmp_path: Path
+) -> None:
+    """At most 256 messages are in flight at once; a message done is no longer one, so
+    300 requests, each sent once the one before is answered, all pass. Planted: a done
+    task left among those in flight (`bridge_relay.py:439`), and the 257th message was
+    refused as one too many."""
+    configure(user_config, routed({
+        "initialize": handshake, "notifications/initialized": accepted,
+        "ping": answered({})}))
+    bridge = Bridged(tmp_path)
+    bridge.send(INITIALIZE)
+    assert bridge.receive()["id"] == 1
+    bridge.send(INITIALIZED)
+    refused = []
+    for number in range(2, 302):
+        bridge.send({"jsonrpc": "2.0", "id": number, "method": "ping"})
+        answer = bridge.receive()
+        assert answer["id"] == number
+        if answer.get("result") != {}:
+            refused.append(number)
+    assert bridge.finish() == (0, "")
+    assert refused == []
+
+
 def test_an_answer_slower_than_the_timeout_still_reaches_the_client(
     routed: Callable[[dict[str, Route]], str], user_config: Path, tmp_path: Path
 ) -> None:
