@@ -1088,6 +1088,10 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         COST + "an ended request's task kept by its id until the bridge ends: a later "
         "cancellation of that id cancels a task already done, which does nothing, and a "
         "new request with the id takes its place",
+    ("mcpctl/protocol/bridge_relay.py", "drop-call", "self._end(None) #3"):
+        "a notification's or an answer's POST writes nothing to the client in either "
+        "bridge (no reply is relayed for it, and `_refused` writes through `_emit`, which "
+        "takes a gone client itself), so `ClientGone` never reaches that handler",
     ("mcpctl/protocol/bridge_relay.py", "drop-call", "self._settled.set() #2"):
         COST + "a request that ends without an answer read (the bridge's own error, a "
         "cancellation) does not wake the wait after the client's EOF: an answer read wakes "

@@ -114,6 +114,42 @@ def test_a_session_the_server_forgot_ends_the_bridge(
     assert (code, err) == (6, f"mcpctl: error: server 'remote': {said}\n")
 
 
+def test_a_line_the_client_sends_while_the_bridge_ends_is_not_posted(
+    routed: Callable[[dict[str, Route]], str], user_config: Path, tmp_path: Path
+) -> None:
+    """Once a refusal has ended the bridge, it reads no more of the client's lines: a
+    request sent while the bridge ends its session is never posted. Planted: the
+    reading left running (`bridge_relay.py:129`), and the `tools/list` the client sent
+    during the session's DELETE reached the server."""
+    closing = threading.Event()
+    posted = threading.Event()
+
+    def listed_late(handler: BaseHTTPRequestHandler, body: dict[str, Any]) -> Reply:
+        posted.set()
+        return answered({"tools": []})(handler, body)
+
+    def delete(_: BaseHTTPRequestHandler, __: dict[str, Any]) -> Reply:
+        closing.set()
+        posted.wait(0.8)  # within the bridge's one second for the DELETE
+        return 200, {}, b""
+
+    configure(user_config, routed({
+        "initialize": handshake,
+        "notifications/initialized": lambda _, __: (401, {}, b"no entry"),
+        "tools/list": listed_late, "DELETE": delete}))
+    bridge = Bridged(tmp_path)
+    bridge.send(INITIALIZE)
+    assert bridge.receive()["id"] == 1
+    bridge.send(INITIALIZED)
+    assert closing.wait(20)
+    with contextlib.suppress(BrokenPipeError):
+        bridge.send(TOOLS_LIST)
+    code, err = bridge.end_alone(30)
+    assert (code, err) == (6, "mcpctl: error: server 'remote': server refused the request: "
+                              "HTTP 401: no entry\n")
+    assert not posted.is_set()
+
+
 def test_a_session_end_the_server_never_answers_is_given_up_after_a_second(
     routed: Callable[[dict[str, Route]], str], user_config: Path, tmp_path: Path
 ) -> None:
