@@ -686,6 +686,39 @@ def test_only_the_answer_to_initialize_releases_what_waits_for_it(
     assert (ids, code, err, early.is_set()) == ({2}, 0, "", False)
 
 
+def test_an_initialize_the_client_cancels_ends_the_hold(
+    routed: Callable[[dict[str, Route]], str], user_config: Path, tmp_path: Path
+) -> None:
+    """A client that cancels its `initialize` while the server holds it (the
+    specification forbids it; a client may still) gets no answer to it, and its later
+    requests go out. Planted: the cancelled request never forgotten
+    (`bridge_relay.py:235`), and `tools/list` waited for ever behind the hold."""
+    arrived = threading.Event()
+    release = threading.Event()
+
+    def held(handler: BaseHTTPRequestHandler, body: dict[str, Any]) -> Reply:
+        arrived.set()
+        release.wait(30)
+        return handshake(handler, body)
+
+    configure(user_config, routed({
+        "initialize": held, "notifications/cancelled": accepted,
+        "tools/list": answered({"tools": []})}))
+    bridge = Bridged(tmp_path)
+    try:
+        bridge.send(INITIALIZE)
+        assert arrived.wait(20)
+        bridge.send({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                     "params": {"requestId": 1}})
+        bridge.send(TOOLS_LIST)
+        answer = bridge.receive()
+    finally:
+        release.set()
+    assert answer == {"jsonrpc": "2.0", "id": 2, "result": {"tools": []}}
+    assert bridge.finish() == (0, "")
+    assert [json.loads(line) for line in bridge.out] == [answer]  # none for `initialize`
+
+
 @pytest.mark.parametrize("refusal", ["http", "json-rpc"])
 def test_a_refused_initialize_ends_the_hold_too(
     routed: Callable[[dict[str, Route]], str], user_config: Path, tmp_path: Path,
