@@ -343,6 +343,41 @@ def test_an_event_stream_cut_off_is_warned_of_and_the_bridge_goes_on(
                           "ended: "), err
 
 
+def test_only_the_initialized_notification_opens_the_get_stream(
+    routed: Callable[[dict[str, Route]], str], user_config: Path, tmp_path: Path
+) -> None:
+    """The stream for what the server sends outside any request is asked for once the
+    server has accepted `notifications/initialized`, not another notification. Planted:
+    the method compared by its first 8 characters (`bridge_relay.py:255`), and the GET
+    went out after `notifications/roots/list_changed`."""
+    seen: list[str] = []
+    got = threading.Event()
+
+    def stream(_: BaseHTTPRequestHandler, __: dict[str, Any]) -> Reply:
+        seen.append("GET")
+        got.set()
+        return 405, {}, b""
+
+    def ping(handler: BaseHTTPRequestHandler, body: dict[str, Any]) -> Reply:
+        got.wait(2)  # a GET the notification wrongly opened comes at once
+        seen.append("ping")
+        return answered({})(handler, body)
+
+    configure(user_config, routed({
+        "initialize": handshake, "notifications/roots/list_changed": accepted,
+        "notifications/initialized": accepted, "ping": ping, "GET": stream}))
+    bridge = Bridged(tmp_path)
+    bridge.send(INITIALIZE)
+    assert bridge.receive()["id"] == 1
+    bridge.send({"jsonrpc": "2.0", "method": "notifications/roots/list_changed"})
+    bridge.send({"jsonrpc": "2.0", "id": 2, "method": "ping"})
+    assert bridge.receive()["id"] == 2
+    bridge.send(INITIALIZED)
+    assert got.wait(20)
+    assert bridge.finish() == (0, "")
+    assert seen == ["ping", "GET"]
+
+
 def test_a_get_reply_that_is_not_an_event_stream_is_not_read(
     routed: Callable[[dict[str, Route]], str], user_config: Path, tmp_path: Path
 ) -> None:
