@@ -47,6 +47,9 @@ _LOOP_PIPES = ("the event loop's `subprocess_exec` (unlike `create_subprocess_ex
 _HASHED = ("`_hash` gives `sha256:` and the hex digest, or `unreadable:` or `special:` and "
            "a word: no other begins with `sha256`, so the prefix without its colon decides "
            "as the whole one does")
+_STDIN_PIPE = ("`shutdown` runs only on a started server (`spawn` returned, or a cancelled "
+               "start's `_started`), whose transport is set and always has a stdin pipe: "
+               "`_pipe(0)` is never None there")
 _WS = "mcpctl/pinning/workspace.py"
 _NO_SPLIT = (COST + "a first pass over many files never split: hashed in this process "
              "alone, as it is where no child can be forked (`_can_fork`), to the same "
@@ -976,6 +979,10 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("mcpctl/protocol/filter_relay.py", "drop-call", "gate.prepare()"):
         _NOT_PREPARED,
     # process.py
+    ("mcpctl/protocol/process.py", "drop-if", "if pipe is not None:"):
+        _STDIN_PIPE,
+    ("mcpctl/protocol/process.py", "if-true", "if pipe is not None:"):
+        _STDIN_PIPE,
     ("mcpctl/protocol/process.py", "drop-keyword",
      "stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,"):
         _LOOP_PIPES,
