@@ -979,6 +979,9 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("mcpctl/protocol/filter_relay.py", "drop-call", "gate.prepare()"):
         _NOT_PREPARED,
     # process.py
+    ("mcpctl/protocol/process.py", "if-true", "if not zombie:"):
+        "a zombie has ended already: SIGKILL to it changes nothing, and it is reaped on "
+        "the next line as before",
     ("mcpctl/protocol/process.py", "drop-if", "if pipe is not None:"):
         _STDIN_PIPE,
     ("mcpctl/protocol/process.py", "if-true", "if pipe is not None:"):

@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 from mcpctl.protocol.probe import DEFAULT_CAPABILITIES, probe
@@ -108,7 +109,8 @@ def test_an_orphan_of_a_server_still_probed_outlives_another_probe_s_end(
     since the batch began is stopped. Planted: a server not counted as running
     (`process.py:345`), and the quick probe's end killed the slow server's orphan; the
     batch's start taken from each new server (`:346`), or forgotten at every end
-    (`:354`, dropped or taken always), and the orphan outlived the slow probe."""
+    (`:354` taken always), and the orphan outlived the slow probe; an orphan killed and
+    not reaped (`:407`), and it stayed a zombie of this process."""
     require_linux()
     go = tmp_path / "go"
     slow, marker = hostile(ESCAPE.split("for request in requests():")[0] + textwrap.dedent(f"""\
@@ -121,11 +123,13 @@ def test_an_orphan_of_a_server_still_probed_outlives_another_probe_s_end(
     quick, _ = hostile("for request in requests():\n    handshake_answer(request)\n",
                        timeout=10.0)
     seen: list[int] = []
+    escaped: list[int] = []
 
     async def scenario() -> None:
         held = asyncio.ensure_future(probe(slow, capabilities=DEFAULT_CAPABILITIES))
         await asyncio.to_thread(wait_for, lambda: len(sleepers(marker)) == 2, within=30,
                                 what="the slow server's two grandchildren start")
+        escaped.extend(sleepers(marker))
         await probe(quick, capabilities=DEFAULT_CAPABILITIES)
         seen.append(len(sleepers(marker)))
         go.touch()
@@ -134,6 +138,25 @@ def test_an_orphan_of_a_server_still_probed_outlives_another_probe_s_end(
     asyncio.run(scenario())
     assert seen == [2]
     assert survivors_after_settling(marker) == []
+    assert [pid for pid in escaped if Path(f"/proc/{pid}").exists()] == []  # reaped too
+
+
+def test_a_child_started_between_two_probes_is_not_taken_for_an_orphan(
+        hostile: Hostile) -> None:
+    """A batch's orphans are what was re-parented here since its first server started:
+    a process this one started itself after one batch ended and before the next began
+    is its own. Planted: the batch's start kept from the first batch on
+    (`process.py:354`, the `if` dropped), and the second probe's sweep SIGKILLed it."""
+    require_linux()
+    plan, _ = hostile("for request in requests():\n    handshake_answer(request)\n",
+                      timeout=10.0)
+    run_probe(plan)
+    with started([sys.executable, "-c", "import time; time.sleep(600)"]) as child:
+        # Start times are in clock ticks (10 ms): one within the server's own tick is
+        # taken for the batch's, so the child is made older than that, not waited for.
+        time.sleep(0.05)
+        run_probe(plan)
+        assert child.poll() is None
 
 
 PROBE_ALONE = textwrap.dedent("""\
