@@ -72,6 +72,43 @@ def test_a_setsid_grandchild_does_not_outlive_the_probe(hostile: Hostile) -> Non
     assert survivors_after_settling(marker) == []
 
 
+def test_an_orphan_s_own_child_is_stopped_in_the_next_round(hostile: Hostile) -> None:
+    """An orphan killed by the sweep leaves its own child, which is re-parented here in
+    turn: the sweep goes round again until none is left. Planted: the sweep ended
+    after its first round (`process.py:408` taken always), and the orphan's child
+    outlived the probe."""
+    require_linux()
+    plan, marker = hostile(textwrap.dedent("""\
+        import os
+        if os.fork() == 0:  # an orphan of its own session, and its child below it
+            os.setsid()
+            if os.fork() == 0:
+                os.execv(sys.executable, [sys.executable, "-c",
+                         "import subprocess, sys; subprocess.Popen([sys.executable, '-c', "
+                         "'import time; time.sleep(600)', sys.argv[1]]).wait()", MARKER])
+            os._exit(0)
+
+        def running():
+            found = 0
+            for pid in filter(str.isdigit, os.listdir("/proc")):
+                try:
+                    argv = open(f"/proc/{pid}/cmdline", "rb").read().split(b"\\0")
+                except OSError:
+                    continue
+                found += argv[1:4] == [b"-c", b"import time; time.sleep(600)",
+                                       MARKER.encode()]
+            return found
+
+        deadline = time.monotonic() + 30
+        while not running() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        for request in requests():
+            handshake_answer(request)
+        """), timeout=10.0)
+    assert run_probe(plan).server_info == {"name": "hostile", "version": "0"}
+    assert survivors_after_settling(marker) == []
+
+
 def test_the_escape_works_without_the_subreaper(hostile: Hostile) -> None:
     """The control: the same grandchildren outlive a plain kill of the group."""
     require_linux()
