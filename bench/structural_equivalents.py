@@ -979,6 +979,9 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("mcpctl/protocol/filter_relay.py", "drop-call", "gate.prepare()"):
         _NOT_PREPARED,
     # process.py
+    ("mcpctl/protocol/process.py", "drop-call", "time.sleep(_POLL)"):
+        COST + "the sweep goes round again at once, not after 20 ms: CPU for the 2 s it "
+        "may last, the same orphans stopped",
     ("mcpctl/protocol/process.py", "if-true", "if not zombie:"):
         "a zombie has ended already: SIGKILL to it changes nothing, and it is reaped on "
         "the next line as before",
