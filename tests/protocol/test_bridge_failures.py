@@ -1,9 +1,11 @@
 """How a Streamable HTTP bridge ends or goes on when a request fails: a session the
 server forgot, a refused notification, a server that hangs up without a reply, a
 request still held when stdin closes, a client gone before the answer, a broken event
-stream; and the hold on the client's other messages while `initialize` is at the server,
-which only `initialize` begins or ends. Each test names the bug it was shown to catch,
-planted by hand (structural mutants of issue 30)."""
+stream; its bounds at the end (the DELETE, an answer's stream, messages in flight);
+what it learns from the traffic it relays (the version, the tools' header annotations)
+and from which messages only; and the hold on the client's other messages while
+`initialize` is at the server, which only `initialize` begins or ends. Each test names
+the bug it was shown to catch, planted by hand (structural mutants of issue 30)."""
 
 from __future__ import annotations
 
