@@ -152,6 +152,35 @@ def test_a_line_the_client_sends_while_the_bridge_ends_is_not_posted(
     assert not posted.is_set()
 
 
+def test_a_sigterm_while_a_refused_bridge_ends_its_session_adds_nothing(
+    routed: Callable[[dict[str, Route]], str], user_config: Path, tmp_path: Path
+) -> None:
+    """A bridge already ended by a refusal, told to stop while it ends its session,
+    ends as it was going to: the refusal is what it says. Planted: the end set again
+    when it was set already (`bridge_relay.py:431` taken always), and the signal's
+    handler raised, which asyncio reported on stderr."""
+    closing = threading.Event()
+
+    def delete(_: BaseHTTPRequestHandler, __: dict[str, Any]) -> Reply:
+        closing.set()
+        time.sleep(0.5)  # within the bridge's one second for the DELETE
+        return 200, {}, b""
+
+    configure(user_config, routed({
+        "initialize": handshake,
+        "notifications/initialized": lambda _, __: (401, {}, b"no entry"),
+        "DELETE": delete}))
+    bridge = Bridged(tmp_path)
+    bridge.send(INITIALIZE)
+    assert bridge.receive()["id"] == 1
+    bridge.send(INITIALIZED)
+    assert closing.wait(20)
+    bridge.process.send_signal(signal.SIGTERM)
+    code, err = bridge.end_alone(30)
+    assert (code, err) == (6, "mcpctl: error: server 'remote': server refused the request: "
+                              "HTTP 401: no entry\n")
+
+
 def test_a_session_end_the_server_never_answers_is_given_up_after_a_second(
     routed: Callable[[dict[str, Route]], str], user_config: Path, tmp_path: Path
 ) -> None:
