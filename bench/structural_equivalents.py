@@ -476,6 +476,16 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     (_WS, "return-early",
      "def _send(self, found: dict[str, Entry], pipe: BinaryIO) -> None:  # pragma: no cover"):
         _CHILD_SILENT,
+    (_WS, "drop-call", 'pipe.write(len(head).to_bytes(8, "big"))'):
+        COST + "the child's message sent without its head's length: what the parent reads "
+        "is not whole (`_receive` says so), and it hashes the child's half itself",
+    (_WS, "drop-call", "pipe.write(head)"):
+        COST + "the child's message sent without its head: what the parent reads is not "
+        "whole (`_receive` says so), and it hashes the child's half itself",
+    (_WS, "drop-call", "os.close(reader)  # a child past the bound ends on the closed pipe"):
+        COST + "the parent's read end left open until the command ends: it has read to the "
+        "pipe's end, as the child's rows (at most MAX_FILES / 2, about 150 bytes each) stay "
+        "far under `_MAX_PAYLOAD`",
     (_WS, "drop-keyword", "strict=True)), strict=True))"):
         _ONE_LENGTH,
     (_WS, "drop-keyword", "strict=True)), strict=True)) #2"):
