@@ -50,6 +50,8 @@ _HASHED = ("`_hash` gives `sha256:` and the hex digest, or `unreadable:` or `spe
 _STDIN_PIPE = ("`shutdown` runs only on a started server (`spawn` returned, or a cancelled "
                "start's `_started`), whose transport is set and always has a stdin pipe: "
                "`_pipe(0)` is never None there")
+_UNREAD = (COST + "the child's message not read, or read and dropped: it is not whole "
+           "(`_receive` says so), and the parent hashes the child's half itself")
 _WS = "mcpctl/pinning/workspace.py"
 _NO_SPLIT = (COST + "a first pass over many files never split: hashed in this process "
              "alone, as it is where no child can be forked (`_can_fork`), to the same "
@@ -486,6 +488,18 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         COST + "the parent's read end left open until the command ends: it has read to the "
         "pipe's end, as the child's rows (at most MAX_FILES / 2, about 150 bytes each) stay "
         "far under `_MAX_PAYLOAD`",
+    (_WS, "drop-if",
+     'if after == key and digest.removeprefix(EXECUTABLE).startswith("sha256:") \\'):
+        COST + "a file hashed outside the quick path never kept as settled: it is watched, "
+        "and read and hashed again at each start, to the same digest",
+    (_WS, "prefix-eq",
+     'if after == key and digest.removeprefix(EXECUTABLE).startswith("sha256:") \\'):
+        "both sides are tuples of integers (a file's stat key): the prefix helper compares "
+        "them whole",
+    (_WS, "skip-loop", "while size <= limit and (chunk := os.read(fd, _CHUNK)):"):
+        _UNREAD,
+    (_WS, "drop-call", "parts.append(chunk)"):
+        _UNREAD,
     (_WS, "drop-keyword", "strict=True)), strict=True))"):
         _ONE_LENGTH,
     (_WS, "drop-keyword", "strict=True)), strict=True)) #2"):
