@@ -110,3 +110,17 @@ def test_a_manifest_under_another_approvals_name_names_no_file(
     (root / "run.sh").write_text("touch MARKER\n")
     assert state(root) == ("changed", NO_MANIFEST)
     assert run_mcpctl(["run", "srv", "-w", str(root)]).code == 4
+
+
+def test_a_change_whose_digests_share_their_first_digits_is_named(tmp_path: Path) -> None:
+    """A change report compares each file's kept digest (16 hex digits) whole. The two
+    contents here were searched out so that their digests share the first 7 (`81f601c`).
+    Planted: the report's comparison made by the first 8 characters
+    (`workspace.py:951`), and no file was named: the note blamed another mcpctl version
+    or an edited store for the changed fingerprint."""
+    root = workspace_with(tmp_path, {"srv": {"command": "bash", "args": ["run.sh"]}})
+    (root / "run.sh").write_text("true\n")
+    (root / "lib.js").write_text("module.exports = 39267;\n")
+    assert run_mcpctl(["trust", "srv", "--yes", "-w", str(root)]).code == 0
+    (root / "lib.js").write_text("module.exports = 40445;\n")
+    assert state(root) == ("changed", "file lib.js modified")
