@@ -844,6 +844,27 @@ def wilson(killed: int, scored: int, z: float = 1.96) -> tuple[float, float]:
     return 100 * max(0.0, centre - spread), 100 * min(1.0, centre + spread)
 
 
+def equivalents_listing(mutants: Sequence[Mutant]) -> str:
+    """Every mutant recorded as equivalent or cost only, by module and then by reason
+    (`line operator, ...: why`), as the markdown list docs/design.md holds."""
+    import textwrap  # noqa: PLC0415 - only for this listing
+
+    by_module: dict[str, dict[str, list[str]]] = {}
+    for mutant in mutants:
+        why = equivalent(mutant)
+        if why is not None:
+            places = by_module.setdefault(mutant.module, {}).setdefault(why, [])
+            places.append(f"{mutant.line} {mutant.operator}")
+    lines = []
+    for module, reasons in by_module.items():
+        lines.append(f"- `{module.removeprefix('mcpctl/')}`")
+        for why, places in reasons.items():
+            lines.extend(textwrap.wrap(f"{', '.join(places)}: {why}", width=88,
+                                       initial_indent="  - ", subsequent_indent="    ",
+                                       break_on_hyphens=False))
+    return "\n".join(lines)
+
+
 def report(outcomes: dict[Mutant, str], population: int | None = None) -> int:
     by_module: dict[str, list[tuple[Mutant, str]]] = {}
     for mutant, outcome in outcomes.items():
@@ -914,6 +935,9 @@ def main() -> int:
     parser.add_argument("--report", action="store_true",
                         help="run nothing: the report of the verdicts kept so far (a "
                              "survivor whose reaching tests changed since counts as not run)")
+    parser.add_argument("--equivalents", action="store_true",
+                        help="run nothing: every mutant recorded as equivalent or cost "
+                             "only, with its reason, as the markdown list in docs/design.md")
     parser.add_argument("--reaching-only", action="store_true",
                         help="run only the tests that reach each mutant (needs a map): a "
                              "mutant they do not kill counts as a survivor, unconfirmed")
@@ -930,6 +954,9 @@ def main() -> int:
             print(f"{module}: {sum(m.module == module for m in mutants)}")
         print("by operator: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
         print(f"{len(mutants)} mutants in {len(modules)} modules")
+        return 0
+    if options.equivalents:
+        print(equivalents_listing(mutants))
         return 0
     mutants = [m for m in mutants if _compiles(m, texts[m.module])]
     population = len(mutants)
