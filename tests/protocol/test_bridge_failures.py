@@ -36,6 +36,12 @@ from tests.protocol.test_sse_origin import INITIALIZE
 SESSION = {"Mcp-Session-Id": "s-1"}
 TOOLS_LIST = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
 Route = Callable[[BaseHTTPRequestHandler, dict[str, Any]], Reply | None]
+# Tools whose `x-mcp-header` annotations the bridge reads from `tools/list`: a valid one
+# (a string parameter) and an invalid one (a number), which is left out with a warning.
+REGIONAL = {"name": "route", "inputSchema": {"type": "object", "properties": {
+    "region": {"type": "string", "x-mcp-header": "Region"}}}}
+INVALID = {"name": "bad", "inputSchema": {"type": "object", "properties": {
+    "ratio": {"type": "number", "x-mcp-header": "Ratio"}}}}
 
 
 def handshake(_: BaseHTTPRequestHandler, body: dict[str, Any]) -> Reply:
@@ -52,6 +58,14 @@ def answered(result: dict[str, Any]) -> Callable[[BaseHTTPRequestHandler, dict[s
         return 200, JSON, json.dumps({"jsonrpc": "2.0", "id": body["id"],
                                       "result": result}).encode()
     return answer
+
+
+def region_header(seen: list[str | None]) -> Route:
+    """A route that answers `{}` and keeps the request's `Mcp-Param-Region` header."""
+    def record(handler: BaseHTTPRequestHandler, body: dict[str, Any]) -> Reply:
+        seen.append(handler.headers["Mcp-Param-Region"])
+        return answered({})(handler, body)
+    return record
 
 
 def listed(bridge: Bridged) -> dict[str, Any]:
@@ -449,13 +463,10 @@ def test_a_server_request_with_the_id_of_a_client_request_is_not_its_answer(
     client's `tools/list`, whose tools are then read (the invalid one left out).
     Planted: the check for a request dropped (`bridge_relay.py:372`), and the ping took
     the place of the answer, which was relayed unread, the invalid tool in it."""
-    valid = {"name": "ask", "inputSchema": {"type": "object"}}
-    invalid = {"name": "bad", "inputSchema": {"type": "object", "properties": {
-        "ratio": {"type": "number", "x-mcp-header": "Ratio"}}}}
     ping = {"jsonrpc": "2.0", "id": 2, "method": "ping"}
 
     def streamed(_: BaseHTTPRequestHandler, body: dict[str, Any]) -> Reply:
-        answer = {"jsonrpc": "2.0", "id": body["id"], "result": {"tools": [valid, invalid]}}
+        answer = {"jsonrpc": "2.0", "id": body["id"], "result": {"tools": [REGIONAL, INVALID]}}
         return 200, {"Content-Type": "text/event-stream"}, "".join(
             f"event: message\ndata: {json.dumps(message)}\n\n"
             for message in (ping, answer)).encode()
@@ -465,7 +476,7 @@ def test_a_server_request_with_the_id_of_a_client_request_is_not_its_answer(
         "tools/list": streamed}))
     bridge = Bridged(tmp_path)
     assert listed(bridge) == ping
-    assert bridge.receive() == {"jsonrpc": "2.0", "id": 2, "result": {"tools": [valid]}}
+    assert bridge.receive() == {"jsonrpc": "2.0", "id": 2, "result": {"tools": [REGIONAL]}}
     code, err = bridge.finish()
     assert (code, err) == (0, "mcpctl: warning: server 'remote': tool 'bad' left out of "
                               "tools/list: x-mcp-header of ratio is on a parameter that is "
@@ -479,17 +490,11 @@ def test_a_tool_whose_name_is_not_a_string_lends_no_call_its_headers(
     calls that name it: a call naming a number is sent without `Mcp-Param-*` headers.
     Planted: the name's type not checked (`bridge_relay.py:398` taken always), and a
     call naming 5 carried the header of the tool listed as 5."""
-    numbered = {"name": 5, "inputSchema": {"type": "object", "properties": {
-        "region": {"type": "string", "x-mcp-header": "Region"}}}}
+    numbered = {**REGIONAL, "name": 5}
     seen: list[str | None] = []
-
-    def recorded(handler: BaseHTTPRequestHandler, body: dict[str, Any]) -> Reply:
-        seen.append(handler.headers["Mcp-Param-Region"])
-        return answered({})(handler, body)
-
     configure(user_config, routed({
         "initialize": handshake, "notifications/initialized": accepted,
-        "tools/list": answered({"tools": [numbered]}), "tools/call": recorded}))
+        "tools/list": answered({"tools": [numbered]}), "tools/call": region_header(seen)}))
     bridge = Bridged(tmp_path)
     assert listed(bridge) == {"jsonrpc": "2.0", "id": 2, "result": {"tools": [numbered]}}
     bridge.send({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
@@ -682,26 +687,17 @@ def test_methods_that_only_begin_like_tools_list_and_tools_call_are_relayed_as_t
     is. Planted: the method compared by its first 8 characters where an answer is read
     (`bridge_relay.py:385`), and the lookalike's answer lost a tool; where a call's
     headers are made (`:409`), and the lookalike carried `Mcp-Param-Region`."""
-    regional = {"name": "route", "inputSchema": {"type": "object", "properties": {
-        "region": {"type": "string", "x-mcp-header": "Region"}}}}
-    invalid = {"name": "bad", "inputSchema": {"type": "object", "properties": {
-        "ratio": {"type": "number", "x-mcp-header": "Ratio"}}}}
     seen: list[str | None] = []
-
-    def recorded(handler: BaseHTTPRequestHandler, body: dict[str, Any]) -> Reply:
-        seen.append(handler.headers["Mcp-Param-Region"])
-        return answered({})(handler, body)
-
     configure(user_config, routed({
         "initialize": handshake, "notifications/initialized": accepted,
-        "tools/list": answered({"tools": [regional]}),
-        "tools/listing": answered({"tools": [regional, invalid]}),
-        "tools/call": recorded, "tools/callback": recorded}))
+        "tools/list": answered({"tools": [REGIONAL]}),
+        "tools/listing": answered({"tools": [REGIONAL, INVALID]}),
+        "tools/call": region_header(seen), "tools/callback": region_header(seen)}))
     bridge = Bridged(tmp_path)
-    assert listed(bridge) == {"jsonrpc": "2.0", "id": 2, "result": {"tools": [regional]}}
+    assert listed(bridge) == {"jsonrpc": "2.0", "id": 2, "result": {"tools": [REGIONAL]}}
     bridge.send({"jsonrpc": "2.0", "id": 3, "method": "tools/listing"})
     assert bridge.receive() == {"jsonrpc": "2.0", "id": 3,
-                                "result": {"tools": [regional, invalid]}}
+                                "result": {"tools": [REGIONAL, INVALID]}}
     arguments = {"name": "route", "arguments": {"region": "eu"}}
     for number, method in enumerate(["tools/call", "tools/callback"], start=4):
         bridge.send({"jsonrpc": "2.0", "id": number, "method": method, "params": arguments})

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from mcpctl.protocol.probe import LaunchPlan
 from mcpctl.protocol.process import (
     STDERR_LINE_CHARS,
     STDERR_LINES,
@@ -165,16 +166,22 @@ def test_blank_lines_between_a_server_s_messages_are_passed_over() -> None:
     assert [tool["name"] for tool in result.tools] == ["tool_0", "tool_1", "tool_2", "needs_roots"]
 
 
+def marking_server(mark: Path, *, then: str) -> LaunchPlan:
+    """The scripted server, which writes `SIGTERM` to `mark` when it gets that signal
+    (and exits), and runs `then` once its stdin has ended."""
+    code = ("import runpy, signal, sys, time; mark = sys.argv[2]; "
+            "signal.signal(signal.SIGTERM, lambda *_: (open(mark, 'a').write('SIGTERM'), "
+            "sys.exit(0))); sys.argv = [sys.argv[1]]; "
+            f"runpy.run_path(sys.argv[0], run_name='__main__'); {then}")
+    return stdio_plan(sys.executable, "-c", code, str(SCRIPTED), str(mark), timeout=10.0)
+
+
 def test_a_probed_server_is_ended_by_the_end_of_its_stdin_first(tmp_path: Path) -> None:
     """The stdio transport's shutdown: stdin closed, and a server that exits then never
     hears SIGTERM. Planted: stdin left open at the shutdown (`process.py:264`), and the
     server was ended by SIGTERM a second later."""
     mark = tmp_path / "ended"
-    code = ("import runpy, signal, sys; mark = sys.argv[2]; "
-            "signal.signal(signal.SIGTERM, lambda *_: (open(mark, 'a').write('SIGTERM'), "
-            "sys.exit(0))); sys.argv = [sys.argv[1]]; "
-            "runpy.run_path(sys.argv[0], run_name='__main__'); open(mark, 'a').write('EOF')")
-    run_probe(stdio_plan(sys.executable, "-c", code, str(SCRIPTED), str(mark), timeout=10.0))
+    run_probe(marking_server(mark, then="open(mark, 'a').write('EOF')"))
     assert mark.read_text() == "EOF"
 
 
@@ -185,11 +192,7 @@ def test_a_probed_server_that_outlives_its_stdin_hears_sigterm_before_sigkill(
     (`process.py:269`), and the server was SIGKILLed a grace later, its handler never
     run."""
     mark = tmp_path / "ended"
-    code = ("import runpy, signal, sys, time; mark = sys.argv[2]; "
-            "signal.signal(signal.SIGTERM, lambda *_: (open(mark, 'a').write('SIGTERM'), "
-            "sys.exit(0))); sys.argv = [sys.argv[1]]; "
-            "runpy.run_path(sys.argv[0], run_name='__main__'); time.sleep(30)")
-    run_probe(stdio_plan(sys.executable, "-c", code, str(SCRIPTED), str(mark), timeout=10.0))
+    run_probe(marking_server(mark, then="time.sleep(30)"))
     assert mark.read_text() == "SIGTERM"
 
 

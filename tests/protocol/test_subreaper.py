@@ -23,6 +23,30 @@ def require_linux() -> None:
     if not sys.platform.startswith("linux"):
         missing("Linux (a child subreaper)", "run on Linux")
 
+
+def answering_once_asleep(count: int) -> str:
+    """A server's last lines: it answers (and so is stopped) only once `count` processes
+    run the sleeping program with its marker (an event, not a pause)."""
+    return textwrap.dedent("""\
+        def sleepers():  # the descendants, once each has become its own program
+            found = 0
+            for pid in filter(str.isdigit, os.listdir("/proc")):
+                try:
+                    argv = open(f"/proc/{pid}/cmdline", "rb").read().split(b"\\0")
+                except OSError:
+                    continue
+                found += argv[1:4] == [b"-c", b"import time; time.sleep(600)",
+                                       MARKER.encode()]
+            return found
+
+        deadline = time.monotonic() + 30
+        while sleepers() < COUNT and time.monotonic() < deadline:
+            time.sleep(0.02)
+        for request in requests():
+            handshake_answer(request)
+        """).replace("COUNT", str(count))
+
+
 ESCAPE = textwrap.dedent("""\
     import os
     if os.fork() == 0:  # a double fork whose grandchild leaves the session
@@ -33,24 +57,7 @@ ESCAPE = textwrap.dedent("""\
         os._exit(0)
     subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)", MARKER],
                      start_new_session=True)
-
-    def sleepers():  # both grandchildren, once each has become its own program
-        found = 0
-        for pid in filter(str.isdigit, os.listdir("/proc")):
-            try:
-                argv = open(f"/proc/{pid}/cmdline", "rb").read().split(b"\\0")
-            except OSError:
-                continue
-            found += argv[1:4] == [b"-c", b"import time; time.sleep(600)", MARKER.encode()]
-        return found
-
-    # An event, not a pause: answer (and so be stopped) only once both have escaped.
-    deadline = time.monotonic() + 30
-    while sleepers() < 2 and time.monotonic() < deadline:
-        time.sleep(0.02)
-    for request in requests():
-        handshake_answer(request)
-    """)
+    """) + answering_once_asleep(2)
 
 
 def sleepers(marker: str) -> list[int]:
@@ -87,24 +94,7 @@ def test_an_orphan_s_own_child_is_stopped_in_the_next_round(hostile: Hostile) ->
                          "import subprocess, sys; subprocess.Popen([sys.executable, '-c', "
                          "'import time; time.sleep(600)', sys.argv[1]]).wait()", MARKER])
             os._exit(0)
-
-        def running():
-            found = 0
-            for pid in filter(str.isdigit, os.listdir("/proc")):
-                try:
-                    argv = open(f"/proc/{pid}/cmdline", "rb").read().split(b"\\0")
-                except OSError:
-                    continue
-                found += argv[1:4] == [b"-c", b"import time; time.sleep(600)",
-                                       MARKER.encode()]
-            return found
-
-        deadline = time.monotonic() + 30
-        while not running() and time.monotonic() < deadline:
-            time.sleep(0.02)
-        for request in requests():
-            handshake_answer(request)
-        """), timeout=10.0)
+        """) + answering_once_asleep(1), timeout=10.0)
     assert run_probe(plan).server_info == {"name": "hostile", "version": "0"}
     assert survivors_after_settling(marker) == []
 
