@@ -68,6 +68,25 @@ def region_header(seen: list[str | None]) -> Route:
     return record
 
 
+REFUSED_END = (6, "mcpctl: error: server 'remote': server refused the request: "
+                  "HTTP 401: no entry\n")
+
+
+def refused_while_ending(routed: Callable[[dict[str, Route]], str], user_config: Path,
+                         tmp_path: Path, routes: dict[str, Route]) -> Bridged:
+    """A bridge whose `notifications/initialized` is refused with 401, which ends it:
+    returned once that notification is sent. `routes` add to the handshake's (a DELETE
+    that holds, to keep the end's last moments open)."""
+    configure(user_config, routed({
+        "initialize": handshake,
+        "notifications/initialized": lambda _, __: (401, {}, b"no entry"), **routes}))
+    bridge = Bridged(tmp_path)
+    bridge.send(INITIALIZE)
+    assert bridge.receive()["id"] == 1
+    bridge.send(INITIALIZED)
+    return bridge
+
+
 def listed(bridge: Bridged) -> dict[str, Any]:
     """The handshake, then `tools/list`: what the client got for the list."""
     bridge.send(INITIALIZE)
@@ -149,20 +168,12 @@ def test_a_line_the_client_sends_while_the_bridge_ends_is_not_posted(
         posted.wait(0.8)  # within the bridge's one second for the DELETE
         return 200, {}, b""
 
-    configure(user_config, routed({
-        "initialize": handshake,
-        "notifications/initialized": lambda _, __: (401, {}, b"no entry"),
-        "tools/list": listed_late, "DELETE": delete}))
-    bridge = Bridged(tmp_path)
-    bridge.send(INITIALIZE)
-    assert bridge.receive()["id"] == 1
-    bridge.send(INITIALIZED)
+    bridge = refused_while_ending(routed, user_config, tmp_path,
+                                  {"tools/list": listed_late, "DELETE": delete})
     assert closing.wait(20)
     with contextlib.suppress(BrokenPipeError):
         bridge.send(TOOLS_LIST)
-    code, err = bridge.end_alone(30)
-    assert (code, err) == (6, "mcpctl: error: server 'remote': server refused the request: "
-                              "HTTP 401: no entry\n")
+    assert bridge.end_alone(30) == REFUSED_END
     assert not posted.is_set()
 
 
@@ -181,22 +192,14 @@ def test_a_sigterm_while_a_refused_bridge_ends_its_session_adds_nothing(
         signalled.wait(0.8)  # within the bridge's one second for the DELETE
         return 200, {}, b""
 
-    configure(user_config, routed({
-        "initialize": handshake,
-        "notifications/initialized": lambda _, __: (401, {}, b"no entry"),
-        "DELETE": delete}))
-    bridge = Bridged(tmp_path)
-    bridge.send(INITIALIZE)
-    assert bridge.receive()["id"] == 1
-    bridge.send(INITIALIZED)
+    bridge = refused_while_ending(routed, user_config, tmp_path, {"DELETE": delete})
     assert closing.wait(20)
     bridge.process.send_signal(signal.SIGTERM)
     signalled.set()
     code, err = bridge.end_alone(30)
     assert "Exception in callback" not in err, err
     if code != -signal.SIGTERM:  # else it came after the loop had closed (a late signal)
-        assert (code, err) == (6, "mcpctl: error: server 'remote': server refused the "
-                                  "request: HTTP 401: no entry\n")
+        assert (code, err) == REFUSED_END
 
 
 def test_a_session_end_the_server_never_answers_is_given_up_after_a_second(
