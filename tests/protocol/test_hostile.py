@@ -168,7 +168,7 @@ def test_answers_to_a_server_that_closed_its_stdin_are_not_written(
             if request["method"] == "tools/list":
                 break
         time.sleep(600)
-        """))
+        """), timeout=10.0)
     result = run_probe(plan)
     assert [tool["name"] for tool in result.tools] == ["t"]
     assert [record.getMessage() for record in caplog.records] == []
