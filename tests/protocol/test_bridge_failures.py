@@ -28,7 +28,8 @@ import pytest
 from tests.processes import started
 from tests.protocol.loopback_server import serving
 from tests.protocol.test_bridge import Bridged, configure
-from tests.protocol.test_bridge_edges import HANDSHAKE, INITIALIZED, JSON
+from tests.protocol.test_bridge_edges import EVENTS, HANDSHAKE, INITIALIZED, JSON
+from tests.protocol.test_hardening import event
 from tests.protocol.test_http import Reply, send_reply
 from tests.protocol.test_http_edges import hold
 from tests.protocol.test_sse_origin import INITIALIZE
@@ -238,7 +239,7 @@ def test_an_answer_s_stream_held_open_after_it_is_let_go_after_a_second(
         handler.send_response(200)
         handler.send_header("Content-Type", "text/event-stream")
         handler.end_headers()
-        handler.wfile.write(f"event: message\ndata: {json.dumps(tools)}\n\n".encode())
+        handler.wfile.write(event(tools))
         handler.wfile.flush()
         ends.put(hold(handler, bound=12))
 
@@ -443,8 +444,7 @@ def test_a_get_reply_that_is_not_an_event_stream_is_not_read(
 
     def other(_: BaseHTTPRequestHandler, __: dict[str, Any]) -> Reply:
         served.set()
-        return 200, {"Content-Type": "text/events"}, \
-            f"event: message\ndata: {json.dumps(note)}\n\n".encode()
+        return 200, {"Content-Type": "text/events"}, event(note)
 
     configure(user_config, routed({
         "initialize": handshake, "notifications/initialized": accepted, "GET": other,
@@ -470,9 +470,7 @@ def test_a_server_request_with_the_id_of_a_client_request_is_not_its_answer(
 
     def streamed(_: BaseHTTPRequestHandler, body: dict[str, Any]) -> Reply:
         answer = {"jsonrpc": "2.0", "id": body["id"], "result": {"tools": [REGIONAL, INVALID]}}
-        return 200, {"Content-Type": "text/event-stream"}, "".join(
-            f"event: message\ndata: {json.dumps(message)}\n\n"
-            for message in (ping, answer)).encode()
+        return 200, EVENTS, event(ping) + event(answer)
 
     configure(user_config, routed({
         "initialize": handshake, "notifications/initialized": accepted,
