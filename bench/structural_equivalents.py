@@ -52,6 +52,9 @@ _STDIN_PIPE = ("`shutdown` runs only on a started server (`spawn` returned, or a
                "`_pipe(0)` is never None there")
 _UNREAD = (COST + "the child's message not read, or read and dropped: it is not whole "
            "(`_receive` says so), and the parent hashes the child's half itself")
+_HEADLESS = (COST + "the child's message sent without its head, or without the head's "
+             "length: it is not whole (`_receive` says so), and the parent hashes the "
+             "child's half itself")
 _WS = "mcpctl/pinning/workspace.py"
 _NO_SPLIT = (COST + "a first pass over many files never split: hashed in this process "
              "alone, as it is where no child can be forked (`_can_fork`), to the same "
@@ -479,11 +482,9 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
      "def _send(self, found: dict[str, Entry], pipe: BinaryIO) -> None:  # pragma: no cover"):
         _CHILD_SILENT,
     (_WS, "drop-call", 'pipe.write(len(head).to_bytes(8, "big"))'):
-        COST + "the child's message sent without its head's length: what the parent reads "
-        "is not whole (`_receive` says so), and it hashes the child's half itself",
+        _HEADLESS,
     (_WS, "drop-call", "pipe.write(head)"):
-        COST + "the child's message sent without its head: what the parent reads is not "
-        "whole (`_receive` says so), and it hashes the child's half itself",
+        _HEADLESS,
     (_WS, "drop-call", "os.close(reader)  # a child past the bound ends on the closed pipe"):
         COST + "the parent's read end left open until the command ends: it has read to the "
         "pipe's end, as the child's rows (at most MAX_FILES / 2, about 150 bytes each) stay "
